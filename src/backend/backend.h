@@ -1,0 +1,78 @@
+/* backend: the op table that models are written against, and the CPU implementation.
+ *
+ * A model never touches memory or loops itself: it calls these ops, so a backend that provides
+ * the same table (the CUDA one in cuda/, same names plus a stream) trains the same model. All
+ * pointers are backend memory. Rows are addressed with a row stride (ld) so that gathers and
+ * segment reductions can write straight into a column block of a wider (concatenated) buffer.
+ *
+ * Conventions: every backward op ACCUMULATES (+=) into its gradient outputs, so one memset per
+ * step zeroes all gradients and fan-out needs no bookkeeping. Segments are given in CSR form:
+ * segment s covers positions ptr[s] .. ptr[s+1]-1, and position k names row perm[k] (or row k
+ * when perm is NULL). Forward reductions loop over a segment sequentially: no atomics, a fixed
+ * order, so results are bitwise reproducible for any thread count.
+ *
+ * NaN policy: seg_max propagates a NaN (the first NaN of the segment wins, its row is the argmax);
+ * an empty segment gives 0 with argmax -1 and receives no gradient; seg_mean of an empty segment
+ * gives 0; attention pooling over an empty segment gives 0.
+ *
+ * Size letters: n rows, w width (columns), S segments, fin/fout linear widths. */
+#ifndef SEER_BACKEND_H
+#define SEER_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct seer_backend {
+    const char *name;
+    void *(*alloc)(size_t bytes);
+    void (*release)(void *p);
+    void (*zero)(void *p, size_t bytes);
+    void (*upload)(void *dst, const void *src, size_t bytes);   // host -> backend
+    void (*download)(void *dst, const void *src, size_t bytes); // backend -> host
+
+    // out(n, fout) = in(n, fin) W(fout, fin)^T + b, then ReLU when relu != 0. W is row-major
+    // (fout, fin) like torch.nn.Linear.
+    void (*linear_forward)(float *out, int64_t ldo, const float *in, int64_t ldi, const float *w,
+                           const float *b, int64_t n, int fin, int fout, int relu);
+    // din += dout W, dW += dout^T in, db += colsum(dout); din may be NULL.
+    void (*linear_backward)(float *din, int64_t lddi, float *dw, float *db, const float *dout,
+                            int64_t lddo, const float *in, int64_t ldi, const float *w, int64_t n,
+                            int fin, int fout);
+    // dx *= (y > 0) for the contiguous (n, w) block, y the ReLU output.
+    void (*relu_backward)(float *dx, const float *y, int64_t count);
+
+    // out[i] = in[idx[i]] for i < n.
+    void (*gather_forward)(float *out, int64_t ldo, const float *in, int64_t ldi,
+                           const int64_t *idx, int64_t n, int w);
+    // out[s] += sum over the segment of in[row]: the backward of a gather, run on the transposed
+    // index (CSC) instead of scattering with atomics.
+    void (*seg_sum_forward)(float *out, int64_t ldo, const float *in, int64_t ldi,
+                            const int64_t *ptr, const int64_t *perm, int64_t S, int w);
+    void (*seg_mean_forward)(float *out, int64_t ldo, const float *in, int64_t ldi,
+                             const int64_t *ptr, const int64_t *perm, int64_t S, int w);
+    void (*seg_mean_backward)(float *din, int64_t lddi, const float *dout, int64_t lddo,
+                              const int64_t *ptr, const int64_t *perm, int64_t S, int w);
+    // out[s, c] = max over the segment; arg (S, w) holds the winning row (lowest position on ties).
+    void (*seg_max_forward)(float *out, int64_t ldo, int64_t *arg, const float *in, int64_t ldi,
+                            const int64_t *ptr, const int64_t *perm, int64_t S, int w);
+    void (*seg_max_backward)(float *din, int64_t lddi, const float *dout, int64_t lddo,
+                             const int64_t *arg, int64_t S, int w);
+    // Softmax-attention pooling over contiguous segments: alpha = softmax(score) per segment,
+    // out[s] = sum alpha_k in[k]. in is (n, w) contiguous.
+    void (*attn_pool_forward)(float *out, float *alpha, const float *in, const float *score,
+                              const int64_t *ptr, int64_t S, int w);
+    void (*attn_pool_backward)(float *din, float *dscore, const float *dout, const float *in,
+                               const float *out, const float *alpha, const int64_t *ptr,
+                               int64_t S, int w);
+    // out[i, :w] += in[i, :w] for i < n (strided add, also the backward of a strided copy).
+    void (*add_rows)(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w);
+    // out[i, :w] = in[i, :w].
+    void (*copy_rows)(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w);
+} seer_backend;
+
+const seer_backend *backend_cpu(void);
+
+/* Thread count for the CPU backend (OpenMP loops and OpenBLAS). */
+void backend_cpu_set_threads(int threads);
+
+#endif

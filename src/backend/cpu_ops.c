@@ -1,0 +1,246 @@
+/* The CPU backend: the reference implementation of every op in backend.h.
+ *
+ * Dense products go through OpenBLAS; the sparse ops are plain loops, parallel over output rows
+ * (OpenMP) with a sequential inner loop, so every output element is computed by one thread in a
+ * fixed order and results do not depend on the thread count. Size letters as in backend.h. */
+#include <cblas.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "common/common.h"
+
+#define ROW(p, ld, i) ((p) + (int64_t)(i) * (ld))
+#define POS(perm, k) ((perm) ? (perm)[k] : (k))
+
+static void *cpu_alloc(size_t bytes) {
+    // 64-byte alignment for vector loads; round the size up as aligned_alloc requires.
+    size_t n = (bytes + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, n ? n : 64);
+    if (!p) seer_die("out of memory allocating %zu bytes", bytes);
+    return p;
+}
+static void cpu_release(void *p) { free(p); }
+static void cpu_zero(void *p, size_t bytes) { memset(p, 0, bytes); }
+static void cpu_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
+
+void linear_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, const float *w,
+                        const float *b, int64_t n, int fin, int fout, int relu) {
+    if (n == 0) return;
+    float beta = 0.0f;
+    if (b) {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < n; i++) memcpy(ROW(out, ldo, i), b, sizeof(float) * (size_t)fout);
+        beta = 1.0f;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, fout, fin, 1.0f, in, (int)ldi, w,
+                fin, beta, out, (int)ldo);
+    if (relu) {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < n; i++) {
+            float *r = ROW(out, ldo, i);
+            for (int j = 0; j < fout; j++) r[j] = r[j] > 0.0f ? r[j] : 0.0f;
+        }
+    }
+}
+
+void linear_backward_cpu(float *din, int64_t lddi, float *dw, float *db, const float *dout,
+                         int64_t lddo, const float *in, int64_t ldi, const float *w, int64_t n,
+                         int fin, int fout) {
+    if (n == 0) return;
+    if (din)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, fin, fout, 1.0f, dout,
+                    (int)lddo, w, fin, 1.0f, din, (int)lddi);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, fout, fin, (int)n, 1.0f, dout, (int)lddo,
+                in, (int)ldi, 1.0f, dw, fin);
+    if (db) {
+#pragma omp parallel for schedule(static)
+        for (int j = 0; j < fout; j++) {
+            float s = 0.0f;
+            for (int64_t i = 0; i < n; i++) s += ROW(dout, lddo, i)[j];
+            db[j] += s;
+        }
+    }
+}
+
+void relu_backward_cpu(float *dx, const float *y, int64_t count) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < count; i++)
+        if (!(y[i] > 0.0f)) dx[i] = 0.0f;
+}
+
+void gather_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, const int64_t *idx,
+                        int64_t n, int w) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        memcpy(ROW(out, ldo, i), ROW(in, ldi, idx[i]), sizeof(float) * (size_t)w);
+}
+
+void seg_sum_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, const int64_t *ptr,
+                         const int64_t *perm, int64_t S, int w) {
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t s = 0; s < S; s++) {
+        float *o = ROW(out, ldo, s);
+        for (int64_t k = ptr[s]; k < ptr[s + 1]; k++) {
+            const float *x = ROW(in, ldi, POS(perm, k));
+            for (int j = 0; j < w; j++) o[j] += x[j];
+        }
+    }
+}
+
+void seg_mean_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi,
+                          const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t s = 0; s < S; s++) {
+        float *o = ROW(out, ldo, s);
+        memset(o, 0, sizeof(float) * (size_t)w);
+        int64_t deg = ptr[s + 1] - ptr[s];
+        for (int64_t k = ptr[s]; k < ptr[s + 1]; k++) {
+            const float *x = ROW(in, ldi, POS(perm, k));
+            for (int j = 0; j < w; j++) o[j] += x[j];
+        }
+        float inv = 1.0f / (float)(deg > 0 ? deg : 1);
+        for (int j = 0; j < w; j++) o[j] *= inv;
+    }
+}
+
+void seg_mean_backward_cpu(float *din, int64_t lddi, const float *dout, int64_t lddo,
+                           const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
+    // Each row belongs to one segment, so segments write disjoint rows: no races.
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t s = 0; s < S; s++) {
+        int64_t deg = ptr[s + 1] - ptr[s];
+        if (deg == 0) continue;
+        float inv = 1.0f / (float)deg;
+        const float *g = ROW(dout, lddo, s);
+        for (int64_t k = ptr[s]; k < ptr[s + 1]; k++) {
+            float *d = ROW(din, lddi, POS(perm, k));
+            for (int j = 0; j < w; j++) d[j] += g[j] * inv;
+        }
+    }
+}
+
+void seg_max_forward_cpu(float *out, int64_t ldo, int64_t *arg, const float *in, int64_t ldi,
+                         const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t s = 0; s < S; s++) {
+        float *o = ROW(out, ldo, s);
+        int64_t *a = arg + s * (int64_t)w;
+        if (ptr[s] == ptr[s + 1]) {
+            for (int j = 0; j < w; j++) o[j] = 0.0f, a[j] = -1;
+            continue;
+        }
+        int64_t r0 = POS(perm, ptr[s]);
+        const float *x0 = ROW(in, ldi, r0);
+        for (int j = 0; j < w; j++) o[j] = x0[j], a[j] = r0;
+        for (int64_t k = ptr[s] + 1; k < ptr[s + 1]; k++) {
+            int64_t r = POS(perm, k);
+            const float *x = ROW(in, ldi, r);
+            for (int j = 0; j < w; j++) {
+                // Strictly greater keeps the lowest position on ties; once the running value is
+                // NaN it stays (NaN propagates), and a NaN replaces a number.
+                if (o[j] == o[j] && (x[j] > o[j] || x[j] != x[j])) o[j] = x[j], a[j] = r;
+            }
+        }
+    }
+}
+
+void seg_max_backward_cpu(float *din, int64_t lddi, const float *dout, int64_t lddo,
+                          const int64_t *arg, int64_t S, int w) {
+    // arg rows of distinct segments are distinct (each row is in one segment): no races.
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < S; s++) {
+        const float *g = ROW(dout, lddo, s);
+        const int64_t *a = arg + s * (int64_t)w;
+        for (int j = 0; j < w; j++)
+            if (a[j] >= 0) ROW(din, lddi, a[j])[j] += g[j];
+    }
+}
+
+void attn_pool_forward_cpu(float *out, float *alpha, const float *in, const float *score,
+                           const int64_t *ptr, int64_t S, int w) {
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t s = 0; s < S; s++) {
+        float *o = out + s * (int64_t)w;
+        memset(o, 0, sizeof(float) * (size_t)w);
+        if (ptr[s] == ptr[s + 1]) continue;
+        float mx = score[ptr[s]];
+        for (int64_t k = ptr[s] + 1; k < ptr[s + 1]; k++) mx = score[k] > mx ? score[k] : mx;
+        double z = 0.0;
+        for (int64_t k = ptr[s]; k < ptr[s + 1]; k++) z += exp((double)(score[k] - mx));
+        for (int64_t k = ptr[s]; k < ptr[s + 1]; k++) {
+            float a = (float)(exp((double)(score[k] - mx)) / z);
+            alpha[k] = a;
+            const float *x = in + k * (int64_t)w;
+            for (int j = 0; j < w; j++) o[j] += a * x[j];
+        }
+    }
+}
+
+void attn_pool_backward_cpu(float *din, float *dscore, const float *dout, const float *in,
+                            const float *out, const float *alpha, const int64_t *ptr, int64_t S,
+                            int w) {
+    // d in_k = alpha_k dout;  d score_k = alpha_k (in_k . dout - out . dout).
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t s = 0; s < S; s++) {
+        const float *g = dout + s * (int64_t)w, *o = out + s * (int64_t)w;
+        float od = 0.0f;
+        for (int j = 0; j < w; j++) od += o[j] * g[j];
+        for (int64_t k = ptr[s]; k < ptr[s + 1]; k++) {
+            const float *x = in + k * (int64_t)w;
+            float *d = din + k * (int64_t)w, xd = 0.0f, a = alpha[k];
+            for (int j = 0; j < w; j++) {
+                xd += x[j] * g[j];
+                d[j] += a * g[j];
+            }
+            dscore[k] += a * (xd - od);
+        }
+    }
+}
+
+void add_rows_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        float *o = ROW(out, ldo, i);
+        const float *x = ROW(in, ldi, i);
+        for (int j = 0; j < w; j++) o[j] += x[j];
+    }
+}
+
+void copy_rows_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        memcpy(ROW(out, ldo, i), ROW(in, ldi, i), sizeof(float) * (size_t)w);
+}
+
+static const seer_backend cpu_backend = {
+    .name = "cpu",
+    .alloc = cpu_alloc,
+    .release = cpu_release,
+    .zero = cpu_zero,
+    .upload = cpu_copy,
+    .download = cpu_copy,
+    .linear_forward = linear_forward_cpu,
+    .linear_backward = linear_backward_cpu,
+    .relu_backward = relu_backward_cpu,
+    .gather_forward = gather_forward_cpu,
+    .seg_sum_forward = seg_sum_forward_cpu,
+    .seg_mean_forward = seg_mean_forward_cpu,
+    .seg_mean_backward = seg_mean_backward_cpu,
+    .seg_max_forward = seg_max_forward_cpu,
+    .seg_max_backward = seg_max_backward_cpu,
+    .attn_pool_forward = attn_pool_forward_cpu,
+    .attn_pool_backward = attn_pool_backward_cpu,
+    .add_rows = add_rows_cpu,
+    .copy_rows = copy_rows_cpu,
+};
+
+const seer_backend *backend_cpu(void) { return &cpu_backend; }
+
+void backend_cpu_set_threads(int threads) {
+    if (threads < 1) threads = 1;
+    omp_set_num_threads(threads);
+    openblas_set_num_threads(threads);
+}

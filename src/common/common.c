@@ -1,0 +1,166 @@
+/* common: errors, checked allocation, the seeded generator, timing and progress lines. */
+#define _POSIX_C_SOURCE 200809L
+#include "common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int seer_fail(seer_err *err, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+void seer_die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("seer: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+void *seer_malloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) seer_die("out of memory allocating %zu bytes", n);
+    return p;
+}
+
+void *seer_calloc(size_t count, size_t size) {
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) seer_die("out of memory allocating %zu x %zu bytes", count, size);
+    return p;
+}
+
+void *seer_realloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) seer_die("out of memory reallocating %zu bytes", n);
+    return q;
+}
+
+char *seer_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = seer_malloc(n);
+    memcpy(d, s, n);
+    return d;
+}
+
+static uint64_t splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void rng_seed(seer_rng *r, uint64_t seed) {
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t rng_next_u64(seer_rng *r) {
+    uint64_t *s = r->s;
+    uint64_t out = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+double rng_uniform(seer_rng *r) { return (double)(rng_next_u64(r) >> 11) * 0x1.0p-53; }
+
+double rng_normal(seer_rng *r) {
+    double u1 = rng_uniform(r), u2 = rng_uniform(r);
+    if (u1 < 1e-300) u1 = 1e-300;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+uint64_t rng_below(seer_rng *r, uint64_t n) {
+    SEER_ASSERT(n > 0);
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t x;
+    do x = rng_next_u64(r);
+    while (x >= limit);
+    return x % n;
+}
+
+void rng_shuffle_i64(seer_rng *r, int64_t *a, int64_t n) {
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)rng_below(r, (uint64_t)i + 1);
+        int64_t t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+double seer_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void progress_begin(seer_progress *p, const char *label, int64_t total) {
+    p->label = label;
+    p->total = total;
+    p->t0 = p->last = seer_now();
+    p->tty = isatty(STDERR_FILENO);
+}
+
+void progress_update(seer_progress *p, int64_t done, const char *extra) {
+    if (!p->tty) return;
+    double now = seer_now();
+    if (done < p->total && now - p->last < 0.1) return;
+    p->last = now;
+    double el = now - p->t0, rate = el > 0 ? (double)done / el : 0.0;
+    double eta = rate > 0 ? (double)(p->total - done) / rate : 0.0;
+    int width = 24, fill = p->total > 0 ? (int)(width * done / p->total) : width;
+    char bar[32];
+    for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+    bar[width] = 0;
+    fprintf(stderr, "\r%s [%s] %lld/%lld %.1f/s ETA %.0fs %s\033[K", p->label, bar,
+            (long long)done, (long long)p->total, rate, eta, extra ? extra : "");
+    fflush(stderr);
+}
+
+void progress_end(seer_progress *p) {
+    if (p->tty) fputs("\r\033[K", stderr);
+}
+
+char *seer_read_file(const char *path, size_t *len, seer_err *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        seer_fail(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = seer_malloc(cap + 1);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) buf = seer_realloc(buf, (cap *= 2) + 1);
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        seer_fail(err, "%s: read error", path);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}

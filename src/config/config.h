@@ -1,0 +1,92 @@
+/* config: the INI configuration, described by one table.
+ *
+ * SEER_CONFIG_KEYS lists every key once (section, key, type, default, allowed values, help);
+ * parsing, defaults, validation, `seertrain --help-config`, the echo of the resolved config and
+ * configs/README.md all come from it. A field is named section_key (cfg.train_lr). */
+#ifndef SEER_CONFIG_H
+#define SEER_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/common.h"
+
+// X(section, key, type STR|INT|DBL, default, allowed ("a|b", or NULL), help)
+#define SEER_CONFIG_KEYS(X)                                                                        \
+    X(data, path, STR, "datasets/nb201.h5", NULL, "PerfGraph HDF5 dataset (datasets/FORMAT.md)")    \
+    X(data, labels, STR, "titan_rtx_256_ms", NULL,                                                 \
+      "comma-separated label names from /schema/labels, or 'all'")                                 \
+    X(data, split, STR, "fractions", "fractions|counts",                                          \
+      "split by fractions (PerfSeer 2:1:1) or by graph counts (BRP-NAS: 900/100/rest)")            \
+    X(data, train_frac, DBL, "0.5", NULL, "split=fractions: share of graphs for training")         \
+    X(data, val_frac, DBL, "0.25", NULL, "split=fractions: share for validation (test = rest)")    \
+    X(data, train_count, INT, "900", NULL, "split=counts: training graphs")                       \
+    X(data, val_count, INT, "100", NULL, "split=counts: validation graphs (test = rest)")          \
+    X(data, split_seed, INT, "0", NULL, "seed of the split (graphs sharing /graph/group stay together)") \
+    X(data, limit, INT, "0", NULL, "use only the first N graphs of the file (0 = all)")            \
+    X(model, name, STR, "seernet", "seernet", "predictor architecture")                          \
+    X(model, hidden, INT, "256", NULL, "width H of every hidden state")                          \
+    X(model, blocks, INT, "1", NULL, "message-passing blocks L (1..8)")                          \
+    X(model, agg, STR, "mean", "mean|synmm", "node aggregation of incoming edge messages")         \
+    X(model, head_hidden, INT, "0", NULL, "hidden width of the output MLP (0 = model.hidden)")     \
+    X(train, epochs, INT, "50", NULL, "maximum number of epochs")                                \
+    X(train, batch_size, INT, "128", NULL, "graphs per mini-batch")                               \
+    X(train, eval_batch_size, INT, "512", NULL, "graphs per batch when evaluating")               \
+    X(train, optimizer, STR, "adamw", "adam|adamw", "Adam (L2 in the gradient) or AdamW (decoupled decay)") \
+    X(train, lr, DBL, "1e-3", NULL, "initial learning rate")                                     \
+    X(train, weight_decay, DBL, "0", NULL, "weight decay (L2 for adam, decoupled for adamw)")      \
+    X(train, beta1, DBL, "0.9", NULL, "Adam first-moment decay")                                  \
+    X(train, beta2, DBL, "0.999", NULL, "Adam second-moment decay")                               \
+    X(train, eps, DBL, "1e-8", NULL, "Adam epsilon")                                             \
+    X(train, schedule, STR, "plateau", "plateau|cosine|none",                                    \
+      "learning-rate schedule: ReduceLROnPlateau on validation loss, cosine over epochs, or none") \
+    X(train, plateau_factor, DBL, "0.5", NULL, "plateau: multiply lr by this on a plateau")       \
+    X(train, plateau_patience, INT, "5", NULL, "plateau: epochs without improvement before a cut") \
+    X(train, min_lr, DBL, "1e-6", NULL, "lower bound of the learning rate (plateau and cosine)")  \
+    X(train, grad_clip, DBL, "1.0", NULL, "clip the global gradient norm to this (0 = off)")      \
+    X(train, early_stop, INT, "15", NULL, "stop after this many epochs without a better validation loss (0 = off)") \
+    X(train, max_steps, INT, "0", NULL, "stop after this many optimizer steps in total (0 = no limit)") \
+    X(train, seed, INT, "1", NULL, "seed of initialisation and shuffling")                       \
+    X(train, threads, INT, "0", NULL, "CPU threads for BLAS and the sparse ops (0 = all cores)")  \
+    X(output, dir, STR, "checkpoints", NULL, "folder that holds run folders")                    \
+    X(output, run, STR, "", NULL, "run folder name (empty = the config file's base name)")       \
+    X(output, save_every, INT, "0", NULL, "also checkpoint every N steps (0 = at epoch ends only)") \
+    X(backend, device, STR, "auto", "auto|cpu|cuda", "where to train: auto picks CUDA when a GPU is present and the build has it")
+
+#define CFG_FIELD_STR(name) char *name;
+#define CFG_FIELD_INT(name) int64_t name;
+#define CFG_FIELD_DBL(name) double name;
+
+enum {
+#define X(sec, key, type, def, choices, help) CFG_KEY_##sec##_##key,
+    SEER_CONFIG_KEYS(X)
+#undef X
+    CFG_NKEYS
+};
+
+typedef struct {
+#define X(sec, key, type, def, choices, help) CFG_FIELD_##type(sec##_##key)
+    SEER_CONFIG_KEYS(X)
+#undef X
+    int line[CFG_NKEYS]; // line in `file` where each key was set (0 = default or --set)
+    char file[512];
+} seer_config;
+
+void config_defaults(seer_config *c);
+void config_free(seer_config *c);
+/* Parses an INI file over the current values. */
+int config_load(seer_config *c, const char *path, seer_err *err);
+/* Parses INI text (origin names it in messages), e.g. the config stored in a checkpoint. */
+int config_load_string(seer_config *c, const char *text, const char *origin, seer_err *err);
+/* Applies one "section.key=value" override. */
+int config_set(seer_config *c, const char *assignment, seer_err *err);
+/* Cross-key checks (ranges, sums). */
+int config_validate(const seer_config *c, seer_err *err);
+/* The resolved config as INI text that config_load_string reads back (caller frees). */
+char *config_to_string(const seer_config *c);
+/* `--help-config`: every key with type, default and help. markdown != 0 writes a table. */
+void config_help(FILE *f, int markdown);
+/* "file:line" of where a key was set, or "--set/default" (for messages). */
+const char *config_where(const seer_config *c, int key, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,443 @@
+/* PerfGraph HDF5 reading, validation and writing (format version 1, see DESIGN.md).
+ *
+ * Every hid_t is closed on every path; HDF5's own error stack printing is switched off and each
+ * failure becomes one seer_err line with the file and the dataset path. */
+#define _POSIX_C_SOURCE 200809L
+#include "perfgraph.h"
+
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
+/* Shape of a dataset: rank and dims (up to 2). Returns -1 with err when missing. */
+static int h5_shape(hid_t f, const char *path, const char *dset, int *rank, hsize_t dims[2],
+                    seer_err *err) {
+    if (H5Lexists(f, dset, H5P_DEFAULT) <= 0)
+        return seer_fail(err, "%s: %s: missing dataset (is this a PerfGraph file? see "
+                              "datasets/FORMAT.md)", path, dset);
+    hid_t d = H5Dopen2(f, dset, H5P_DEFAULT);
+    if (d < 0) return seer_fail(err, "%s: %s: cannot open dataset", path, dset);
+    hid_t s = H5Dget_space(d);
+    int r = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
+    int ok = r >= 1 && r <= 2;
+    dims[0] = dims[1] = 1;
+    if (ok) H5Sget_simple_extent_dims(s, dims, NULL);
+    if (s >= 0) H5Sclose(s);
+    H5Dclose(d);
+    if (!ok) return seer_fail(err, "%s: %s: expected a 1-D or 2-D dataset, found rank %d", path,
+                              dset, r);
+    *rank = r;
+    return 0;
+}
+
+/* Reads a numeric dataset of the expected shape into a new buffer converted to mem_type. */
+static void *h5_read_num(hid_t f, const char *path, const char *dset, hid_t mem_type, size_t elem,
+                         int64_t rows, int64_t cols, seer_err *err) {
+    int rank;
+    hsize_t dims[2];
+    if (h5_shape(f, path, dset, &rank, dims, err)) return NULL;
+    int64_t got_cols = rank == 2 ? (int64_t)dims[1] : 1;
+    if ((int64_t)dims[0] != rows || (cols >= 0 && got_cols != cols) || (cols < 0 && rank != 1)) {
+        seer_fail(err, "%s: %s: shape (%lld, %lld), expected (%lld, %lld)", path, dset,
+                  (long long)dims[0], (long long)got_cols, (long long)rows,
+                  (long long)(cols < 0 ? 1 : cols));
+        return NULL;
+    }
+    hid_t d = H5Dopen2(f, dset, H5P_DEFAULT);
+    hid_t ftype = H5Dget_type(d);
+    H5T_class_t cls = H5Tget_class(ftype);
+    H5Tclose(ftype);
+    H5T_class_t want = H5Tget_class(mem_type);
+    if (cls != want) {
+        H5Dclose(d);
+        seer_fail(err, "%s: %s: wrong element type (expected %s)", path, dset,
+                  want == H5T_FLOAT ? "float32" : "an integer type");
+        return NULL;
+    }
+    size_t n = (size_t)rows * (size_t)(cols < 0 ? 1 : cols);
+    void *buf = seer_malloc(n * elem);
+    herr_t st = n ? H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : 0;
+    H5Dclose(d);
+    if (st < 0) {
+        free(buf);
+        seer_fail(err, "%s: %s: read failed (file truncated or damaged?)", path, dset);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Reads a 1-D string dataset (variable or fixed length). */
+static char **h5_read_strings(hid_t f, const char *path, const char *dset, int64_t *count,
+                              seer_err *err) {
+    int rank;
+    hsize_t dims[2];
+    if (h5_shape(f, path, dset, &rank, dims, err)) return NULL;
+    if (rank != 1) {
+        seer_fail(err, "%s: %s: expected a 1-D string dataset", path, dset);
+        return NULL;
+    }
+    int64_t n = (int64_t)dims[0];
+    hid_t d = H5Dopen2(f, dset, H5P_DEFAULT);
+    hid_t ftype = H5Dget_type(d);
+    char **out = seer_calloc((size_t)n + 1, sizeof *out);
+    int bad = H5Tget_class(ftype) != H5T_STRING;
+    if (!bad && H5Tis_variable_str(ftype) > 0) {
+        hid_t mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, H5T_VARIABLE);
+        H5Tset_cset(mt, H5Tget_cset(ftype));
+        char **tmp = seer_calloc((size_t)n + 1, sizeof *tmp);
+        bad = n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, tmp) < 0;
+        if (!bad) {
+            hid_t sp = H5Dget_space(d);
+            for (int64_t i = 0; i < n; i++) out[i] = seer_strdup(tmp[i] ? tmp[i] : "");
+            if (n) H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, tmp);
+            H5Sclose(sp);
+        }
+        free(tmp);
+        H5Tclose(mt);
+    } else if (!bad) {
+        size_t w = H5Tget_size(ftype);
+        hid_t mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, w);
+        H5Tset_cset(mt, H5Tget_cset(ftype));
+        char *tmp = seer_calloc((size_t)n * w + 1, 1);
+        bad = n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, tmp) < 0;
+        for (int64_t i = 0; !bad && i < n; i++) {
+            out[i] = seer_calloc(w + 1, 1);
+            memcpy(out[i], tmp + (size_t)i * w, w);
+        }
+        free(tmp);
+        H5Tclose(mt);
+    }
+    H5Tclose(ftype);
+    H5Dclose(d);
+    if (bad) {
+        for (int64_t i = 0; i < n; i++) free(out[i]);
+        free(out);
+        seer_fail(err, "%s: %s: cannot read as strings", path, dset);
+        return NULL;
+    }
+    *count = n;
+    return out;
+}
+
+static char *h5_read_attr_str(hid_t f, const char *name) {
+    if (H5Aexists(f, name) <= 0) return NULL;
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    hid_t t = H5Aget_type(a);
+    char *out = NULL;
+    if (H5Tget_class(t) == H5T_STRING) {
+        if (H5Tis_variable_str(t) > 0) {
+            hid_t mt = H5Tcopy(H5T_C_S1);
+            H5Tset_size(mt, H5T_VARIABLE);
+            H5Tset_cset(mt, H5Tget_cset(t));
+            char *s = NULL;
+            if (H5Aread(a, mt, &s) >= 0 && s) {
+                out = seer_strdup(s);
+                H5free_memory(s);
+            }
+            H5Tclose(mt);
+        } else {
+            size_t w = H5Tget_size(t);
+            out = seer_calloc(w + 1, 1);
+            if (H5Aread(a, t, out) < 0) {
+                free(out);
+                out = NULL;
+            }
+        }
+    }
+    H5Tclose(t);
+    H5Aclose(a);
+    return out;
+}
+
+static int h5_read_attr_i64(hid_t f, const char *name, int64_t *v) {
+    if (H5Aexists(f, name) <= 0) return -1;
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    hid_t t = H5Aget_type(a);
+    int ok = H5Tget_class(t) == H5T_INTEGER && H5Aread(a, H5T_NATIVE_INT64, v) >= 0;
+    H5Tclose(t);
+    H5Aclose(a);
+    return ok ? 0 : -1;
+}
+
+static void free_strings(char **s) {
+    if (!s) return;
+    for (char **p = s; *p; p++) free(*p);
+    free(s);
+}
+
+void pg_free(pg_dataset *ds) {
+    if (ds->name)
+        for (int64_t i = 0; i < ds->G; i++) free(ds->name[i]);
+    free(ds->name);
+    free(ds->node_ptr);
+    free(ds->edge_ptr);
+    free(ds->group);
+    free(ds->node_x);
+    free(ds->node_op);
+    free(ds->edge_index);
+    free(ds->edge_x);
+    free(ds->global_x);
+    free(ds->label_y);
+    free_strings(ds->node_features);
+    free_strings(ds->edge_features);
+    free_strings(ds->global_features);
+    free_strings(ds->op_types);
+    free_strings(ds->labels);
+    free(ds->source);
+    free(ds->device);
+    memset(ds, 0, sizeof *ds);
+}
+
+int pg_find_name(char *const *names, int n, const char *name) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0) return i;
+    return -1;
+}
+
+static const char *gname(const pg_dataset *ds, int64_t g) {
+    return ds->name && ds->name[g] ? ds->name[g] : "?";
+}
+
+static int check_finite(const float *x, int64_t rows, int w, const int64_t *ptr, int64_t G,
+                        const pg_dataset *ds, const char *path, const char *dset,
+                        char *const *cols, seer_err *err) {
+    int64_t g = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        for (int c = 0; c < w; c++) {
+            if (isfinite(x[r * w + c])) continue;
+            if (ptr)
+                while (g < G && ptr[g + 1] <= r) g++;
+            else
+                g = r;
+            return seer_fail(err, "%s: %s: graph %lld (%s), row %lld, column %d (%s): non-finite "
+                             "value %g; features must be finite (fix the converter's input)",
+                             path, dset, (long long)g, gname(ds, g), (long long)r, c,
+                             cols ? cols[c] : "?", (double)x[r * w + c]);
+        }
+    }
+    return 0;
+}
+
+static int check_ptr(const int64_t *ptr, int64_t G, int64_t total, const char *path,
+                     const char *dset, seer_err *err) {
+    if (ptr[0] != 0) return seer_fail(err, "%s: %s: first offset is %lld, must be 0", path, dset,
+                                      (long long)ptr[0]);
+    for (int64_t g = 0; g < G; g++)
+        if (ptr[g + 1] < ptr[g])
+            return seer_fail(err, "%s: %s: offsets not monotone at graph %lld (%lld then %lld)",
+                             path, dset, (long long)g, (long long)ptr[g], (long long)ptr[g + 1]);
+    if (ptr[G] != total)
+        return seer_fail(err, "%s: %s: last offset %lld does not match the %lld rows stored", path,
+                         dset, (long long)ptr[G], (long long)total);
+    return 0;
+}
+
+int pg_validate(const pg_dataset *ds, const char *path, seer_err *err) {
+    if (check_ptr(ds->node_ptr, ds->G, ds->N, path, "/graph/node_ptr", err)) return -1;
+    if (check_ptr(ds->edge_ptr, ds->G, ds->E, path, "/graph/edge_ptr", err)) return -1;
+    for (int64_t g = 0; g < ds->G; g++) {
+        int64_t nn = ds->node_ptr[g + 1] - ds->node_ptr[g];
+        for (int64_t e = ds->edge_ptr[g]; e < ds->edge_ptr[g + 1]; e++) {
+            int32_t s = ds->edge_index[2 * e], d = ds->edge_index[2 * e + 1];
+            if (s < 0 || s >= nn || d < 0 || d >= nn)
+                return seer_fail(err, "%s: /edge/index: graph %lld (%s), edge %lld: (%d, %d) is "
+                                 "outside the graph's %lld nodes (ids are local to each graph)",
+                                 path, (long long)g, gname(ds, g),
+                                 (long long)(e - ds->edge_ptr[g]), s, d, (long long)nn);
+        }
+    }
+    for (int64_t n = 0, g = 0; n < ds->N; n++) {
+        if (ds->node_op[n] >= 0 && ds->node_op[n] < ds->n_ops) continue;
+        while (g < ds->G && ds->node_ptr[g + 1] <= n) g++;
+        return seer_fail(err, "%s: /node/op: graph %lld (%s), node %lld: op id %d outside "
+                         "/schema/op_types (%d entries)", path, (long long)g, gname(ds, g),
+                         (long long)(n - ds->node_ptr[g]), ds->node_op[n], ds->n_ops);
+    }
+    if (check_finite(ds->node_x, ds->N, ds->Fn, ds->node_ptr, ds->G, ds, path, "/node/x",
+                     ds->node_features, err) ||
+        check_finite(ds->edge_x, ds->E, ds->Fe, ds->edge_ptr, ds->G, ds, path, "/edge/x",
+                     ds->edge_features, err) ||
+        check_finite(ds->global_x, ds->G, ds->Fg, NULL, ds->G, ds, path, "/global/x",
+                     ds->global_features, err))
+        return -1;
+    for (int64_t g = 0; g < ds->G; g++)
+        for (int m = 0; m < ds->M; m++) {
+            float y = ds->label_y[g * ds->M + m];
+            if (isnan(y)) continue;
+            if (!isfinite(y) || y <= 0)
+                return seer_fail(err, "%s: /label/y: graph %lld (%s), label %s: value %g; labels "
+                                 "must be positive and finite (write NaN for 'not measured')",
+                                 path, (long long)g, gname(ds, g), ds->labels[m], (double)y);
+        }
+    return 0;
+}
+
+int pg_read(const char *path, pg_dataset *ds, seer_err *err) {
+    memset(ds, 0, sizeof *ds);
+    h5_quiet();
+    FILE *probe = fopen(path, "rb");
+    if (!probe) return seer_fail(err, "%s: cannot open dataset file (check [data] path; build "
+                                      "the default one with scripts/datasets/nb201_build.py)", path);
+    fclose(probe);
+    if (H5Fis_hdf5(path) <= 0)
+        return seer_fail(err, "%s: not an HDF5 file (or truncated/damaged)", path);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return seer_fail(err, "%s: cannot open as HDF5 (truncated or damaged?)", path);
+    int rc = -1;
+    int64_t version = 0, n = 0;
+    char *fmt = h5_read_attr_str(f, "format");
+    if (!fmt || strcmp(fmt, "seer-perfgraph") != 0) {
+        seer_fail(err, "%s: /: attribute format is %s%s%s, expected \"seer-perfgraph\"", path,
+                  fmt ? "\"" : "", fmt ? fmt : "missing", fmt ? "\"" : "");
+        goto done;
+    }
+    if (h5_read_attr_i64(f, "version", &version) || version != PG_VERSION) {
+        seer_fail(err, "%s: /: format version %lld is not supported (this build reads version %d)",
+                  path, (long long)version, PG_VERSION);
+        goto done;
+    }
+    ds->source = h5_read_attr_str(f, "source");
+    ds->device = h5_read_attr_str(f, "device");
+    if (!(ds->node_features = h5_read_strings(f, path, "/schema/node_features", &n, err))) goto done;
+    ds->Fn = (int)n;
+    if (!(ds->edge_features = h5_read_strings(f, path, "/schema/edge_features", &n, err))) goto done;
+    ds->Fe = (int)n;
+    if (!(ds->global_features = h5_read_strings(f, path, "/schema/global_features", &n, err)))
+        goto done;
+    ds->Fg = (int)n;
+    if (!(ds->op_types = h5_read_strings(f, path, "/schema/op_types", &n, err))) goto done;
+    ds->n_ops = (int)n;
+    if (!(ds->labels = h5_read_strings(f, path, "/schema/labels", &n, err))) goto done;
+    ds->M = (int)n;
+
+    int rank;
+    hsize_t dims[2];
+    if (h5_shape(f, path, "/graph/node_ptr", &rank, dims, err)) goto done;
+    if (rank != 1 || dims[0] < 1) {
+        seer_fail(err, "%s: /graph/node_ptr: expected a 1-D dataset of G+1 offsets", path);
+        goto done;
+    }
+    ds->G = (int64_t)dims[0] - 1;
+    if (!(ds->node_ptr = h5_read_num(f, path, "/graph/node_ptr", H5T_NATIVE_INT64, 8, ds->G + 1,
+                                     -1, err)) ||
+        !(ds->edge_ptr = h5_read_num(f, path, "/graph/edge_ptr", H5T_NATIVE_INT64, 8, ds->G + 1,
+                                     -1, err)) ||
+        !(ds->group = h5_read_num(f, path, "/graph/group", H5T_NATIVE_INT64, 8, ds->G, -1, err)))
+        goto done;
+    ds->name = h5_read_strings(f, path, "/graph/name", &n, err);
+    if (!ds->name) goto done;
+    if (n != ds->G) {
+        seer_fail(err, "%s: /graph/name: %lld names for %lld graphs", path, (long long)n,
+                  (long long)ds->G);
+        goto done;
+    }
+    if (h5_shape(f, path, "/node/x", &rank, dims, err)) goto done;
+    ds->N = (int64_t)dims[0];
+    if (h5_shape(f, path, "/edge/index", &rank, dims, err)) goto done;
+    ds->E = (int64_t)dims[0];
+    if (!(ds->node_x = h5_read_num(f, path, "/node/x", H5T_NATIVE_FLOAT, 4, ds->N, ds->Fn, err)) ||
+        !(ds->node_op = h5_read_num(f, path, "/node/op", H5T_NATIVE_INT32, 4, ds->N, -1, err)) ||
+        !(ds->edge_index =
+              h5_read_num(f, path, "/edge/index", H5T_NATIVE_INT32, 4, ds->E, 2, err)) ||
+        !(ds->edge_x = h5_read_num(f, path, "/edge/x", H5T_NATIVE_FLOAT, 4, ds->E, ds->Fe, err)) ||
+        !(ds->global_x =
+              h5_read_num(f, path, "/global/x", H5T_NATIVE_FLOAT, 4, ds->G, ds->Fg, err)) ||
+        !(ds->label_y = h5_read_num(f, path, "/label/y", H5T_NATIVE_FLOAT, 4, ds->G, ds->M, err)))
+        goto done;
+    rc = pg_validate(ds, path, err);
+done:
+    free(fmt);
+    H5Fclose(f);
+    if (rc) pg_free(ds);
+    return rc;
+}
+
+static int h5_write_num(hid_t f, const char *dset, hid_t file_type, hid_t mem_type,
+                        const void *buf, int64_t rows, int64_t cols) {
+    hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t s = H5Screate_simple(cols > 0 ? 2 : 1, dims, NULL);
+    hid_t d = H5Dcreate2(f, dset, file_type, s, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    int ok = d >= 0 && (rows * (cols > 0 ? cols : 1) == 0 ||
+                        H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+    if (d >= 0) H5Dclose(d);
+    H5Sclose(s);
+    H5Pclose(lcpl);
+    return ok ? 0 : -1;
+}
+
+static int h5_write_strings(hid_t f, const char *dset, char *const *s, int64_t n) {
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    int rc = h5_write_num(f, dset, t, t, s, n, 0);
+    H5Tclose(t);
+    return rc;
+}
+
+static int h5_write_attr_str(hid_t f, const char *name, const char *v) {
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(f, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
+    int ok = a >= 0 && H5Awrite(a, t, &v) >= 0;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(s);
+    H5Tclose(t);
+    return ok ? 0 : -1;
+}
+
+int pg_write(const char *path, const pg_dataset *ds, seer_err *err) {
+    h5_quiet();
+    size_t len = strlen(path);
+    char *tmp = seer_malloc(len + 8);
+    snprintf(tmp, len + 8, "%s.tmp", path);
+    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) {
+        free(tmp);
+        return seer_fail(err, "%s: cannot create file (does the folder exist?)", path);
+    }
+    int64_t one = PG_VERSION;
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(f, "version", H5T_STD_I64LE, s, H5P_DEFAULT, H5P_DEFAULT);
+    int bad = a < 0 || H5Awrite(a, H5T_NATIVE_INT64, &one) < 0;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(s);
+    bad |= h5_write_attr_str(f, "format", "seer-perfgraph");
+    bad |= h5_write_attr_str(f, "source", ds->source ? ds->source : "");
+    bad |= h5_write_attr_str(f, "device", ds->device ? ds->device : "");
+    bad |= h5_write_num(f, "/graph/node_ptr", H5T_STD_I64LE, H5T_NATIVE_INT64, ds->node_ptr,
+                        ds->G + 1, 0);
+    bad |= h5_write_num(f, "/graph/edge_ptr", H5T_STD_I64LE, H5T_NATIVE_INT64, ds->edge_ptr,
+                        ds->G + 1, 0);
+    bad |= h5_write_strings(f, "/graph/name", ds->name, ds->G);
+    bad |= h5_write_num(f, "/graph/group", H5T_STD_I64LE, H5T_NATIVE_INT64, ds->group, ds->G, 0);
+    bad |= h5_write_num(f, "/node/x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->node_x, ds->N, ds->Fn);
+    bad |= h5_write_num(f, "/node/op", H5T_STD_I32LE, H5T_NATIVE_INT32, ds->node_op, ds->N, 0);
+    bad |= h5_write_num(f, "/edge/index", H5T_STD_I32LE, H5T_NATIVE_INT32, ds->edge_index, ds->E,
+                        2);
+    bad |= h5_write_num(f, "/edge/x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->edge_x, ds->E, ds->Fe);
+    bad |= h5_write_num(f, "/global/x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->global_x, ds->G,
+                        ds->Fg);
+    bad |= h5_write_num(f, "/label/y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->label_y, ds->G, ds->M);
+    bad |= h5_write_strings(f, "/schema/node_features", ds->node_features, ds->Fn);
+    bad |= h5_write_strings(f, "/schema/edge_features", ds->edge_features, ds->Fe);
+    bad |= h5_write_strings(f, "/schema/global_features", ds->global_features, ds->Fg);
+    bad |= h5_write_strings(f, "/schema/op_types", ds->op_types, ds->n_ops);
+    bad |= h5_write_strings(f, "/schema/labels", ds->labels, ds->M);
+    bad |= H5Fclose(f) < 0;
+    if (bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        free(tmp);
+        return seer_fail(err, "%s: write failed (disk full or permissions?)", path);
+    }
+    free(tmp);
+    return 0;
+}

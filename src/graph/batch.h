@@ -1,0 +1,44 @@
+/* graph: a mini-batch of whole graphs, concatenated, with the CSR (by destination) and CSC (by
+ * source) indexes that message passing needs.
+ *
+ * Size letters: G graphs, N nodes, E edges in the batch; F feature widths, M targets. Node ids
+ * in src/dst are batch-global. in_idx lists edge ids grouped by destination in increasing edge
+ * id (a stable counting sort), which is what makes "ties to the lowest edge id" hold. */
+#ifndef SEER_BATCH_H
+#define SEER_BATCH_H
+
+#include <stdint.h>
+
+#include "data/perfgraph.h"
+
+typedef struct {
+    int64_t G, N, E;
+    int64_t cap_G, cap_N, cap_E;
+    int Fn, Fe, Fg, M;
+    int64_t *graph_id;               // (G) dataset graph ids
+    int64_t *node_ptr, *edge_ptr;    // (G+1)
+    int64_t *src, *dst;              // (E)
+    int64_t *node_graph, *edge_graph; // (N), (E)
+    int64_t *in_ptr, *in_idx;        // (N+1), (E): edges by destination
+    int64_t *out_ptr, *out_idx;      // (N+1), (E): edges by source
+    int32_t *op;                     // (N)
+    float *xn, *xe, *xg;             // (N, Fn), (E, Fe), (G, Fg)
+    float *y;                        // (G, M) standardised targets, NaN = masked
+} graph_batch;
+
+/* Allocates for up to cap_G graphs / cap_N nodes / cap_E edges; no allocation happens later. */
+void batch_init(graph_batch *b, int64_t cap_G, int64_t cap_N, int64_t cap_E, int Fn, int Fe,
+                int Fg, int M);
+void batch_free(graph_batch *b);
+
+/* Fills b with the graphs ids[0..count) of ds (features as stored in ds) and their targets
+ * (rows of targets, width M; may be NULL). */
+void batch_build(graph_batch *b, const pg_dataset *ds, const float *targets, const int64_t *ids,
+                 int64_t count);
+
+/* Largest node and edge totals over any `count` graphs of the given id list: the capacity that
+ * holds every batch of that size. */
+void batch_capacity(const pg_dataset *ds, const int64_t *ids, int64_t n_ids, int64_t count,
+                    int64_t *max_nodes, int64_t *max_edges);
+
+#endif

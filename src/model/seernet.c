@@ -1,0 +1,251 @@
+/* model: SeerNet forward and backward from backend ops (equations in seernet.h). */
+#include "seernet.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void seernet_init(seernet *m, int H, int L, int Fn, int Fe, int Fg, int M, int agg,
+                  int head_hidden) {
+    SEER_ASSERT(L >= 1 && L <= SEERNET_MAX_BLOCKS);
+    memset(m, 0, sizeof *m);
+    m->H = H, m->L = L, m->Fn = Fn, m->Fe = Fe, m->Fg = Fg, m->M = M, m->agg = agg;
+    m->head_hidden = head_hidden;
+    param_table *t = &m->pt;
+    m->enc_n = params_mlp(t, "enc_node", Fn, H, H);
+    m->enc_e = params_mlp(t, "enc_edge", Fe, H, H);
+    m->enc_g = params_mlp(t, "enc_global", Fg, H, H);
+    m->attn0 = params_linear(t, "gnpb.attn", H, 1);
+    int aw = agg == AGG_SYNMM ? 2 * H : H;
+    for (int l = 0; l < L; l++) {
+        char nm[48];
+        seernet_block *b = &m->blk[l];
+#define NAME(s) (snprintf(nm, sizeof nm, "block%d.%s", l, s), nm)
+        b->phi_e = params_mlp(t, NAME("phi_e"), 4 * H, H, H);
+        b->phi_v = params_mlp(t, NAME("phi_v"), aw + 2 * H, H, H);
+        b->attn = params_linear(t, NAME("attn"), H, 1);
+        b->phi_z = params_mlp(t, NAME("phi_z"), H, H, H);
+        b->readout = params_linear(t, NAME("readout"), 2 * H, H);
+        b->phi_u = params_mlp(t, NAME("phi_u"), 3 * H, H, H);
+#undef NAME
+    }
+    m->head = params_mlp(t, "head", H, head_hidden, M);
+}
+
+void seernet_free(seernet *m) { params_free(&m->pt); }
+
+/* Bump layout of all activation buffers; with base == NULL it only counts. */
+static void layout(seernet_acts *a, const seernet *m, float *fb, int64_t *ib) {
+    int64_t N = a->cap_N, E = a->cap_E, G = a->cap_G;
+    int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H;
+    size_t fo = 0, io = 0;
+#define F(rows, cols) (fo += (size_t)((rows) * (cols) + 15) & ~(size_t)15, fb ? fb + fo - ((size_t)((rows) * (cols) + 15) & ~(size_t)15) : NULL)
+#define I(rows, cols) (io += (size_t)((rows) * (cols)), ib ? ib + io - (size_t)((rows) * (cols)) : NULL)
+    a->enc_n.hid = F(N, H), a->enc_n.out = F(N, H);
+    a->enc_e.hid = F(E, H), a->enc_e.out = F(E, H);
+    a->enc_g.hid = F(G, H), a->enc_g.out = F(G, H);
+    a->score0 = F(N, 1), a->alpha0 = F(N, 1);
+    a->h[0] = a->enc_n.out, a->e[0] = a->enc_e.out, a->g[0] = a->enc_g.out;
+    a->z[0] = F(G, H);
+    for (int l = 0; l < m->L; l++) {
+        seernet_block_act *b = &a->blk[l];
+        b->xe = F(E, 4 * H);
+        b->e.hid = F(E, H), b->e.out = F(E, H);
+        a->e[l + 1] = F(E, H);
+        b->xv = F(N, aw + 2 * H);
+        b->agg_arg = m->agg == AGG_SYNMM ? I(N, H) : NULL;
+        b->v.hid = F(N, H), b->v.out = F(N, H);
+        a->h[l + 1] = F(N, H);
+        b->score = F(N, 1), b->alpha = F(N, 1);
+        b->pool = F(G, H), b->pz = F(G, H);
+        b->z.hid = F(G, H), b->z.out = F(G, H);
+        a->z[l + 1] = b->z.out;
+        b->xr = F(G, 2 * H);
+        b->r_arg = I(G, H);
+        b->xu = F(G, 3 * H);
+        b->u.hid = F(G, H), b->u.out = F(G, H);
+        a->g[l + 1] = F(G, H);
+    }
+    a->head.hid = F(G, m->head_hidden), a->head.out = F(G, m->M);
+#undef F
+#undef I
+    a->fcount = fo, a->icount = io;
+}
+
+void seernet_acts_init(seernet_acts *a, const seernet *m, const seer_backend *be, int64_t cap_N,
+                       int64_t cap_E, int64_t cap_G) {
+    memset(a, 0, sizeof *a);
+    a->cap_N = cap_N, a->cap_E = cap_E, a->cap_G = cap_G;
+    layout(a, m, NULL, NULL);
+    a->fbase = be->alloc(a->fcount * sizeof(float));
+    a->ibase = be->alloc((a->icount ? a->icount : 1) * sizeof(int64_t));
+    be->zero(a->fbase, a->fcount * sizeof(float));
+    layout(a, m, a->fbase, a->ibase);
+}
+
+void seernet_acts_free(seernet_acts *a, const seer_backend *be) {
+    be->release(a->fbase);
+    be->release(a->ibase);
+    memset(a, 0, sizeof *a);
+}
+
+void seernet_acts_zero(seernet_acts *a, const seer_backend *be) {
+    be->zero(a->fbase, a->fcount * sizeof(float));
+}
+
+seernet_input seernet_input_from_batch(const graph_batch *b) {
+    seernet_input in = {
+        .G = b->G, .N = b->N, .E = b->E,
+        .node_ptr = b->node_ptr, .edge_ptr = b->edge_ptr, .src = b->src, .dst = b->dst,
+        .node_graph = b->node_graph, .edge_graph = b->edge_graph,
+        .in_ptr = b->in_ptr, .in_idx = b->in_idx, .out_ptr = b->out_ptr, .out_idx = b->out_idx,
+        .xn = b->xn, .xe = b->xe, .xg = b->xg,
+    };
+    return in;
+}
+
+#define P(off) (params + (off))
+#define D(off) (grads + (off))
+
+static void lin_fwd(const seer_backend *be, const float *params, lin_p l, float *out, int64_t ldo,
+                    const float *x, int64_t ldx, int64_t n, int relu) {
+    be->linear_forward(out, ldo, x, ldx, P(l.w), P(l.b), n, l.fin, l.fout, relu);
+}
+
+static void lin_bwd(const seer_backend *be, const float *params, float *grads, lin_p l, float *dx,
+                    int64_t lddx, const float *dout, int64_t lddo, const float *x, int64_t ldx,
+                    int64_t n) {
+    be->linear_backward(dx, lddx, D(l.w), D(l.b), dout, lddo, x, ldx, P(l.w), n, l.fin, l.fout);
+}
+
+static void mlp_fwd(const seer_backend *be, const float *params, mlp_p p, const float *x,
+                    int64_t ldx, int64_t n, mlp_act a) {
+    lin_fwd(be, params, p.l1, a.hid, p.l1.fout, x, ldx, n, 1);
+    lin_fwd(be, params, p.l2, a.out, p.l2.fout, a.hid, p.l1.fout, n, 0);
+}
+
+/* dout: gradient of the MLP output (contiguous); dhid: scratch for the hidden gradient;
+ * dx (may be NULL) receives the input gradient. */
+static void mlp_bwd(const seer_backend *be, const float *params, float *grads, mlp_p p,
+                    const float *x, int64_t ldx, float *dx, int64_t lddx, int64_t n, mlp_act a,
+                    float *dhid, const float *dout) {
+    lin_bwd(be, params, grads, p.l2, dhid, p.l1.fout, dout, p.l2.fout, a.hid, p.l1.fout, n);
+    be->relu_backward(dhid, a.hid, n * p.l1.fout);
+    lin_bwd(be, params, grads, p.l1, dx, lddx, dhid, p.l1.fout, x, ldx, n);
+}
+
+void seernet_forward(const seernet *m, const seer_backend *be, const float *params,
+                     const seernet_input *in, seernet_acts *a) {
+    int64_t N = in->N, E = in->E, G = in->G;
+    int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H, vw = aw + 2 * H;
+    SEER_ASSERT(N <= a->cap_N && E <= a->cap_E && G <= a->cap_G);
+    mlp_fwd(be, params, m->enc_n, in->xn, m->Fn, N, a->enc_n);
+    mlp_fwd(be, params, m->enc_e, in->xe, m->Fe, E, a->enc_e);
+    mlp_fwd(be, params, m->enc_g, in->xg, m->Fg, G, a->enc_g);
+    lin_fwd(be, params, m->attn0, a->score0, 1, a->h[0], H, N, 0);
+    be->attn_pool_forward(a->z[0], a->alpha0, a->h[0], a->score0, in->node_ptr, G, H);
+    for (int l = 0; l < m->L; l++) {
+        const seernet_block *p = &m->blk[l];
+        seernet_block_act *b = &a->blk[l];
+        const float *h = a->h[l], *e = a->e[l], *g = a->g[l], *z = a->z[l];
+        // edge update
+        be->copy_rows(b->xe, 4 * H, e, H, E, H);
+        be->gather_forward(b->xe + H, 4 * H, h, H, in->src, E, H);
+        be->gather_forward(b->xe + 2 * H, 4 * H, h, H, in->dst, E, H);
+        be->gather_forward(b->xe + 3 * H, 4 * H, g, H, in->edge_graph, E, H);
+        mlp_fwd(be, params, p->phi_e, b->xe, 4 * H, E, b->e);
+        be->copy_rows(a->e[l + 1], H, e, H, E, H);
+        be->add_rows(a->e[l + 1], H, b->e.out, H, E, H);
+        // node aggregation of incoming messages, written into the first columns of xv
+        if (m->agg == AGG_SYNMM) {
+            be->seg_max_forward(b->xv, vw, b->agg_arg, b->e.out, H, in->in_ptr, in->in_idx, N, H);
+            be->seg_mean_forward(b->xv + H, vw, b->e.out, H, in->in_ptr, in->in_idx, N, H);
+        } else {
+            be->seg_mean_forward(b->xv, vw, b->e.out, H, in->in_ptr, in->in_idx, N, H);
+        }
+        be->gather_forward(b->xv + aw, vw, z, H, in->node_graph, N, H);
+        be->add_rows(b->xv + aw, vw, h, H, N, H);
+        be->gather_forward(b->xv + aw + H, vw, g, H, in->node_graph, N, H);
+        mlp_fwd(be, params, p->phi_v, b->xv, vw, N, b->v);
+        be->copy_rows(a->h[l + 1], H, h, H, N, H);
+        be->add_rows(a->h[l + 1], H, b->v.out, H, N, H);
+        const float *hn = a->h[l + 1];
+        // global node (GNPB)
+        lin_fwd(be, params, p->attn, b->score, 1, hn, H, N, 0);
+        be->attn_pool_forward(b->pool, b->alpha, hn, b->score, in->node_ptr, G, H);
+        be->copy_rows(b->pz, H, b->pool, H, G, H);
+        be->add_rows(b->pz, H, z, H, G, H);
+        mlp_fwd(be, params, p->phi_z, b->pz, H, G, b->z);
+        // SynMM readout and global update
+        be->seg_max_forward(b->xr, 2 * H, b->r_arg, hn, H, in->node_ptr, NULL, G, H);
+        be->seg_mean_forward(b->xr + H, 2 * H, hn, H, in->node_ptr, NULL, G, H);
+        lin_fwd(be, params, p->readout, b->xu, 3 * H, b->xr, 2 * H, G, 0);
+        be->copy_rows(b->xu + H, 3 * H, b->z.out, H, G, H);
+        be->copy_rows(b->xu + 2 * H, 3 * H, g, H, G, H);
+        mlp_fwd(be, params, p->phi_u, b->xu, 3 * H, G, b->u);
+        be->copy_rows(a->g[l + 1], H, g, H, G, H);
+        be->add_rows(a->g[l + 1], H, b->u.out, H, G, H);
+    }
+    mlp_fwd(be, params, m->head, a->g[m->L], H, G, a->head);
+}
+
+void seernet_backward(const seernet *m, const seer_backend *be, const float *params, float *grads,
+                      const seernet_input *in, const seernet_acts *a, seernet_acts *d) {
+    int64_t N = in->N, E = in->E, G = in->G;
+    int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H, vw = aw + 2 * H;
+    mlp_bwd(be, params, grads, m->head, a->g[m->L], H, d->g[m->L], H, G, a->head, d->head.hid,
+            d->head.out);
+    for (int l = m->L - 1; l >= 0; l--) {
+        const seernet_block *p = &m->blk[l];
+        const seernet_block_act *b = &a->blk[l];
+        seernet_block_act *db = &d->blk[l];
+        const float *h = a->h[l], *g = a->g[l], *hn = a->h[l + 1];
+        float *dh = d->h[l], *de = d->e[l], *dg = d->g[l], *dz = d->z[l];
+        float *dhn = d->h[l + 1], *den = d->e[l + 1], *dgn = d->g[l + 1], *dzn = d->z[l + 1];
+        // g' = g + phi_u([r, z', g])
+        be->add_rows(dg, H, dgn, H, G, H);
+        mlp_bwd(be, params, grads, p->phi_u, b->xu, 3 * H, db->xu, 3 * H, G, b->u, db->u.hid, dgn);
+        be->add_rows(dg, H, db->xu + 2 * H, 3 * H, G, H);
+        be->add_rows(dzn, H, db->xu + H, 3 * H, G, H);
+        lin_bwd(be, params, grads, p->readout, db->xr, 2 * H, db->xu, 3 * H, b->xr, 2 * H, G);
+        be->seg_max_backward(dhn, H, db->xr, 2 * H, b->r_arg, G, H);
+        be->seg_mean_backward(dhn, H, db->xr + H, 2 * H, in->node_ptr, NULL, G, H);
+        // z' = phi_z(attnpool(h') + z)
+        mlp_bwd(be, params, grads, p->phi_z, b->pz, H, db->pz, H, G, b->z, db->z.hid, dzn);
+        be->add_rows(dz, H, db->pz, H, G, H);
+        be->attn_pool_backward(dhn, db->score, db->pz, hn, b->pool, b->alpha, in->node_ptr, G, H);
+        lin_bwd(be, params, grads, p->attn, dhn, H, db->score, 1, hn, H, N);
+        // h' = h + phi_v([agg, h + z, g])
+        be->add_rows(dh, H, dhn, H, N, H);
+        mlp_bwd(be, params, grads, p->phi_v, b->xv, vw, db->xv, vw, N, b->v, db->v.hid, dhn);
+        float *dm = db->e.out;
+        if (m->agg == AGG_SYNMM) {
+            be->seg_max_backward(dm, H, db->xv, vw, b->agg_arg, N, H);
+            be->seg_mean_backward(dm, H, db->xv + H, vw, in->in_ptr, in->in_idx, N, H);
+        } else {
+            be->seg_mean_backward(dm, H, db->xv, vw, in->in_ptr, in->in_idx, N, H);
+        }
+        be->add_rows(dh, H, db->xv + aw, vw, N, H);
+        be->seg_sum_forward(dz, H, db->xv + aw, vw, in->node_ptr, NULL, G, H);
+        be->seg_sum_forward(dg, H, db->xv + aw + H, vw, in->node_ptr, NULL, G, H);
+        // e' = e + m, m = phi_e([e, h_src, h_dst, g])
+        be->add_rows(de, H, den, H, E, H);
+        be->add_rows(dm, H, den, H, E, H);
+        mlp_bwd(be, params, grads, p->phi_e, b->xe, 4 * H, db->xe, 4 * H, E, b->e, db->e.hid, dm);
+        be->add_rows(de, H, db->xe, 4 * H, E, H);
+        be->seg_sum_forward(dh, H, db->xe + H, 4 * H, in->out_ptr, in->out_idx, N, H);
+        be->seg_sum_forward(dh, H, db->xe + 2 * H, 4 * H, in->in_ptr, in->in_idx, N, H);
+        be->seg_sum_forward(dg, H, db->xe + 3 * H, 4 * H, in->edge_ptr, NULL, G, H);
+        (void)h;
+        (void)g;
+    }
+    // z0 = attnpool(h0)
+    be->attn_pool_backward(d->h[0], d->score0, d->z[0], a->h[0], a->z[0], a->alpha0, in->node_ptr,
+                           G, H);
+    lin_bwd(be, params, grads, m->attn0, d->h[0], H, d->score0, 1, a->h[0], H, N);
+    mlp_bwd(be, params, grads, m->enc_n, in->xn, m->Fn, NULL, 0, N, a->enc_n, d->enc_n.hid,
+            d->h[0]);
+    mlp_bwd(be, params, grads, m->enc_e, in->xe, m->Fe, NULL, 0, E, a->enc_e, d->enc_e.hid,
+            d->e[0]);
+    mlp_bwd(be, params, grads, m->enc_g, in->xg, m->Fg, NULL, 0, G, a->enc_g, d->enc_g.hid,
+            d->g[0]);
+}

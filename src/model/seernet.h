@@ -1,0 +1,101 @@
+/* model: SeerNet (PerfSeer, arXiv 2502.01206) built from backend ops, forward and backward.
+ *
+ * Size letters: G graphs, N nodes, E edges of a batch; H width; L blocks; M outputs.
+ *   encoders     h0 = mlp_n(xn) (N,H), e0 = mlp_e(xe) (E,H), g0 = mlp_g(xg) (G,H)
+ *   GNPB         z0 = attnpool(h0) (G,H), score = linear(h) (N,1), softmax per graph
+ *   block l      m  = phi_e([e, h_src, h_dst, g])            (E,H)  e' = e + m
+ *                a  = mean_in(m) | SynMM [max_in(m), mean_in(m)]
+ *                h' = h + phi_v([a, h + z, g])                (N,H)
+ *                z' = phi_z(attnpool(h') + z)                 (G,H)
+ *                r  = W_r [max_pool(h'), mean_pool(h')]       (G,H)
+ *                g' = g + phi_u([r, z', g])                   (G,H)
+ *   head         y = mlp_head(g_L) (G,M)
+ * Every phi is a one-hidden-layer ReLU MLP of width H. */
+#ifndef SEER_SEERNET_H
+#define SEER_SEERNET_H
+
+#include "backend/backend.h"
+#include "graph/batch.h"
+#include "model/params.h"
+
+#define SEERNET_MAX_BLOCKS 8
+
+enum { AGG_MEAN = 0, AGG_SYNMM = 1 };
+
+typedef struct {
+    mlp_p phi_e, phi_v, phi_z, phi_u;
+    lin_p attn, readout;
+} seernet_block;
+
+typedef struct {
+    int H, L, Fn, Fe, Fg, M, agg, head_hidden;
+    mlp_p enc_n, enc_e, enc_g, head;
+    lin_p attn0;
+    seernet_block blk[SEERNET_MAX_BLOCKS];
+    param_table pt;
+} seernet;
+
+typedef struct {
+    float *hid, *out;
+} mlp_act;
+
+typedef struct {
+    float *xe;       // (E, 4H) [e, h_src, h_dst, g]
+    mlp_act e;       // out = m (E, H)
+    float *xv;       // (N, AW + 2H) [agg, h + z, g]
+    int64_t *agg_arg; // (N, H) SynMM max argmax
+    mlp_act v;
+    float *score, *alpha; // (N)
+    float *pool, *pz;     // (G, H) attnpool(h'), attnpool(h') + z
+    mlp_act z;            // out = z'
+    float *xr;            // (G, 2H) [max_pool, mean_pool]
+    int64_t *r_arg;       // (G, H)
+    float *xu;            // (G, 3H) [r, z', g]
+    mlp_act u;
+} seernet_block_act;
+
+/* Activations of one batch (and, with the same layout, their gradients). h[l], e[l], g[l], z[l]
+ * are the states entering block l; index L is the trunk's output. */
+typedef struct {
+    int64_t cap_N, cap_E, cap_G;
+    float *fbase;
+    int64_t *ibase;
+    size_t fcount, icount;
+    mlp_act enc_n, enc_e, enc_g, head;
+    float *score0, *alpha0;
+    seernet_block_act blk[SEERNET_MAX_BLOCKS];
+    float *h[SEERNET_MAX_BLOCKS + 1], *e[SEERNET_MAX_BLOCKS + 1];
+    float *g[SEERNET_MAX_BLOCKS + 1], *z[SEERNET_MAX_BLOCKS + 1];
+} seernet_acts;
+
+/* Builds the parameter table for the given sizes (no memory for values). */
+void seernet_init(seernet *m, int H, int L, int Fn, int Fe, int Fg, int M, int agg,
+                  int head_hidden);
+void seernet_free(seernet *m);
+
+/* Lays out activations for batches up to the given capacities in backend memory. */
+void seernet_acts_init(seernet_acts *a, const seernet *m, const seer_backend *be, int64_t cap_N,
+                       int64_t cap_E, int64_t cap_G);
+void seernet_acts_free(seernet_acts *a, const seer_backend *be);
+void seernet_acts_zero(seernet_acts *a, const seer_backend *be);
+
+/* Index arrays of a batch in backend memory (the CPU backend uses the batch's own arrays). */
+typedef struct {
+    int64_t G, N, E;
+    const int64_t *node_ptr, *edge_ptr, *src, *dst, *node_graph, *edge_graph;
+    const int64_t *in_ptr, *in_idx, *out_ptr, *out_idx;
+    const float *xn, *xe, *xg;
+} seernet_input;
+
+seernet_input seernet_input_from_batch(const graph_batch *b);
+
+/* Forward: fills a (predictions in a->head.out, (G, M)). */
+void seernet_forward(const seernet *m, const seer_backend *be, const float *params,
+                     const seernet_input *in, seernet_acts *a);
+
+/* Backward: d->head.out must hold dLoss/dpred; accumulates parameter gradients into grads and
+ * uses d (zeroed by the caller, except d->head.out) for activation gradients. */
+void seernet_backward(const seernet *m, const seer_backend *be, const float *params, float *grads,
+                      const seernet_input *in, const seernet_acts *a, seernet_acts *d);
+
+#endif

@@ -1,0 +1,193 @@
+/* train: checkpoints. The container of common/container.h with magic "SEERCKPT":
+ *   kv      config (the resolved INI), schema.* names, norm.* statistics (float64), model.*
+ *           sizes, train.* progress (step, epoch, position in the epoch, generator state,
+ *           schedule and early-stopping state)
+ *   tensors every parameter by name (float32, (rows, cols) or (cols) for a bias), then
+ *           optim.m and optim.v (the flat Adam moments, P floats). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/container.h"
+#include "train.h"
+
+#define CKPT_MAGIC "SEERCKPT"
+#define CKPT_VERSION 1
+
+int trainer_save(const trainer *t, const char *path, seer_err *err) {
+    seer_container c;
+    ctr_init(&c, CKPT_MAGIC, CKPT_VERSION);
+    char *cfg = config_to_string(&t->cfg);
+    ctr_add_str(&c, "config", cfg);
+    free(cfg);
+    ctr_add_str(&c, "data.source", t->ds.source ? t->ds.source : "");
+    ctr_add_strs(&c, "schema.node_features", t->ds.node_features, t->ds.Fn);
+    ctr_add_strs(&c, "schema.edge_features", t->ds.edge_features, t->ds.Fe);
+    ctr_add_strs(&c, "schema.global_features", t->ds.global_features, t->ds.Fg);
+    ctr_add_strs(&c, "schema.op_types", t->ds.op_types, t->ds.n_ops);
+    char **labels = seer_malloc(sizeof(char *) * (size_t)t->M);
+    for (int m = 0; m < t->M; m++) labels[m] = t->ds.labels[t->label_cols[m]];
+    ctr_add_strs(&c, "schema.labels", labels, t->M);
+    free(labels);
+    const norm_stats *n = &t->norm;
+    ctr_add_arr(&c, "norm.node_mean", KV_F64ARR, n->node_mean, n->Fn);
+    ctr_add_arr(&c, "norm.node_std", KV_F64ARR, n->node_std, n->Fn);
+    ctr_add_arr(&c, "norm.edge_mean", KV_F64ARR, n->edge_mean, n->Fe);
+    ctr_add_arr(&c, "norm.edge_std", KV_F64ARR, n->edge_std, n->Fe);
+    ctr_add_arr(&c, "norm.global_mean", KV_F64ARR, n->global_mean, n->Fg);
+    ctr_add_arr(&c, "norm.global_std", KV_F64ARR, n->global_std, n->Fg);
+    ctr_add_arr(&c, "norm.label_mu", KV_F64ARR, n->label_mu, n->M);
+    ctr_add_arr(&c, "norm.label_sigma", KV_F64ARR, n->label_sigma, n->M);
+    const seernet *m = &t->model;
+    ctr_add_str(&c, "model.name", "seernet");
+    int64_t sizes[8] = {m->H, m->L, m->Fn, m->Fe, m->Fg, m->M, m->agg, m->head_hidden};
+    ctr_add_arr(&c, "model.sizes", KV_I64ARR, sizes, 8);
+    ctr_add_i64(&c, "train.step", t->step);
+    ctr_add_i64(&c, "train.epoch", t->epoch);
+    ctr_add_i64(&c, "train.batch_in_epoch", t->batch_in_epoch);
+    ctr_add_i64(&c, "train.since_best", t->since_best);
+    ctr_add_arr(&c, "train.rng_epoch", KV_U64ARR, t->rng_epoch.s, 4);
+    ctr_add_f64(&c, "train.best_val", t->best_val);
+    ctr_add_f64(&c, "sched.lr", t->sched.lr);
+    ctr_add_f64(&c, "sched.best", t->sched.best);
+    ctr_add_i64(&c, "sched.bad_epochs", t->sched.bad_epochs);
+
+    size_t pb = sizeof(float) * (size_t)t->P;
+    float *host = seer_malloc(pb * 3);
+    t->be->download(host, t->params, pb);
+    t->be->download(host + t->P, t->adam_m, pb);
+    t->be->download(host + 2 * t->P, t->adam_v, pb);
+    for (int i = 0; i < m->pt.n; i++) {
+        const param_info *pi = &m->pt.p[i];
+        int64_t dims[2] = {pi->rows, pi->cols};
+        int is_bias = strstr(pi->name, ".bias") != NULL;
+        ctr_add_tensor(&c, pi->name, DT_F32, is_bias ? 1 : 2, is_bias ? dims + 1 : dims,
+                       host + pi->offset);
+    }
+    int64_t P = t->P;
+    ctr_add_tensor(&c, "optim.m", DT_F32, 1, &P, host + t->P);
+    ctr_add_tensor(&c, "optim.v", DT_F32, 1, &P, host + 2 * t->P);
+    int rc = ctr_write(&c, path, err);
+    free(host);
+    ctr_free(&c);
+    return rc;
+}
+
+/* Copies every parameter tensor into params after checking it matches the model's table. */
+static int read_params(trainer *t, const seer_container *c, const char *path, seer_err *err) {
+    const seernet *m = &t->model;
+    const ctr_kv *sz = ctr_get(c, "model.sizes", KV_I64ARR, path, err);
+    if (!sz) return -1;
+    const int64_t *s = sz->data;
+    int64_t want[8] = {m->H, m->L, m->Fn, m->Fe, m->Fg, m->M, m->agg, m->head_hidden};
+    if (sz->n != 8 || memcmp(s, want, sizeof want) != 0)
+        return seer_fail(err, "%s: model sizes (H %lld, L %lld, features %lld/%lld/%lld, labels "
+                              "%lld) differ from the config's (H %d, L %d, features %d/%d/%d, "
+                              "labels %d)", path, (long long)s[0], (long long)s[1],
+                         (long long)s[2], (long long)s[3], (long long)s[4], (long long)s[5], m->H,
+                         m->L, m->Fn, m->Fe, m->Fg, m->M);
+    float *host = seer_calloc((size_t)t->P, sizeof(float));
+    for (int i = 0; i < m->pt.n; i++) {
+        const param_info *pi = &m->pt.p[i];
+        const ctr_tensor *ct = ctr_tensor_find(c, pi->name);
+        if (!ct || ct->dtype != DT_F32 || ct->nbytes != sizeof(float) * (uint64_t)(pi->rows * pi->cols)) {
+            free(host);
+            return seer_fail(err, "%s: tensor %s is missing or has the wrong shape", path, pi->name);
+        }
+        memcpy(host + pi->offset, ct->data, ct->nbytes);
+    }
+    t->be->upload(t->params, host, sizeof(float) * (size_t)t->P);
+    free(host);
+    return 0;
+}
+
+static int get_i64(const seer_container *c, const char *key, const char *path, int64_t *v,
+                   seer_err *err) {
+    const ctr_kv *kv = ctr_get(c, key, KV_I64, path, err);
+    if (!kv) return -1;
+    memcpy(v, kv->data, 8);
+    return 0;
+}
+
+static int get_f64(const seer_container *c, const char *key, const char *path, double *v,
+                   seer_err *err) {
+    const ctr_kv *kv = ctr_get(c, key, KV_F64, path, err);
+    if (!kv) return -1;
+    memcpy(v, kv->data, 8);
+    return 0;
+}
+
+/* The run's statistics are fitted again from the same data and split when it resumes; they must
+ * equal the stored ones, or the checkpoint belongs to other data. */
+static int get_f64s(const seer_container *c, const char *key, const char *path, double *dst,
+                    int64_t n, seer_err *err) {
+    const ctr_kv *kv = ctr_get(c, key, KV_F64ARR, path, err);
+    if (!kv) return -1;
+    if (kv->n != n || memcmp(dst, kv->data, sizeof(double) * (size_t)n) != 0)
+        return seer_fail(err, "%s: %s differs from the statistics of this run's training split: "
+                              "the checkpoint was trained on other data or another split", path, key);
+    return 0;
+}
+
+int trainer_load_params(trainer *t, const char *path, int64_t *step, seer_err *err) {
+    seer_container c;
+    if (ctr_read(&c, path, CKPT_MAGIC, CKPT_VERSION, err)) return -1;
+    int rc = read_params(t, &c, path, err);
+    if (!rc && step) rc = get_i64(&c, "train.step", path, step, err);
+    ctr_free(&c);
+    return rc;
+}
+
+int trainer_load(trainer *t, const char *path, seer_err *err) {
+    seer_container c;
+    if (ctr_read(&c, path, CKPT_MAGIC, CKPT_VERSION, err)) return -1;
+    int rc = read_params(t, &c, path, err);
+    norm_stats *n = &t->norm;
+    const ctr_kv *rng = NULL;
+    if (rc) goto done;
+    rc = -1;
+    if (get_f64s(&c, "norm.node_mean", path, n->node_mean, n->Fn, err) ||
+        get_f64s(&c, "norm.node_std", path, n->node_std, n->Fn, err) ||
+        get_f64s(&c, "norm.edge_mean", path, n->edge_mean, n->Fe, err) ||
+        get_f64s(&c, "norm.edge_std", path, n->edge_std, n->Fe, err) ||
+        get_f64s(&c, "norm.global_mean", path, n->global_mean, n->Fg, err) ||
+        get_f64s(&c, "norm.global_std", path, n->global_std, n->Fg, err) ||
+        get_f64s(&c, "norm.label_mu", path, n->label_mu, n->M, err) ||
+        get_f64s(&c, "norm.label_sigma", path, n->label_sigma, n->M, err) ||
+        get_i64(&c, "train.step", path, &t->step, err) ||
+        get_i64(&c, "train.epoch", path, &t->epoch, err) ||
+        get_i64(&c, "train.batch_in_epoch", path, &t->batch_in_epoch, err) ||
+        get_i64(&c, "train.since_best", path, &t->since_best, err) ||
+        get_f64(&c, "train.best_val", path, &t->best_val, err) ||
+        get_f64(&c, "sched.lr", path, &t->sched.lr, err) ||
+        get_f64(&c, "sched.best", path, &t->sched.best, err) ||
+        get_i64(&c, "sched.bad_epochs", path, &t->sched.bad_epochs, err))
+        goto done;
+    rng = ctr_get(&c, "train.rng_epoch", KV_U64ARR, path, err);
+    if (!rng || rng->n != 4) {
+        if (rng) seer_fail(err, "%s: train.rng_epoch must hold 4 words", path);
+        goto done;
+    }
+    memcpy(t->rng_epoch.s, rng->data, sizeof t->rng_epoch.s);
+    const ctr_tensor *tm = ctr_tensor_find(&c, "optim.m"), *tv = ctr_tensor_find(&c, "optim.v");
+    size_t pb = sizeof(float) * (size_t)t->P;
+    if (!tm || !tv || tm->dtype != DT_F32 || tv->dtype != DT_F32 || tm->nbytes != pb || tv->nbytes != pb) {
+        seer_fail(err, "%s: optimizer moments optim.m / optim.v missing or of the wrong size", path);
+        goto done;
+    }
+    t->be->upload(t->adam_m, tm->data, pb);
+    t->be->upload(t->adam_v, tv->data, pb);
+    rc = 0;
+done:
+    ctr_free(&c);
+    return rc;
+}
+
+int ckpt_read_config(const char *path, seer_config *cfg, seer_err *err) {
+    seer_container c;
+    if (ctr_read(&c, path, CKPT_MAGIC, CKPT_VERSION, err)) return -1;
+    const ctr_kv *kv = ctr_get(&c, "config", KV_STR, path, err);
+    int rc = kv ? config_load_string(cfg, kv->data, path, err) : -1;
+    ctr_free(&c);
+    return rc;
+}

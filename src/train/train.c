@@ -1,0 +1,398 @@
+/* train: the training run (see train.h). The loop is deterministic: the same config, seed and
+ * thread count give the same numbers, and resuming from a checkpoint continues bit for bit
+ * because the shuffle of the current epoch is regenerated from the saved generator state. */
+#define _POSIX_C_SOURCE 200809L
+#include "train.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int parse_labels(trainer *t, seer_err *err) {
+    const char *spec = t->cfg.data_labels;
+    char where[600];
+    config_where(&t->cfg, CFG_KEY_data_labels, where, sizeof where);
+    t->label_cols = seer_calloc((size_t)t->ds.M + 1, sizeof(int));
+    if (strcmp(spec, "all") == 0) {
+        for (int m = 0; m < t->ds.M; m++) t->label_cols[m] = m;
+        t->M = t->ds.M;
+        return 0;
+    }
+    t->M = 0;
+    char *copy = seer_strdup(spec), *save = NULL;
+    for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        int col = pg_find_name(t->ds.labels, t->ds.M, tok);
+        if (col < 0) {
+            char avail[512] = "";
+            for (int m = 0; m < t->ds.M && strlen(avail) < 400; m++)
+                strcat(avail, m ? "," : ""), strcat(avail, t->ds.labels[m]);
+            seer_fail(err, "%s: [data] labels: '%s' is not a label of %s (it has: %s)", where, tok,
+                      t->cfg.data_path, avail);
+            free(copy);
+            return -1;
+        }
+        if (t->M == t->ds.M) break;
+        t->label_cols[t->M++] = col;
+    }
+    free(copy);
+    if (t->M == 0) return seer_fail(err, "%s: [data] labels is empty", where);
+    return 0;
+}
+
+/* Keeps only the first n graphs of ds (the arrays are prefixes, so this only shrinks counts). */
+static void limit_graphs(pg_dataset *ds, int64_t n) {
+    if (n <= 0 || n >= ds->G) return;
+    for (int64_t g = n; g < ds->G; g++) free(ds->name[g]), ds->name[g] = NULL;
+    ds->G = n;
+    ds->N = ds->node_ptr[n];
+    ds->E = ds->edge_ptr[n];
+}
+
+int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
+    memset(t, 0, sizeof *t);
+    t->cfg = *cfg; // shares the strings; cfg must outlive the trainer
+    if (strcmp(cfg->backend_device, "cuda") == 0)
+        return seer_fail(err, "%s: [backend] device = cuda: this build has no CUDA backend yet; "
+                              "use device = cpu or auto", cfg->file);
+    t->be = backend_cpu();
+    backend_cpu_set_threads(cfg->train_threads > 0 ? (int)cfg->train_threads
+                                                   : (int)sysconf(_SC_NPROCESSORS_ONLN));
+    if (access(cfg->data_path, R_OK) != 0) {
+        char where[600];
+        config_where(cfg, CFG_KEY_data_path, where, sizeof where);
+        return seer_fail(err, "%s: [data] path = %s: %s (build the default dataset with "
+                              "scripts/datasets/nb201_build.py, or set --set data.path=FILE)",
+                         where, cfg->data_path, strerror(errno));
+    }
+    if (pg_read(cfg->data_path, &t->ds, err)) return -1;
+    limit_graphs(&t->ds, cfg->data_limit);
+    if (parse_labels(t, err)) return -1;
+    t->which = seer_malloc((size_t)t->ds.G);
+    if (split_assign(&t->ds, strcmp(cfg->data_split, "counts") == 0, cfg->data_train_frac,
+                     cfg->data_val_frac, cfg->data_train_count, cfg->data_val_count,
+                     (uint64_t)cfg->data_split_seed, t->which, err))
+        return -1;
+    for (int k = 0; k < 3; k++) {
+        t->ids[k] = seer_malloc(sizeof(int64_t) * (size_t)(t->ds.G ? t->ds.G : 1));
+        t->n_ids[k] = split_ids(t->which, t->ds.G, k, t->ids[k]);
+    }
+    if (norm_fit(&t->norm, &t->ds, t->which, t->label_cols, t->M, err)) return -1;
+    norm_apply(&t->norm, &t->ds);
+    t->targets = seer_malloc(sizeof(float) * (size_t)(t->ds.G * t->M));
+    norm_targets(&t->norm, &t->ds, t->label_cols, t->targets);
+
+    int H = (int)cfg->model_hidden;
+    seernet_init(&t->model, H, (int)cfg->model_blocks, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M,
+                 strcmp(cfg->model_agg, "synmm") == 0 ? AGG_SYNMM : AGG_MEAN,
+                 cfg->model_head_hidden > 0 ? (int)cfg->model_head_hidden : H);
+    t->P = t->model.pt.total;
+    size_t pb = sizeof(float) * (size_t)t->P;
+    t->params = t->be->alloc(pb), t->grads = t->be->alloc(pb);
+    t->adam_m = t->be->alloc(pb), t->adam_v = t->be->alloc(pb);
+    float *host = seer_malloc(pb);
+    seer_rng init;
+    rng_seed(&init, (uint64_t)cfg->train_seed);
+    params_init_uniform(&t->model.pt, host, &init);
+    t->be->upload(t->params, host, pb);
+    free(host);
+    t->be->zero(t->grads, pb), t->be->zero(t->adam_m, pb), t->be->zero(t->adam_v, pb);
+
+    // One allocation per run, sized for the largest batch any split can form.
+    int64_t bs = cfg->train_batch_size, ebs = cfg->train_eval_batch_size;
+    int64_t cap_g = bs > ebs ? bs : ebs, tn, te, en, ee, all_n = 0, all_e = 0;
+    batch_capacity(&t->ds, t->ids[SPLIT_TRAIN], t->n_ids[SPLIT_TRAIN], bs, &tn, &te);
+    for (int k = 0; k < 3; k++) {
+        batch_capacity(&t->ds, t->ids[k], t->n_ids[k], ebs, &en, &ee);
+        all_n = en > all_n ? en : all_n, all_e = ee > all_e ? ee : all_e;
+    }
+    all_n = tn > all_n ? tn : all_n, all_e = te > all_e ? te : all_e;
+    seernet_acts_init(&t->acts, &t->model, t->be, all_n, all_e, cap_g);
+    seernet_acts_init(&t->dacts, &t->model, t->be, tn, te, bs);
+    batch_init(&t->batch, cap_g, all_n, all_e, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M);
+
+    rng_seed(&t->rng_epoch, (uint64_t)cfg->train_seed * 0x9e3779b97f4a7c15ull + 1);
+    int sk = strcmp(cfg->train_schedule, "plateau") == 0  ? SCHED_PLATEAU
+             : strcmp(cfg->train_schedule, "cosine") == 0 ? SCHED_COSINE
+                                                           : SCHED_NONE;
+    sched_init(&t->sched, sk, cfg->train_lr, cfg->train_min_lr, cfg->train_plateau_factor,
+               cfg->train_plateau_patience, cfg->train_epochs);
+    t->best_val = INFINITY;
+    return 0;
+}
+
+void trainer_free(trainer *t) {
+    if (t->be) {
+        t->be->release(t->params), t->be->release(t->grads);
+        t->be->release(t->adam_m), t->be->release(t->adam_v);
+        if (t->acts.fbase) seernet_acts_free(&t->acts, t->be);
+        if (t->dacts.fbase) seernet_acts_free(&t->dacts, t->be);
+    }
+    batch_free(&t->batch);
+    seernet_free(&t->model);
+    norm_free(&t->norm);
+    pg_free(&t->ds);
+    free(t->label_cols), free(t->which), free(t->targets);
+    for (int k = 0; k < 3; k++) free(t->ids[k]);
+    memset(t, 0, sizeof *t);
+}
+
+double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
+    const seer_config *c = &t->cfg;
+    batch_build(&t->batch, &t->ds, t->targets, ids, count);
+    seernet_input in = seernet_input_from_batch(&t->batch);
+    seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
+    seernet_acts_zero(&t->dacts, t->be);
+    t->be->zero(t->grads, sizeof(float) * (size_t)t->P);
+    int64_t GM = in.G * t->M;
+    float *pred = seer_malloc(sizeof(float) * (size_t)GM), *dpred = seer_malloc(sizeof(float) * (size_t)GM);
+    t->be->download(pred, t->acts.head.out, sizeof(float) * (size_t)GM);
+    double loss = loss_mse_masked(pred, t->batch.y, in.G, t->M, dpred, NULL);
+    t->be->upload(t->dacts.head.out, dpred, sizeof(float) * (size_t)GM);
+    free(pred), free(dpred);
+    seernet_backward(&t->model, t->be, t->params, t->grads, &in, &t->acts, &t->dacts);
+    if (c->train_grad_clip > 0) {
+        double norm = grad_norm(t->grads, t->P);
+        if (norm > c->train_grad_clip) grad_scale(t->grads, t->P, (float)(c->train_grad_clip / norm));
+    }
+    t->step++;
+    adam_update(t->params, t->grads, t->adam_m, t->adam_v, t->P,
+                strcmp(c->train_optimizer, "adamw") == 0 ? OPT_ADAMW : OPT_ADAM, t->sched.lr,
+                c->train_beta1, c->train_beta2, c->train_eps, c->train_weight_decay, t->step);
+    return loss;
+}
+
+double trainer_evaluate(trainer *t, const int64_t *ids, int64_t count, label_metrics *metrics,
+                        double *pred_out) {
+    int M = t->M;
+    int64_t bs = t->cfg.train_eval_batch_size;
+    float *pred = seer_malloc(sizeof(float) * (size_t)(count * M + 1));
+    float *tgt = seer_malloc(sizeof(float) * (size_t)(count * M + 1));
+    for (int64_t i = 0; i < count; i += bs) {
+        int64_t n = count - i < bs ? count - i : bs;
+        batch_build(&t->batch, &t->ds, t->targets, ids + i, n);
+        seernet_input in = seernet_input_from_batch(&t->batch);
+        seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
+        t->be->download(pred + i * M, t->acts.head.out, sizeof(float) * (size_t)(n * M));
+        memcpy(tgt + i * M, t->batch.y, sizeof(float) * (size_t)(n * M));
+    }
+    double loss = loss_mse_masked(pred, tgt, count, M, NULL, NULL);
+    if (metrics) {
+        double *p = seer_malloc(sizeof(double) * (size_t)(count + 1));
+        double *y = seer_malloc(sizeof(double) * (size_t)(count + 1));
+        for (int m = 0; m < M; m++) {
+            for (int64_t i = 0; i < count; i++) {
+                p[i] = norm_to_native(&t->norm, m, pred[i * M + m]);
+                y[i] = t->ds.label_y[ids[i] * t->ds.M + t->label_cols[m]];
+                if (pred_out) pred_out[i * M + m] = p[i];
+            }
+            metrics_compute(p, y, count, &metrics[m]);
+        }
+        free(p), free(y);
+    }
+    free(pred), free(tgt);
+    return loss;
+}
+
+static int mkdir_p(const char *path, seer_err *err) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0755) && errno != EEXIST) goto fail;
+            *p = '/';
+        }
+    if (mkdir(buf, 0755) && errno != EEXIST) goto fail;
+    return 0;
+fail:
+    return seer_fail(err, "%s: cannot create run folder: %s", buf, strerror(errno));
+}
+
+static double mean_mape(const label_metrics *m, int M) {
+    double s = 0;
+    for (int i = 0; i < M; i++) s += m[i].mape;
+    return s / M;
+}
+
+static void print_table(const trainer *t, const char *split, const label_metrics *m, FILE *f) {
+    for (int i = 0; i < t->M; i++)
+        fprintf(f, "%-5s %-22s %6lld %8.3f %8.3f %7.2f %7.2f %8.4f %8.4f\n", split,
+                t->ds.labels[t->label_cols[i]], (long long)m[i].n, m[i].mape, m[i].rmspe,
+                m[i].within5, m[i].within10, m[i].spearman, m[i].kendall);
+}
+
+static void json_metrics(FILE *f, const trainer *t, const char *split, const label_metrics *m) {
+    fprintf(f, "\"%s\":{", split);
+    for (int i = 0; i < t->M; i++)
+        fprintf(f, "%s\"%s\":{\"n\":%lld,\"mape\":%.6g,\"rmspe\":%.6g,\"within5\":%.6g,"
+                   "\"within10\":%.6g,\"spearman\":%.6g,\"kendall\":%.6g}",
+                i ? "," : "", t->ds.labels[t->label_cols[i]], (long long)m[i].n, m[i].mape,
+                m[i].rmspe, m[i].within5, m[i].within10, m[i].spearman, m[i].kendall);
+    fputc('}', f);
+}
+
+/* MAPE (per label, validation split) of predicting the training split's arithmetic mean. */
+static void mean_baseline(const trainer *t, double *mape) {
+    for (int m = 0; m < t->M; m++) {
+        int col = t->label_cols[m];
+        double s = 0;
+        int64_t n = 0;
+        for (int64_t i = 0; i < t->n_ids[SPLIT_TRAIN]; i++) {
+            float y = t->ds.label_y[t->ids[SPLIT_TRAIN][i] * t->ds.M + col];
+            if (!isnan(y)) s += y, n++;
+        }
+        double mean = s / (double)(n ? n : 1), ape = 0;
+        int64_t k = 0;
+        for (int64_t i = 0; i < t->n_ids[SPLIT_VAL]; i++) {
+            float y = t->ds.label_y[t->ids[SPLIT_VAL][i] * t->ds.M + col];
+            if (!isnan(y)) ape += fabs(mean - y) / y, k++;
+        }
+        mape[m] = k ? 100.0 * ape / (double)k : NAN;
+    }
+}
+
+int trainer_run(trainer *t, seer_err *err) {
+    const seer_config *c = &t->cfg;
+    if (mkdir_p(t->run_dir, err)) return -1;
+    char path[1200], last[1200], best[1200];
+    snprintf(last, sizeof last, "%s/last.ckpt", t->run_dir);
+    snprintf(best, sizeof best, "%s/best.ckpt", t->run_dir);
+    snprintf(path, sizeof path, "%s/metrics.jsonl", t->run_dir);
+    FILE *log = fopen(path, "a");
+    if (!log) return seer_fail(err, "%s: cannot open metrics log: %s", path, strerror(errno));
+    int64_t ntr = t->n_ids[SPLIT_TRAIN], bs = c->train_batch_size;
+    int64_t per_epoch = (ntr + bs - 1) / bs;
+    int M = t->M;
+    label_metrics *vm = seer_calloc((size_t)M, sizeof *vm), *tm = seer_calloc((size_t)M, sizeof *tm);
+    int64_t *perm = seer_malloc(sizeof(int64_t) * (size_t)(ntr ? ntr : 1));
+    int stopped = 0, rc = 0;
+    if (!t->quiet)
+        printf("seertrain: %lld train / %lld val / %lld test graphs, %d label(s), %lld parameters, "
+               "%lld steps per epoch, run folder %s\n",
+               (long long)ntr, (long long)t->n_ids[SPLIT_VAL], (long long)t->n_ids[SPLIT_TEST], M,
+               (long long)t->P, (long long)per_epoch, t->run_dir);
+    while (t->epoch < c->train_epochs && !stopped) {
+        // The shuffle of epoch e comes from the generator state saved at its start.
+        seer_rng r = t->rng_epoch;
+        memcpy(perm, t->ids[SPLIT_TRAIN], sizeof(int64_t) * (size_t)ntr);
+        rng_shuffle_i64(&r, perm, ntr);
+        seer_progress prog;
+        char label[64];
+        snprintf(label, sizeof label, "epoch %lld/%lld", (long long)t->epoch + 1,
+                 (long long)c->train_epochs);
+        progress_begin(&prog, label, per_epoch);
+        if (t->quiet) prog.tty = 0;
+        double t0 = seer_now(), loss_sum = 0;
+        int64_t nb = 0, graphs = 0;
+        while (t->batch_in_epoch < per_epoch) {
+            int64_t start = t->batch_in_epoch * bs, n = ntr - start < bs ? ntr - start : bs;
+            double loss = trainer_step(t, perm + start, n);
+            if (!isfinite(loss)) {
+                rc = seer_fail(err, "step %lld: the loss is %g (diverged); lower [train] lr or "
+                                    "enable grad_clip", (long long)t->step, loss);
+                goto out;
+            }
+            loss_sum += loss, nb++, graphs += n;
+            t->batch_in_epoch++;
+            char extra[64];
+            snprintf(extra, sizeof extra, "loss %.4f", loss_sum / (double)nb);
+            progress_update(&prog, t->batch_in_epoch, extra);
+            if (c->output_save_every > 0 && t->step % c->output_save_every == 0 &&
+                (rc = trainer_save(t, last, err)))
+                goto out;
+            if (c->train_max_steps > 0 && t->step >= c->train_max_steps) {
+                stopped = 1;
+                break;
+            }
+        }
+        progress_end(&prog);
+        double secs = seer_now() - t0;
+        if (stopped && t->batch_in_epoch < per_epoch) break; // stopped mid-epoch: resume continues it
+        // end of epoch: evaluate, schedule, early stopping, checkpoints
+        t->epoch++;
+        t->batch_in_epoch = 0;
+        t->rng_epoch = r;
+        double val_loss = t->n_ids[SPLIT_VAL] ? trainer_evaluate(t, t->ids[SPLIT_VAL],
+                                                                 t->n_ids[SPLIT_VAL], vm, NULL)
+                                              : loss_sum / (double)(nb ? nb : 1);
+        double lr_used = t->sched.lr;
+        sched_epoch_end(&t->sched, t->epoch, val_loss);
+        int improved = val_loss < t->best_val;
+        if (improved) t->best_val = val_loss, t->since_best = 0;
+        else t->since_best++;
+        fprintf(log, "{\"epoch\":%lld,\"step\":%lld,\"train_loss\":%.6g,\"val_loss\":%.6g,"
+                     "\"lr\":%.6g,\"graphs_per_s\":%.1f,",
+                (long long)t->epoch, (long long)t->step, loss_sum / (double)(nb ? nb : 1), val_loss,
+                lr_used, graphs / (secs > 0 ? secs : 1e-9));
+        json_metrics(log, t, "val", vm);
+        fputs("}\n", log);
+        fflush(log);
+        if (!t->quiet)
+            printf("epoch %3lld  step %6lld  loss %.4f  val_loss %.4f  val_mape %.3f%%  lr %.2g  "
+                   "%.0f graphs/s%s\n",
+                   (long long)t->epoch, (long long)t->step, loss_sum / (double)(nb ? nb : 1),
+                   val_loss, mean_mape(vm, M), lr_used, graphs / (secs > 0 ? secs : 1e-9),
+                   improved ? "  *" : "");
+        fflush(stdout);
+        if (c->train_early_stop > 0 && t->since_best >= c->train_early_stop) {
+            if (!t->quiet) printf("early stop: no better validation loss for %lld epochs\n",
+                                  (long long)t->since_best);
+            stopped = 1;
+        }
+        if ((rc = trainer_save(t, last, err))) goto out;
+        if (improved && (rc = trainer_save(t, best, err))) goto out;
+    }
+    if (t->batch_in_epoch > 0 && (rc = trainer_save(t, last, err))) goto out;
+
+    // Final report with the best weights (by validation loss); the live state stays the last.
+    if (access(best, R_OK) == 0) {
+        size_t pb = sizeof(float) * (size_t)t->P;
+        float *keep = seer_malloc(pb);
+        t->be->download(keep, t->params, pb);
+        int64_t best_step = 0;
+        if (trainer_load_params(t, best, &best_step, err)) {
+            free(keep);
+            rc = -1;
+            goto out;
+        }
+        if (t->n_ids[SPLIT_VAL]) trainer_evaluate(t, t->ids[SPLIT_VAL], t->n_ids[SPLIT_VAL], vm, NULL);
+        if (t->n_ids[SPLIT_TEST])
+            trainer_evaluate(t, t->ids[SPLIT_TEST], t->n_ids[SPLIT_TEST], tm, NULL);
+        t->be->upload(t->params, keep, pb);
+        free(keep);
+        double *base = seer_calloc((size_t)M, sizeof(double)), base_mean = 0;
+        mean_baseline(t, base);
+        for (int m = 0; m < M; m++) base_mean += base[m] / M;
+        snprintf(path, sizeof path, "%s/summary.json", t->run_dir);
+        FILE *s = fopen(path, "w");
+        if (s) {
+            fprintf(s, "{\"best_step\":%lld,\"best_val_loss\":%.6g,\"mean_val_mape\":%.6g,"
+                       "\"mean_test_mape\":%.6g,\"train_mean_val_mape\":%.6g,",
+                    (long long)best_step, t->best_val, mean_mape(vm, M), mean_mape(tm, M),
+                    base_mean);
+            json_metrics(s, t, "val", vm);
+            fputc(',', s);
+            json_metrics(s, t, "test", tm);
+            fputs("}\n", s);
+            fclose(s);
+        }
+        if (!t->quiet) {
+            printf("\nbest checkpoint: step %lld (val loss %.4f)\n", (long long)best_step,
+                   t->best_val);
+            printf("%-5s %-22s %6s %8s %8s %7s %7s %8s %8s\n", "split", "label", "n", "MAPE%",
+                   "RMSPE%", "<5%", "<10%", "Spearman", "Kendall");
+            print_table(t, "val", vm, stdout);
+            print_table(t, "test", tm, stdout);
+            printf("mean MAPE: val %.3f%%, test %.3f%%; predicting the training mean gives "
+                   "%.3f%% on val\n", mean_mape(vm, M), mean_mape(tm, M), base_mean);
+        }
+        free(base);
+    }
+out:
+    fclose(log);
+    free(vm), free(tm), free(perm);
+    return rc;
+}

@@ -1,0 +1,64 @@
+/* train: the training run behind seertrain (data, model, loop, evaluation, checkpoints).
+ * Size letters: G graphs, M labels, P parameters. */
+#ifndef SEER_TRAIN_H
+#define SEER_TRAIN_H
+
+#include "backend/backend.h"
+#include "config/config.h"
+#include "data/prep.h"
+#include "graph/batch.h"
+#include "model/seernet.h"
+#include "optim/optim.h"
+#include "train/metrics.h"
+
+typedef struct {
+    seer_config cfg;
+    pg_dataset ds;
+    int M;
+    int *label_cols;  // (M) columns of ds->label_y
+    int8_t *which;    // (G) split of each graph
+    int64_t *ids[3];  // graph ids per split
+    int64_t n_ids[3];
+    norm_stats norm;
+    float *targets;   // (G, M) standardised log targets
+    seernet model;
+    const seer_backend *be;
+    int64_t P;
+    float *params, *grads, *adam_m, *adam_v; // (P) each, backend memory
+    seernet_acts acts, dacts;
+    graph_batch batch;
+    // progress, all saved in checkpoints
+    int64_t step, epoch, batch_in_epoch, since_best;
+    seer_rng rng_epoch; // generator state at the start of the current epoch (its shuffle)
+    lr_schedule sched;
+    double best_val;
+    char run_dir[1024];
+    int quiet;
+} trainer;
+
+/* Sets up a run from a resolved config: loads and splits the data, fits normalisation, builds the
+ * model and initialises its parameters. */
+int trainer_init(trainer *t, const seer_config *cfg, seer_err *err);
+void trainer_free(trainer *t);
+
+/* Loads parameters, optimizer moments, normalisation and progress from a checkpoint. */
+int trainer_load(trainer *t, const char *ckpt_path, seer_err *err);
+int trainer_save(const trainer *t, const char *ckpt_path, seer_err *err);
+/* Loads only the parameters (and reports the checkpoint's step). */
+int trainer_load_params(trainer *t, const char *ckpt_path, int64_t *step, seer_err *err);
+
+/* Reads only the resolved config stored in a checkpoint. */
+int ckpt_read_config(const char *ckpt_path, seer_config *cfg, seer_err *err);
+
+/* Trains until epochs, max_steps or early stopping; writes last.ckpt / best.ckpt and
+ * metrics.jsonl under run_dir; prints the summary table. */
+int trainer_run(trainer *t, seer_err *err);
+
+/* One optimizer step on the given graph ids; returns the loss (before the step). */
+double trainer_step(trainer *t, const int64_t *ids, int64_t count);
+
+/* Loss and per-label metrics (native units) over a list of graphs; pred (count, M) optional. */
+double trainer_evaluate(trainer *t, const int64_t *ids, int64_t count, label_metrics *metrics,
+                        double *pred);
+
+#endif
