@@ -1,0 +1,296 @@
+/* Gradient checks: every CPU op's backward against central finite differences, the forward of
+ * the sparse ops against plain float64 loops, the edge cases (empty rows, ties, single-node and
+ * empty graphs, self loops, a huge-degree node), and the whole SeerNet (mean and SynMM) against
+ * finite differences of the masked MSE loss.
+ *
+ * Tolerances: ops |analytic - fd| <= 1e-2 * max(|a|, |fd|) + 1e-3 with eps = 1e-3 on inputs of
+ * size ~1 in float32 (the forward is float32, the loss is summed in float64). Whole model
+ * (eps = 2e-4, PyTorch-default init, loss ~1): per parameter the same rule, at most 1% of the
+ * parameters may miss it (ReLU kinks or max switches crossed by the step), and the relative error
+ * of the whole gradient vector must be below 1e-2. */
+#include <string.h>
+
+#include "backend/backend.h"
+#include "graph/batch.h"
+#include "model/seernet.h"
+#include "testgraphs.h"
+#include "testutil.h"
+#include "train/metrics.h"
+
+static const seer_backend *be;
+static seer_rng rng;
+
+static void fill(float *x, int64_t n) {
+    for (int64_t i = 0; i < n; i++) x[i] = (float)rng_normal(&rng);
+}
+
+static double dotw(const float *x, const float *w, int64_t n) {
+    double s = 0;
+    for (int64_t i = 0; i < n; i++) s += (double)x[i] * (double)w[i];
+    return s;
+}
+
+/* Compares analytic gradient a against finite differences of f over the buffer x. */
+typedef double (*loss_fn)(void *ctx);
+static int fd_check(const char *what, float *x, int64_t n, const float *a, loss_fn f, void *ctx,
+                    double eps, double rtol, double atol, double max_bad_frac) {
+    int64_t bad = 0;
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < n; i++) {
+        float keep = x[i];
+        x[i] = keep + (float)eps;
+        double lp = f(ctx);
+        x[i] = keep - (float)eps;
+        double lm = f(ctx);
+        x[i] = keep;
+        double fd = (lp - lm) / (2 * eps);
+        num += (fd - a[i]) * (fd - a[i]), den += fd * fd;
+        if (!close_enough(a[i], fd, rtol, atol)) {
+            if (bad < 5 && (max_bad_frac == 0 || getenv("SEER_GRAD_DEBUG")))
+                fprintf(stderr, "  %s[%lld]: analytic %.6g, finite difference %.6g\n", what,
+                        (long long)i, (double)a[i], fd);
+            bad++;
+        }
+    }
+    double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+    printf("  %-26s %6lld values, %4lld outside tolerance, relative error %.2e\n", what,
+           (long long)n, (long long)bad, rel);
+    CHECK(bad <= (int64_t)(max_bad_frac * (double)n), "%s: %lld of %lld gradients off", what,
+          (long long)bad, (long long)n);
+    CHECK(rel < 1e-2 || den == 0, "%s: relative gradient error %.3g", what, rel);
+    return bad;
+}
+
+/* ---- one context for all op checks: a batch of the edge-case graphs ---- */
+typedef struct {
+    graph_batch b;
+    int w;
+    float *in, *out, *wout, *score, *alpha, *aux;
+    int64_t *arg;
+    int op;
+} op_ctx;
+
+enum { OP_SEG_MEAN_IN, OP_SEG_MAX_IN, OP_SEG_MAX_POOL, OP_ATTN, OP_GATHER_SRC, OP_GATHER_GRAPH };
+
+static int64_t op_rows_in(op_ctx *c) {
+    return c->op == OP_SEG_MEAN_IN || c->op == OP_SEG_MAX_IN ? c->b.E
+           : c->op == OP_GATHER_GRAPH                        ? c->b.G
+                                                             : c->b.N;
+}
+static int64_t op_rows_out(op_ctx *c) {
+    return c->op == OP_SEG_MEAN_IN || c->op == OP_SEG_MAX_IN ? c->b.N
+           : c->op == OP_GATHER_SRC                          ? c->b.E
+           : c->op == OP_GATHER_GRAPH                        ? c->b.N
+                                                             : c->b.G;
+}
+
+static void op_forward(op_ctx *c) {
+    graph_batch *b = &c->b;
+    int w = c->w;
+    switch (c->op) {
+    case OP_SEG_MEAN_IN: be->seg_mean_forward(c->out, w, c->in, w, b->in_ptr, b->in_idx, b->N, w); break;
+    case OP_SEG_MAX_IN: be->seg_max_forward(c->out, w, c->arg, c->in, w, b->in_ptr, b->in_idx, b->N, w); break;
+    case OP_SEG_MAX_POOL: be->seg_max_forward(c->out, w, c->arg, c->in, w, b->node_ptr, NULL, b->G, w); break;
+    case OP_ATTN: be->attn_pool_forward(c->out, c->alpha, c->in, c->score, b->node_ptr, b->G, w); break;
+    case OP_GATHER_SRC: be->gather_forward(c->out, w, c->in, w, b->src, b->E, w); break;
+    case OP_GATHER_GRAPH: be->gather_forward(c->out, w, c->in, w, b->node_graph, b->N, w); break;
+    }
+}
+
+static double op_loss(void *ctx) {
+    op_ctx *c = ctx;
+    op_forward(c);
+    return dotw(c->out, c->wout, op_rows_out(c) * c->w);
+}
+
+static void op_backward(op_ctx *c, float *din, float *dscore) {
+    graph_batch *b = &c->b;
+    int w = c->w;
+    switch (c->op) {
+    case OP_SEG_MEAN_IN: be->seg_mean_backward(din, w, c->wout, w, b->in_ptr, b->in_idx, b->N, w); break;
+    case OP_SEG_MAX_IN:
+    case OP_SEG_MAX_POOL: be->seg_max_backward(din, w, c->wout, w, c->arg, op_rows_out(c), w); break;
+    case OP_ATTN: be->attn_pool_backward(din, dscore, c->wout, c->in, c->out, c->alpha, b->node_ptr, b->G, w); break;
+    case OP_GATHER_SRC: be->seg_sum_forward(din, w, c->wout, w, b->out_ptr, b->out_idx, b->N, w); break;
+    case OP_GATHER_GRAPH: be->seg_sum_forward(din, w, c->wout, w, b->node_ptr, NULL, b->G, w); break;
+    }
+}
+
+static void check_ops(void) {
+    pg_dataset ds;
+    tg_build(&ds, 6, 3, 2, 2, 1, 7);
+    op_ctx c = {.w = 3};
+    batch_init(&c.b, ds.G, ds.N, ds.E, ds.Fn, ds.Fe, ds.Fg, 1);
+    int64_t *ids = seer_malloc(sizeof(int64_t) * (size_t)ds.G);
+    for (int64_t g = 0; g < ds.G; g++) ids[g] = g;
+    batch_build(&c.b, &ds, NULL, ids, ds.G);
+    int64_t big = (ds.E > ds.N ? ds.E : ds.N) * c.w;
+    c.in = seer_calloc((size_t)big, 4), c.out = seer_calloc((size_t)big, 4);
+    c.wout = seer_calloc((size_t)big, 4), c.aux = seer_calloc((size_t)big, 4);
+    c.score = seer_calloc((size_t)ds.N, 4), c.alpha = seer_calloc((size_t)ds.N, 4);
+    c.arg = seer_calloc((size_t)big, 8);
+    float *din = seer_calloc((size_t)big, 4), *dscore = seer_calloc((size_t)ds.N, 4);
+    const char *names[] = {"seg_mean(by dst)", "seg_max(by dst)", "seg_max(pool)", "attn_pool",
+                           "gather(src)", "gather(graph)"};
+    for (int op = 0; op <= OP_GATHER_GRAPH; op++) {
+        c.op = op;
+        int64_t nin = op_rows_in(&c) * c.w, nout = op_rows_out(&c) * c.w;
+        fill(c.in, nin);
+        fill(c.wout, nout);
+        fill(c.score, ds.N);
+        // poison the output so unwritten elements show
+        for (int64_t i = 0; i < nout; i++) c.out[i] = NAN;
+        op_forward(&c);
+        for (int64_t i = 0; i < nout; i++) CHECK(isfinite(c.out[i]), "%s: output %lld not written", names[op], (long long)i);
+        memset(din, 0, sizeof(float) * (size_t)nin);
+        memset(dscore, 0, sizeof(float) * (size_t)ds.N);
+        op_backward(&c, din, dscore);
+        fd_check(names[op], c.in, nin, din, op_loss, &c, 1e-3, 1e-2, 1e-3, 0);
+        if (op == OP_ATTN) fd_check("attn_pool(score)", c.score, ds.N, dscore, op_loss, &c, 1e-3, 1e-2, 1e-3, 0);
+    }
+    // float64 reference of seg_mean / seg_max by destination, including empty rows (value 0)
+    c.op = OP_SEG_MAX_IN;
+    fill(c.in, c.b.E * c.w);
+    op_forward(&c);
+    memcpy(c.aux, c.out, sizeof(float) * (size_t)(c.b.N * c.w));
+    c.op = OP_SEG_MEAN_IN;
+    op_forward(&c);
+    for (int64_t v = 0; v < c.b.N; v++)
+        for (int j = 0; j < c.w; j++) {
+            double mx = -INFINITY, sum = 0;
+            int64_t deg = 0, arg = -1;
+            for (int64_t e = 0; e < c.b.E; e++)
+                if (c.b.dst[e] == v) {
+                    double x = c.in[e * c.w + j];
+                    if (x > mx) mx = x, arg = e;
+                    sum += x, deg++;
+                }
+            double want_max = deg ? mx : 0.0, want_mean = deg ? sum / (double)deg : 0.0;
+            CHECK(close_enough(c.aux[v * c.w + j], want_max, 0, 0), "seg_max node %lld: %g vs %g",
+                  (long long)v, (double)c.aux[v * c.w + j], want_max);
+            CHECK(close_enough(c.out[v * c.w + j], want_mean, 1e-6, 1e-6), "seg_mean node %lld",
+                  (long long)v);
+            (void)arg;
+        }
+    // ties: give every edge the same value; the argmax must be the lowest edge id of each row
+    c.op = OP_SEG_MAX_IN;
+    for (int64_t i = 0; i < c.b.E * c.w; i++) c.in[i] = 1.5f;
+    op_forward(&c);
+    for (int64_t v = 0; v < c.b.N; v++) {
+        int64_t lowest = -1;
+        for (int64_t e = 0; e < c.b.E && lowest < 0; e++)
+            if (c.b.dst[e] == v) lowest = e;
+        for (int j = 0; j < c.w; j++)
+            CHECK(c.arg[v * c.w + j] == lowest, "tie at node %lld: argmax %lld, lowest edge %lld",
+                  (long long)v, (long long)c.arg[v * c.w + j], (long long)lowest);
+    }
+    // NaN policy: a NaN in a segment propagates
+    c.in[0] = NAN;
+    op_forward(&c);
+    CHECK(isnan(c.out[c.b.dst[0] * c.w]), "seg_max: NaN must propagate");
+    // linear (+ReLU): input, weight and bias gradients
+    {
+        int64_t n = 7;
+        int fin = 5, fout = 4;
+        float *x = seer_malloc(4 * 35), *W = seer_malloc(4 * 20), *bb = seer_malloc(4 * 4);
+        float *y = seer_malloc(4 * 28), *wy = seer_malloc(4 * 28), *dx = seer_calloc(35, 4);
+        float *dW = seer_calloc(20, 4), *db = seer_calloc(4, 4), *dy = seer_malloc(4 * 28);
+        fill(x, 35), fill(W, 20), fill(bb, 4), fill(wy, 28);
+        for (int relu = 0; relu < 2; relu++) {
+            be->linear_forward(y, fout, x, fin, W, bb, n, fin, fout, relu);
+            memcpy(dy, wy, sizeof(float) * 28);
+            if (relu) be->relu_backward(dy, y, 28);
+            memset(dx, 0, 4 * 35), memset(dW, 0, 4 * 20), memset(db, 0, 4 * 4);
+            be->linear_backward(dx, fin, dW, db, dy, fout, x, fin, W, n, fin, fout);
+            for (int which = 0; which < 3; which++) {
+                float *buf = which == 0 ? x : which == 1 ? W : bb;
+                float *ana = which == 0 ? dx : which == 1 ? dW : db;
+                int64_t cnt = which == 0 ? 35 : which == 1 ? 20 : 4;
+                for (int64_t i = 0; i < cnt; i++) {
+                    float keep = buf[i];
+                    buf[i] = keep + 1e-3f;
+                    be->linear_forward(y, fout, x, fin, W, bb, n, fin, fout, relu);
+                    double lp = dotw(y, wy, 28);
+                    buf[i] = keep - 1e-3f;
+                    be->linear_forward(y, fout, x, fin, W, bb, n, fin, fout, relu);
+                    double lm = dotw(y, wy, 28);
+                    buf[i] = keep;
+                    double fd = (lp - lm) / 2e-3;
+                    CHECK(close_enough(ana[i], fd, 1e-2, 1e-3), "linear(relu=%d) %s[%lld]: %g vs %g",
+                          relu, which == 0 ? "dx" : which == 1 ? "dW" : "db", (long long)i,
+                          (double)ana[i], fd);
+                }
+            }
+        }
+        free(x), free(W), free(bb), free(y), free(wy), free(dx), free(dW), free(db), free(dy);
+    }
+    free(din), free(dscore), free(ids);
+    free(c.in), free(c.out), free(c.wout), free(c.aux), free(c.score), free(c.alpha), free(c.arg);
+    batch_free(&c.b);
+    pg_free(&ds);
+}
+
+/* ---- whole model ---- */
+typedef struct {
+    seernet m;
+    seernet_acts a, d;
+    graph_batch b;
+    float *params, *grads;
+} model_ctx;
+
+static double model_loss(void *ctx) {
+    model_ctx *c = ctx;
+    seernet_input in = seernet_input_from_batch(&c->b);
+    seernet_forward(&c->m, be, c->params, &in, &c->a);
+    return loss_mse_masked(c->a.head.out, c->b.y, c->b.G, c->m.M, NULL, NULL);
+}
+
+static void check_model(int agg, int L) {
+    pg_dataset ds;
+    tg_build(&ds, 5, 4, 3, 2, 2, 11 + (uint64_t)agg);
+    model_ctx c;
+    seernet_init(&c.m, 6, L, ds.Fn, ds.Fe, ds.Fg, ds.M, agg, 5);
+    batch_init(&c.b, ds.G, ds.N, ds.E, ds.Fn, ds.Fe, ds.Fg, ds.M);
+    int64_t ids[64];
+    for (int64_t g = 0; g < ds.G; g++) ids[g] = g;
+    float *targets = seer_malloc(sizeof(float) * (size_t)(ds.G * ds.M));
+    for (int64_t i = 0; i < ds.G * ds.M; i++) targets[i] = isnan(ds.label_y[i]) ? NAN : (float)rng_normal(&rng);
+    batch_build(&c.b, &ds, targets, ids, ds.G);
+    seernet_acts_init(&c.a, &c.m, be, c.b.N, c.b.E, c.b.G);
+    seernet_acts_init(&c.d, &c.m, be, c.b.N, c.b.E, c.b.G);
+    int64_t P = c.m.pt.total;
+    c.params = seer_malloc(sizeof(float) * (size_t)P);
+    c.grads = seer_calloc((size_t)P, sizeof(float));
+    params_init_uniform(&c.m.pt, c.params, &rng);
+    printf("model agg=%s L=%d: %lld parameters, loss %.4f\n", agg ? "synmm" : "mean", L,
+           (long long)P, model_loss(&c));
+    free(targets);
+    seernet_input in = seernet_input_from_batch(&c.b);
+    model_loss(&c);
+    seernet_acts_zero(&c.d, be);
+    loss_mse_masked(c.a.head.out, c.b.y, c.b.G, c.m.M, c.d.head.out, NULL);
+    seernet_backward(&c.m, be, c.params, c.grads, &in, &c.a, &c.d);
+    char what[64];
+    snprintf(what, sizeof what, "seernet(agg=%s, L=%d)", agg ? "synmm" : "mean", L);
+    // 2e-4: small enough that few ReLU kinks or max switches are crossed, large enough that
+    // float32 rounding (loss ~1) stays below the absolute tolerance.
+    double eps = getenv("SEER_GRAD_EPS") ? atof(getenv("SEER_GRAD_EPS")) : 2e-4;
+    fd_check(what, c.params, P, c.grads, model_loss, &c, eps, 1e-2, 1e-3, 0.01);
+    seernet_acts_free(&c.a, be), seernet_acts_free(&c.d, be);
+    batch_free(&c.b);
+    seernet_free(&c.m);
+    free(c.params), free(c.grads);
+    pg_free(&ds);
+}
+
+int main(void) {
+    be = backend_cpu();
+    backend_cpu_set_threads(1);
+    rng_seed(&rng, 42);
+    check_ops();
+    check_model(AGG_MEAN, 1);
+    check_model(AGG_MEAN, 2);
+    check_model(AGG_SYNMM, 1);
+    check_model(AGG_SYNMM, 2);
+    return test_finish("test_grad");
+}
