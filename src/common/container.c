@@ -15,6 +15,7 @@ size_t ctr_dtype_size(int dtype) {
     case DT_F16: return 2;
     case DT_I8: return 1;
     case DT_I64: return 8;
+    case DT_F64: return 8;
     default: return 0;
     }
 }

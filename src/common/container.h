@@ -18,7 +18,7 @@
 #include "common/common.h"
 
 enum { KV_STR = 1, KV_I64 = 2, KV_F64 = 3, KV_I64ARR = 4, KV_F64ARR = 5, KV_U64ARR = 6, KV_STRARR = 7 };
-enum { DT_F32 = 0, DT_F16 = 1, DT_I8 = 2, DT_I64 = 3 };
+enum { DT_F32 = 0, DT_F16 = 1, DT_I8 = 2, DT_I64 = 3, DT_F64 = 4 };
 
 typedef struct {
     char *key;
