@@ -215,9 +215,11 @@ static int check_finite(const float *x, int64_t rows, int w, const int64_t *ptr,
                 while (g < G && ptr[g + 1] <= r) g++;
             else
                 g = r;
-            return seer_fail(err, "%s: %s: graph %lld (%s), row %lld, column %d (%s): non-finite "
+            return seer_fail(err, "%s: %s: graph %lld (%s), %s %lld, column %d (%s): non-finite "
                              "value %g; features must be finite (fix the converter's input)",
-                             path, dset, (long long)g, gname(ds, g), (long long)r, c,
+                             path, dset, (long long)g, gname(ds, g),
+                             ptr ? (ptr == ds->node_ptr ? "node" : "edge") : "row",
+                             (long long)(ptr ? r - ptr[g] : 0), c,
                              cols ? cols[c] : "?", (double)x[r * w + c]);
         }
     }

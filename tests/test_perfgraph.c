@@ -1,0 +1,174 @@
+/* PerfGraph HDF5: a round trip that must return every array bit for bit, and each malformed
+ * file refused with the expected message (truncated file, not HDF5, wrong widths, edge id out
+ * of its graph, non-monotone offsets, NaN feature, bad label, wrong version, missing dataset). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "data/perfgraph.h"
+#include "data/prep.h"
+#include "testgraphs.h"
+#include "testutil.h"
+
+static char dir[512];
+
+static void same_dataset(const pg_dataset *a, const pg_dataset *b) {
+    CHECK(a->G == b->G && a->N == b->N && a->E == b->E, "counts differ");
+    CHECK(a->Fn == b->Fn && a->Fe == b->Fe && a->Fg == b->Fg && a->M == b->M && a->n_ops == b->n_ops,
+          "widths differ");
+    if (test_failures) return;
+    CHECK(!memcmp(a->node_ptr, b->node_ptr, 8 * (size_t)(a->G + 1)), "node_ptr");
+    CHECK(!memcmp(a->edge_ptr, b->edge_ptr, 8 * (size_t)(a->G + 1)), "edge_ptr");
+    CHECK(!memcmp(a->group, b->group, 8 * (size_t)a->G), "group");
+    CHECK(!memcmp(a->node_x, b->node_x, 4 * (size_t)(a->N * a->Fn)), "node_x");
+    CHECK(!memcmp(a->node_op, b->node_op, 4 * (size_t)a->N), "node_op");
+    CHECK(!memcmp(a->edge_index, b->edge_index, 8 * (size_t)a->E), "edge_index");
+    CHECK(!memcmp(a->edge_x, b->edge_x, 4 * (size_t)(a->E * a->Fe)), "edge_x");
+    CHECK(!memcmp(a->global_x, b->global_x, 4 * (size_t)(a->G * a->Fg)), "global_x");
+    CHECK(!memcmp(a->label_y, b->label_y, 4 * (size_t)(a->G * a->M)), "label_y (NaN included)");
+    for (int64_t g = 0; g < a->G; g++) CHECK(!strcmp(a->name[g], b->name[g]), "name %lld", (long long)g);
+    for (int i = 0; i < a->Fn; i++) CHECK(!strcmp(a->node_features[i], b->node_features[i]), "schema");
+    for (int i = 0; i < a->M; i++) CHECK(!strcmp(a->labels[i], b->labels[i]), "labels");
+    CHECK(!strcmp(a->source, b->source), "source attribute");
+}
+
+/* Writes ds (possibly corrupted by the caller), reads it back, expects failure with `want` in
+ * the message. */
+static void expect_refused(const char *what, const pg_dataset *ds, const char *want) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/bad.h5", dir);
+    seer_err err;
+    CHECK(pg_write(path, ds, &err) == 0, "%s: write: %s", what, err.msg);
+    pg_dataset back;
+    err.msg[0] = 0;
+    int rc = pg_read(path, &back, &err);
+    CHECK(rc != 0, "%s: a bad file was accepted", what);
+    if (rc == 0) pg_free(&back);
+    CHECK(strstr(err.msg, want) && strstr(err.msg, path), "%s: message '%s' lacks '%s' or the path",
+          what, err.msg, want);
+    printf("  refused %-26s %s\n", what, err.msg);
+}
+
+int main(void) {
+    snprintf(dir, sizeof dir, "/tmp/seer_test_pg_%d", (int)getpid());
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+    if (system(cmd) != 0) return 1;
+    pg_dataset ds, back;
+    seer_err err;
+    tg_build(&ds, 8, 4, 3, 2, 2, 3);
+    char path[600];
+    snprintf(path, sizeof path, "%s/ok.h5", dir);
+    CHECK(pg_write(path, &ds, &err) == 0, "write: %s", err.msg);
+    CHECK(pg_read(path, &back, &err) == 0, "read: %s", err.msg);
+    if (!test_failures) {
+        same_dataset(&ds, &back);
+        pg_free(&back);
+    }
+
+    // truncated file
+    {
+        FILE *f = fopen(path, "rb");
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        char *buf = seer_malloc((size_t)n);
+        CHECK(fread(buf, 1, (size_t)n, f) == (size_t)n, "read back");
+        fclose(f);
+        char tpath[600];
+        snprintf(tpath, sizeof tpath, "%s/trunc.h5", dir);
+        f = fopen(tpath, "wb");
+        fwrite(buf, 1, (size_t)n / 2, f);
+        fclose(f);
+        CHECK(pg_read(tpath, &back, &err) != 0, "truncated file accepted");
+        CHECK(strstr(err.msg, tpath) != NULL, "truncated: %s", err.msg);
+        printf("  refused %-26s %s\n", "truncated file", err.msg);
+        snprintf(tpath, sizeof tpath, "%s/text.h5", dir);
+        f = fopen(tpath, "wb");
+        fputs("node,edge\n1,2\n", f);
+        fclose(f);
+        CHECK(pg_read(tpath, &back, &err) != 0 && strstr(err.msg, "not an HDF5 file"), "text file: %s", err.msg);
+        printf("  refused %-26s %s\n", "not HDF5", err.msg);
+        CHECK(pg_read("/nonexistent/x.h5", &back, &err) != 0 && strstr(err.msg, "cannot open"),
+              "missing file: %s", err.msg);
+        free(buf);
+    }
+    // edge id outside its graph (graph 0 has 6 nodes)
+    ds.edge_index[1] = 6;
+    expect_refused("edge id out of graph", &ds, "outside the graph's 6 nodes");
+    ds.edge_index[1] = 2;
+    // non-monotone offsets
+    int64_t keep = ds.node_ptr[2];
+    ds.node_ptr[2] = ds.node_ptr[1] - 1;
+    expect_refused("non-monotone node_ptr", &ds, "not monotone at graph 1");
+    ds.node_ptr[2] = keep;
+    // NaN feature in graph 3
+    int64_t row = ds.node_ptr[3] + 2;
+    ds.node_x[row * ds.Fn + 1] = NAN;
+    expect_refused("NaN node feature", &ds, "graph 3 (g3)");
+    ds.node_x[row * ds.Fn + 1] = 0.5f;
+    // widths against /schema, format version, a missing dataset: edit a good file in place
+    {
+        char p2[600];
+        snprintf(p2, sizeof p2, "%s/edit.h5", dir);
+        CHECK(pg_write(p2, &ds, &err) == 0, "write: %s", err.msg);
+        hid_t f = H5Fopen(p2, H5F_ACC_RDWR, H5P_DEFAULT);
+        H5Ldelete(f, "/node/x", H5P_DEFAULT);
+        hsize_t dims[2] = {(hsize_t)ds.N, (hsize_t)ds.Fn - 1};
+        hid_t sp = H5Screate_simple(2, dims, NULL);
+        hid_t d = H5Dcreate2(f, "/node/x", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, ds.node_x);
+        H5Dclose(d), H5Sclose(sp), H5Fclose(f);
+        CHECK(pg_read(p2, &back, &err) != 0 && strstr(err.msg, "/node/x: shape"), "narrow node/x: %s", err.msg);
+        printf("  refused %-26s %s\n", "wrong feature width", err.msg);
+
+        CHECK(pg_write(p2, &ds, &err) == 0, "write: %s", err.msg);
+        f = H5Fopen(p2, H5F_ACC_RDWR, H5P_DEFAULT);
+        int64_t v2 = 2;
+        hid_t at = H5Aopen(f, "version", H5P_DEFAULT);
+        H5Awrite(at, H5T_NATIVE_INT64, &v2);
+        H5Aclose(at), H5Fclose(f);
+        CHECK(pg_read(p2, &back, &err) != 0 && strstr(err.msg, "version 2 is not supported"), "version: %s", err.msg);
+        printf("  refused %-26s %s\n", "future version", err.msg);
+
+        CHECK(pg_write(p2, &ds, &err) == 0, "write: %s", err.msg);
+        f = H5Fopen(p2, H5F_ACC_RDWR, H5P_DEFAULT);
+        H5Ldelete(f, "/edge/x", H5P_DEFAULT);
+        H5Fclose(f);
+        CHECK(pg_read(p2, &back, &err) != 0 && strstr(err.msg, "/edge/x: missing dataset"), "missing: %s", err.msg);
+        printf("  refused %-26s %s\n", "missing dataset", err.msg);
+    }
+    // wrong label value
+    float ky = ds.label_y[0];
+    ds.label_y[0] = -1.0f;
+    expect_refused("negative label", &ds, "labels must be positive");
+    ds.label_y[0] = ky;
+    // op id outside the schema
+    ds.node_op[0] = 7;
+    expect_refused("op id out of schema", &ds, "outside /schema/op_types");
+    ds.node_op[0] = 0;
+
+    // splits: seeded, by counts and fractions, groups kept together
+    int8_t *w1 = seer_malloc((size_t)ds.G), *w2 = seer_malloc((size_t)ds.G);
+    CHECK(split_assign(&ds, 0, 0.5, 0.25, 0, 0, 9, w1, &err) == 0, "%s", err.msg);
+    CHECK(split_assign(&ds, 0, 0.5, 0.25, 0, 0, 9, w2, &err) == 0, "%s", err.msg);
+    CHECK(!memcmp(w1, w2, (size_t)ds.G), "split not deterministic");
+    for (int64_t g = 0; g + 1 < ds.G; g++)
+        if (ds.group[g] == ds.group[g + 1]) CHECK(w1[g] == w1[g + 1], "group %lld split apart", (long long)ds.group[g]);
+    CHECK(split_assign(&ds, 1, 0, 0, 6, 3, 9, w1, &err) == 0, "%s", err.msg);
+    int64_t cnt[3] = {0};
+    for (int64_t g = 0; g < ds.G; g++) cnt[w1[g]]++;
+    CHECK(cnt[0] >= 6 && cnt[0] <= 7 && cnt[1] >= 3 && cnt[1] <= 4, "counts split %lld/%lld/%lld",
+          (long long)cnt[0], (long long)cnt[1], (long long)cnt[2]);
+    CHECK(split_assign(&ds, 1, 0, 0, 12, 3, 9, w1, &err) != 0 && strstr(err.msg, "leaves no test"),
+          "over-large counts accepted: %s", err.msg);
+    free(w1), free(w2);
+
+    pg_free(&ds);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) return 1;
+    return test_finish("test_perfgraph");
+}
