@@ -48,6 +48,9 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     ctr_add_i64(&c, "train.since_best", t->since_best);
     ctr_add_arr(&c, "train.rng_epoch", KV_U64ARR, t->rng_epoch.s, 4);
     ctr_add_f64(&c, "train.best_val", t->best_val);
+    ctr_add_f64(&c, "train.epoch_loss_sum", t->epoch_loss_sum);
+    ctr_add_i64(&c, "train.epoch_batches", t->epoch_batches);
+    ctr_add_i64(&c, "train.epoch_graphs", t->epoch_graphs);
     ctr_add_f64(&c, "sched.lr", t->sched.lr);
     ctr_add_f64(&c, "sched.best", t->sched.best);
     ctr_add_i64(&c, "sched.bad_epochs", t->sched.bad_epochs);
@@ -159,6 +162,9 @@ int trainer_load(trainer *t, const char *path, seer_err *err) {
         get_i64(&c, "train.batch_in_epoch", path, &t->batch_in_epoch, err) ||
         get_i64(&c, "train.since_best", path, &t->since_best, err) ||
         get_f64(&c, "train.best_val", path, &t->best_val, err) ||
+        get_f64(&c, "train.epoch_loss_sum", path, &t->epoch_loss_sum, err) ||
+        get_i64(&c, "train.epoch_batches", path, &t->epoch_batches, err) ||
+        get_i64(&c, "train.epoch_graphs", path, &t->epoch_graphs, err) ||
         get_f64(&c, "sched.lr", path, &t->sched.lr, err) ||
         get_f64(&c, "sched.best", path, &t->sched.best, err) ||
         get_i64(&c, "sched.bad_epochs", path, &t->sched.bad_epochs, err))

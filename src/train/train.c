@@ -285,8 +285,7 @@ int trainer_run(trainer *t, seer_err *err) {
                  (long long)c->train_epochs);
         progress_begin(&prog, label, per_epoch);
         if (t->quiet) prog.tty = 0;
-        double t0 = seer_now(), loss_sum = 0;
-        int64_t nb = 0, graphs = 0;
+        double t0 = seer_now();
         while (t->batch_in_epoch < per_epoch) {
             int64_t start = t->batch_in_epoch * bs, n = ntr - start < bs ? ntr - start : bs;
             double loss = trainer_step(t, perm + start, n);
@@ -295,10 +294,10 @@ int trainer_run(trainer *t, seer_err *err) {
                                     "enable grad_clip", (long long)t->step, loss);
                 goto out;
             }
-            loss_sum += loss, nb++, graphs += n;
+            t->epoch_loss_sum += loss, t->epoch_batches++, t->epoch_graphs += n;
             t->batch_in_epoch++;
             char extra[64];
-            snprintf(extra, sizeof extra, "loss %.4f", loss_sum / (double)nb);
+            snprintf(extra, sizeof extra, "loss %.4f", t->epoch_loss_sum / (double)t->epoch_batches);
             progress_update(&prog, t->batch_in_epoch, extra);
             if (c->output_save_every > 0 && t->step % c->output_save_every == 0 &&
                 (rc = trainer_save(t, last, err)))
@@ -312,6 +311,9 @@ int trainer_run(trainer *t, seer_err *err) {
         double secs = seer_now() - t0;
         if (stopped && t->batch_in_epoch < per_epoch) break; // stopped mid-epoch: resume continues it
         // end of epoch: evaluate, schedule, early stopping, checkpoints
+        double loss_sum = t->epoch_loss_sum;
+        int64_t nb = t->epoch_batches, graphs = t->epoch_graphs;
+        t->epoch_loss_sum = 0, t->epoch_batches = 0, t->epoch_graphs = 0;
         t->epoch++;
         t->batch_in_epoch = 0;
         t->rng_epoch = r;

@@ -32,6 +32,8 @@ typedef struct {
     seer_rng rng_epoch; // generator state at the start of the current epoch (its shuffle)
     lr_schedule sched;
     double best_val;
+    double epoch_loss_sum;             // running sums of the current epoch (for its log line)
+    int64_t epoch_batches, epoch_graphs;
     char run_dir[1024];
     int quiet;
 } trainer;

@@ -1,0 +1,22 @@
+#!/bin/sh
+# End to end on real data: train on a NAS-Bench-201 subset and require the validation MAPE to
+# fall well below (under half) what predicting the training mean gives, for every label.
+# usage: test_e2e.sh SEERTRAIN DATA.h5 CONFIG WORKDIR PYTHON
+set -eu
+seertrain=$1 data=$2 config=$3 work=$4 python=$5
+rm -rf "$work"
+$seertrain "$config" --set data.path="$data" --set output.dir="$work" --set output.run=e2e \
+    --set data.limit=1500 --set train.epochs=12 --set train.batch_size=32
+$python - "$work/e2e/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+base = s["train_mean_val_mape"]
+print("mean val MAPE %.3f%%, test %.3f%%; training-mean predictor %.3f%%"
+      % (s["mean_val_mape"], s["mean_test_mape"], base))
+for name, m in s["val"].items():
+    print("  %-20s val MAPE %.3f%% Spearman %.4f" % (name, m["mape"], m["spearman"]))
+    assert m["mape"] < 0.5 * base, "%s: val MAPE %.3f not below half of %.3f" % (name, m["mape"], base)
+    assert m["spearman"] > 0.8, "%s: Spearman %.3f" % (name, m["spearman"])
+assert s["mean_test_mape"] < 0.5 * base
+print("test_e2e: passed")
+PY
