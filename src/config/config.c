@@ -297,9 +297,15 @@ void config_help(FILE *f, int markdown) {
     for (int i = 0; i < CFG_NKEYS; i++) {
         const key_info *k = &KEYS[i];
         if (markdown) {
+            char choices[256] = "";
+            if (k->choices) { // a '|' would split the table cell
+                size_t n = 0;
+                for (const char *c = k->choices; *c && n + 4 < sizeof choices; c++)
+                    n += (size_t)snprintf(choices + n, sizeof choices - n, "%s",
+                                          *c == '|' ? " / " : (char[2]){*c, 0});
+            }
             fprintf(f, "| `%s.%s` | %s%s%s | `%s` | %s |\n", k->section, k->key,
-                    type_name(k->type), k->choices ? ": " : "", k->choices ? k->choices : "",
-                    k->def, k->help);
+                    type_name(k->type), k->choices ? ": " : "", choices, k->def, k->help);
             continue;
         }
         if (strcmp(last, k->section)) fprintf(f, "%s[%s]\n", i ? "\n" : "", k->section);

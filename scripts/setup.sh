@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs what Seer builds with (Debian packages), builds it, and builds the default dataset
+# datasets/nb201.h5 when it is missing. Safe to run again. Run as root on Debian 12.
+#   SEER_NO_APT=1     skip apt (packages already there)
+#   SEER_NO_DATASET=1 skip the dataset
+set -eu
+cd "$(dirname "$0")/.."
+if [ "${SEER_NO_APT:-0}" != 1 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # build: compiler, cmake; libraries: HDF5 (datasets), OpenBLAS built for OpenMP (dense
+    # products), inih (INI configs); python3 + numpy + h5py for the dataset builder and tests.
+    apt-get install -y -qq --no-install-recommends build-essential cmake pkg-config \
+        libhdf5-dev libopenblas-openmp-dev libinih-dev python3 python3-numpy python3-h5py >/dev/null
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$(nproc)"
+if [ "${SEER_NO_DATASET:-0}" != 1 ] && [ ! -f datasets/nb201.h5 ]; then
+    /usr/bin/python3 scripts/datasets/nb201_build.py -o datasets/nb201.h5
+fi
