@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+enum { LIN_RELU = 1, LIN_ACC = 2 };
+
 typedef struct seer_backend {
     const char *name;
     void *(*alloc)(size_t bytes);
@@ -30,20 +32,23 @@ typedef struct seer_backend {
     void (*upload)(void *dst, const void *src, size_t bytes);   // host -> backend
     void (*download)(void *dst, const void *src, size_t bytes); // backend -> host
 
-    // out(n, fout) = in(n, fin) W(fout, fin)^T + b, then ReLU when relu != 0. W is row-major
-    // (fout, fin) like torch.nn.Linear.
+    // out(n, fout) = in(n, fin) W^T + b (b may be NULL); with LIN_ACC out += instead of =;
+    // with LIN_RELU a ReLU follows. W is (fout, fin) with row stride ldw (ldw = fin for a
+    // whole torch.nn.Linear weight; a column block of a wider weight otherwise).
     void (*linear_forward)(float *out, int64_t ldo, const float *in, int64_t ldi, const float *w,
-                           const float *b, int64_t n, int fin, int fout, int relu);
-    // din += dout W, dW += dout^T in, db += colsum(dout); din may be NULL.
-    void (*linear_backward)(float *din, int64_t lddi, float *dw, float *db, const float *dout,
-                            int64_t lddo, const float *in, int64_t ldi, const float *w, int64_t n,
-                            int fin, int fout);
+                           int64_t ldw, const float *b, int64_t n, int fin, int fout, int flags);
+    // din += dout W, dW += dout^T in, db += colsum(dout); din and db may be NULL.
+    void (*linear_backward)(float *din, int64_t lddi, float *dw, int64_t ldw, float *db,
+                            const float *dout, int64_t lddo, const float *in, int64_t ldi,
+                            const float *w, int64_t n, int fin, int fout);
+    // y = max(y, 0) in place over count contiguous values.
+    void (*relu_forward)(float *y, int64_t count);
     // dx *= (y > 0) for the contiguous (n, w) block, y the ReLU output.
     void (*relu_backward)(float *dx, const float *y, int64_t count);
 
-    // out[i] = in[idx[i]] for i < n.
+    // out[i] = in[idx[i]] for i < n, or out[i] += in[idx[i]] when accumulate != 0.
     void (*gather_forward)(float *out, int64_t ldo, const float *in, int64_t ldi,
-                           const int64_t *idx, int64_t n, int w);
+                           const int64_t *idx, int64_t n, int w, int accumulate);
     // out[s] += sum over the segment of in[row]: the backward of a gather, run on the transposed
     // index (CSC) instead of scattering with atomics.
     void (*seg_sum_forward)(float *out, int64_t ldo, const float *in, int64_t ldi,

@@ -27,17 +27,23 @@ static void cpu_zero(void *p, size_t bytes) { memset(p, 0, bytes); }
 static void cpu_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
 
 void linear_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, const float *w,
-                        const float *b, int64_t n, int fin, int fout, int relu) {
+                        int64_t ldw, const float *b, int64_t n, int fin, int fout, int flags) {
     if (n == 0) return;
-    float beta = 0.0f;
+    float beta = flags & LIN_ACC ? 1.0f : 0.0f;
     if (b) {
 #pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < n; i++) memcpy(ROW(out, ldo, i), b, sizeof(float) * (size_t)fout);
+        for (int64_t i = 0; i < n; i++) {
+            float *r = ROW(out, ldo, i);
+            if (flags & LIN_ACC)
+                for (int j = 0; j < fout; j++) r[j] += b[j];
+            else
+                memcpy(r, b, sizeof(float) * (size_t)fout);
+        }
         beta = 1.0f;
     }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, fout, fin, 1.0f, in, (int)ldi, w,
-                fin, beta, out, (int)ldo);
-    if (relu) {
+                (int)ldw, beta, out, (int)ldo);
+    if (flags & LIN_RELU) {
 #pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < n; i++) {
             float *r = ROW(out, ldo, i);
@@ -46,23 +52,39 @@ void linear_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, c
     }
 }
 
-void linear_backward_cpu(float *din, int64_t lddi, float *dw, float *db, const float *dout,
-                         int64_t lddo, const float *in, int64_t ldi, const float *w, int64_t n,
-                         int fin, int fout) {
+void linear_backward_cpu(float *din, int64_t lddi, float *dw, int64_t ldw, float *db,
+                         const float *dout, int64_t lddo, const float *in, int64_t ldi,
+                         const float *w, int64_t n, int fin, int fout) {
     if (n == 0) return;
     if (din)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, fin, fout, 1.0f, dout,
-                    (int)lddo, w, fin, 1.0f, din, (int)lddi);
+                    (int)lddo, w, (int)ldw, 1.0f, din, (int)lddi);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, fout, fin, (int)n, 1.0f, dout, (int)lddo,
-                in, (int)ldi, 1.0f, dw, fin);
+                in, (int)ldi, 1.0f, dw, (int)ldw);
     if (db) {
+        // Column blocks per thread, rows in order inside: contiguous reads, a fixed summation
+        // order (so the result does not depend on the thread count), float64 accumulation.
 #pragma omp parallel for schedule(static)
-        for (int j = 0; j < fout; j++) {
-            float s = 0.0f;
-            for (int64_t i = 0; i < n; i++) s += ROW(dout, lddo, i)[j];
-            db[j] += s;
+        for (int j0 = 0; j0 < fout; j0 += 64) {
+            int j1 = j0 + 64 < fout ? j0 + 64 : fout;
+            double acc[64] = {0};
+            for (int64_t i0 = 0; i0 < n; i0 += 256) { // float partials over 256 rows
+                float part[64] = {0};
+                int64_t i1 = i0 + 256 < n ? i0 + 256 : n;
+                for (int64_t i = i0; i < i1; i++) {
+                    const float *r = ROW(dout, lddo, i) + j0;
+                    for (int j = 0; j < j1 - j0; j++) part[j] += r[j];
+                }
+                for (int j = 0; j < j1 - j0; j++) acc[j] += part[j];
+            }
+            for (int j = j0; j < j1; j++) db[j] += (float)acc[j - j0];
         }
     }
+}
+
+void relu_forward_cpu(float *y, int64_t count) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < count; i++) y[i] = y[i] > 0.0f ? y[i] : 0.0f;
 }
 
 void relu_backward_cpu(float *dx, const float *y, int64_t count) {
@@ -72,10 +94,16 @@ void relu_backward_cpu(float *dx, const float *y, int64_t count) {
 }
 
 void gather_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, const int64_t *idx,
-                        int64_t n, int w) {
+                        int64_t n, int w, int accumulate) {
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++)
-        memcpy(ROW(out, ldo, i), ROW(in, ldi, idx[i]), sizeof(float) * (size_t)w);
+    for (int64_t i = 0; i < n; i++) {
+        float *o = ROW(out, ldo, i);
+        const float *x = ROW(in, ldi, idx[i]);
+        if (accumulate)
+            for (int j = 0; j < w; j++) o[j] += x[j];
+        else
+            memcpy(o, x, sizeof(float) * (size_t)w);
+    }
 }
 
 void seg_sum_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, const int64_t *ptr,
@@ -224,6 +252,7 @@ static const seer_backend cpu_backend = {
     .download = cpu_copy,
     .linear_forward = linear_forward_cpu,
     .linear_backward = linear_backward_cpu,
+    .relu_forward = relu_forward_cpu,
     .relu_backward = relu_backward_cpu,
     .gather_forward = gather_forward_cpu,
     .seg_sum_forward = seg_sum_forward_cpu,

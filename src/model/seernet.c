@@ -48,11 +48,12 @@ static void layout(seernet_acts *a, const seernet *m, float *fb, int64_t *ib) {
     a->z[0] = F(G, H);
     for (int l = 0; l < m->L; l++) {
         seernet_block_act *b = &a->blk[l];
-        b->xe = F(E, 4 * H);
         b->e.hid = F(E, H), b->e.out = F(E, H);
+        b->ts = F(N, H), b->td = F(N, H), b->tg = F(G, H);
         a->e[l + 1] = F(E, H);
-        b->xv = F(N, aw + 2 * H);
+        b->agg = F(N, aw);
         b->agg_arg = m->agg == AGG_SYNMM ? I(N, H) : NULL;
+        b->tzg = F(G, H);
         b->v.hid = F(N, H), b->v.out = F(N, H);
         a->h[l + 1] = F(N, H);
         b->score = F(N, 1), b->alpha = F(N, 1);
@@ -107,19 +108,32 @@ seernet_input seernet_input_from_batch(const graph_batch *b) {
 #define D(off) (grads + (off))
 
 static void lin_fwd(const seer_backend *be, const float *params, lin_p l, float *out, int64_t ldo,
-                    const float *x, int64_t ldx, int64_t n, int relu) {
-    be->linear_forward(out, ldo, x, ldx, P(l.w), P(l.b), n, l.fin, l.fout, relu);
+                    const float *x, int64_t ldx, int64_t n, int flags) {
+    be->linear_forward(out, ldo, x, ldx, P(l.w), l.fin, P(l.b), n, l.fin, l.fout, flags);
 }
 
 static void lin_bwd(const seer_backend *be, const float *params, float *grads, lin_p l, float *dx,
                     int64_t lddx, const float *dout, int64_t lddo, const float *x, int64_t ldx,
                     int64_t n) {
-    be->linear_backward(dx, lddx, D(l.w), D(l.b), dout, lddo, x, ldx, P(l.w), n, l.fin, l.fout);
+    be->linear_backward(dx, lddx, D(l.w), l.fin, D(l.b), dout, lddo, x, ldx, P(l.w), n, l.fin,
+                        l.fout);
+}
+
+/* Column block [col, col + fin) of a linear layer's weight: x W[:, col:col+fin]^T. */
+static void blk_fwd(const seer_backend *be, const float *params, lin_p l, int col, int fin,
+                    float *out, const float *x, int64_t n, const float *bias, int flags) {
+    be->linear_forward(out, l.fout, x, fin, P(l.w) + col, l.fin, bias, n, fin, l.fout, flags);
+}
+
+static void blk_bwd(const seer_backend *be, const float *params, float *grads, lin_p l, int col,
+                    int fin, float *dx, const float *dout, const float *x, int64_t n, float *dbias) {
+    be->linear_backward(dx, fin, D(l.w) + col, l.fin, dbias, dout, l.fout, x, fin, P(l.w) + col, n,
+                        fin, l.fout);
 }
 
 static void mlp_fwd(const seer_backend *be, const float *params, mlp_p p, const float *x,
                     int64_t ldx, int64_t n, mlp_act a) {
-    lin_fwd(be, params, p.l1, a.hid, p.l1.fout, x, ldx, n, 1);
+    lin_fwd(be, params, p.l1, a.hid, p.l1.fout, x, ldx, n, LIN_RELU);
     lin_fwd(be, params, p.l2, a.out, p.l2.fout, a.hid, p.l1.fout, n, 0);
 }
 
@@ -136,7 +150,7 @@ static void mlp_bwd(const seer_backend *be, const float *params, float *grads, m
 void seernet_forward(const seernet *m, const seer_backend *be, const float *params,
                      const seernet_input *in, seernet_acts *a) {
     int64_t N = in->N, E = in->E, G = in->G;
-    int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H, vw = aw + 2 * H;
+    int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H;
     SEER_ASSERT(N <= a->cap_N && E <= a->cap_E && G <= a->cap_G);
     mlp_fwd(be, params, m->enc_n, in->xn, m->Fn, N, a->enc_n);
     mlp_fwd(be, params, m->enc_e, in->xe, m->Fe, E, a->enc_e);
@@ -147,25 +161,35 @@ void seernet_forward(const seernet *m, const seer_backend *be, const float *para
         const seernet_block *p = &m->blk[l];
         seernet_block_act *b = &a->blk[l];
         const float *h = a->h[l], *e = a->e[l], *g = a->g[l], *z = a->z[l];
-        // edge update
-        be->copy_rows(b->xe, 4 * H, e, H, E, H);
-        be->gather_forward(b->xe + H, 4 * H, h, H, in->src, E, H);
-        be->gather_forward(b->xe + 2 * H, 4 * H, h, H, in->dst, E, H);
-        be->gather_forward(b->xe + 3 * H, 4 * H, g, H, in->edge_graph, E, H);
-        mlp_fwd(be, params, p->phi_e, b->xe, 4 * H, E, b->e);
+        // edge update, first layer by parts: e We^T + b + (h Ws^T)[src] + (h Wd^T)[dst] + (g Wg^T)[graph]
+        lin_p e1 = p->phi_e.l1;
+        blk_fwd(be, params, e1, 0, H, b->e.hid, e, E, P(e1.b), 0);
+        blk_fwd(be, params, e1, H, H, b->ts, h, N, NULL, 0);
+        blk_fwd(be, params, e1, 2 * H, H, b->td, h, N, NULL, 0);
+        blk_fwd(be, params, e1, 3 * H, H, b->tg, g, G, NULL, 0);
+        be->gather_forward(b->e.hid, H, b->ts, H, in->src, E, H, 1);
+        be->gather_forward(b->e.hid, H, b->td, H, in->dst, E, H, 1);
+        be->gather_forward(b->e.hid, H, b->tg, H, in->edge_graph, E, H, 1);
+        be->relu_forward(b->e.hid, E * H);
+        lin_fwd(be, params, p->phi_e.l2, b->e.out, H, b->e.hid, H, E, 0);
         be->copy_rows(a->e[l + 1], H, e, H, E, H);
         be->add_rows(a->e[l + 1], H, b->e.out, H, E, H);
-        // node aggregation of incoming messages, written into the first columns of xv
+        // node aggregation of incoming messages
         if (m->agg == AGG_SYNMM) {
-            be->seg_max_forward(b->xv, vw, b->agg_arg, b->e.out, H, in->in_ptr, in->in_idx, N, H);
-            be->seg_mean_forward(b->xv + H, vw, b->e.out, H, in->in_ptr, in->in_idx, N, H);
+            be->seg_max_forward(b->agg, aw, b->agg_arg, b->e.out, H, in->in_ptr, in->in_idx, N, H);
+            be->seg_mean_forward(b->agg + H, aw, b->e.out, H, in->in_ptr, in->in_idx, N, H);
         } else {
-            be->seg_mean_forward(b->xv, vw, b->e.out, H, in->in_ptr, in->in_idx, N, H);
+            be->seg_mean_forward(b->agg, aw, b->e.out, H, in->in_ptr, in->in_idx, N, H);
         }
-        be->gather_forward(b->xv + aw, vw, z, H, in->node_graph, N, H);
-        be->add_rows(b->xv + aw, vw, h, H, N, H);
-        be->gather_forward(b->xv + aw + H, vw, g, H, in->node_graph, N, H);
-        mlp_fwd(be, params, p->phi_v, b->xv, vw, N, b->v);
+        // node update, first layer by parts: agg Wa^T + b + h Wh^T + (z Wh^T + g Wg^T)[graph]
+        lin_p v1 = p->phi_v.l1;
+        blk_fwd(be, params, v1, 0, aw, b->v.hid, b->agg, N, P(v1.b), 0);
+        blk_fwd(be, params, v1, aw, H, b->v.hid, h, N, NULL, LIN_ACC);
+        blk_fwd(be, params, v1, aw, H, b->tzg, z, G, NULL, 0);
+        blk_fwd(be, params, v1, aw + H, H, b->tzg, g, G, NULL, LIN_ACC);
+        be->gather_forward(b->v.hid, H, b->tzg, H, in->node_graph, N, H, 1);
+        be->relu_forward(b->v.hid, N * H);
+        lin_fwd(be, params, p->phi_v.l2, b->v.out, H, b->v.hid, H, N, 0);
         be->copy_rows(a->h[l + 1], H, h, H, N, H);
         be->add_rows(a->h[l + 1], H, b->v.out, H, N, H);
         const float *hn = a->h[l + 1];
@@ -191,7 +215,7 @@ void seernet_forward(const seernet *m, const seer_backend *be, const float *para
 void seernet_backward(const seernet *m, const seer_backend *be, const float *params, float *grads,
                       const seernet_input *in, const seernet_acts *a, seernet_acts *d) {
     int64_t N = in->N, E = in->E, G = in->G;
-    int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H, vw = aw + 2 * H;
+    int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H;
     mlp_bwd(be, params, grads, m->head, a->g[m->L], H, d->g[m->L], H, G, a->head, d->head.hid,
             d->head.out);
     for (int l = m->L - 1; l >= 0; l--) {
@@ -214,29 +238,36 @@ void seernet_backward(const seernet *m, const seer_backend *be, const float *par
         be->add_rows(dz, H, db->pz, H, G, H);
         be->attn_pool_backward(dhn, db->score, db->pz, hn, b->pool, b->alpha, in->node_ptr, G, H);
         lin_bwd(be, params, grads, p->attn, dhn, H, db->score, 1, hn, H, N);
-        // h' = h + phi_v([agg, h + z, g])
+        // h' = h + phi_v([agg, h + z, g]), first layer by parts
         be->add_rows(dh, H, dhn, H, N, H);
-        mlp_bwd(be, params, grads, p->phi_v, b->xv, vw, db->xv, vw, N, b->v, db->v.hid, dhn);
+        lin_bwd(be, params, grads, p->phi_v.l2, db->v.hid, H, dhn, H, b->v.hid, H, N);
+        be->relu_backward(db->v.hid, b->v.hid, N * H);
+        lin_p v1 = p->phi_v.l1;
+        blk_bwd(be, params, grads, v1, 0, aw, db->agg, db->v.hid, b->agg, N, D(v1.b));
+        blk_bwd(be, params, grads, v1, aw, H, dh, db->v.hid, h, N, NULL);
+        be->seg_sum_forward(db->tzg, H, db->v.hid, H, in->node_ptr, NULL, G, H);
+        blk_bwd(be, params, grads, v1, aw, H, dz, db->tzg, a->z[l], G, NULL);
+        blk_bwd(be, params, grads, v1, aw + H, H, dg, db->tzg, g, G, NULL);
         float *dm = db->e.out;
         if (m->agg == AGG_SYNMM) {
-            be->seg_max_backward(dm, H, db->xv, vw, b->agg_arg, N, H);
-            be->seg_mean_backward(dm, H, db->xv + H, vw, in->in_ptr, in->in_idx, N, H);
+            be->seg_max_backward(dm, H, db->agg, aw, b->agg_arg, N, H);
+            be->seg_mean_backward(dm, H, db->agg + H, aw, in->in_ptr, in->in_idx, N, H);
         } else {
-            be->seg_mean_backward(dm, H, db->xv, vw, in->in_ptr, in->in_idx, N, H);
+            be->seg_mean_backward(dm, H, db->agg, aw, in->in_ptr, in->in_idx, N, H);
         }
-        be->add_rows(dh, H, db->xv + aw, vw, N, H);
-        be->seg_sum_forward(dz, H, db->xv + aw, vw, in->node_ptr, NULL, G, H);
-        be->seg_sum_forward(dg, H, db->xv + aw + H, vw, in->node_ptr, NULL, G, H);
-        // e' = e + m, m = phi_e([e, h_src, h_dst, g])
+        // e' = e + m, m = phi_e([e, h_src, h_dst, g]), first layer by parts
         be->add_rows(de, H, den, H, E, H);
         be->add_rows(dm, H, den, H, E, H);
-        mlp_bwd(be, params, grads, p->phi_e, b->xe, 4 * H, db->xe, 4 * H, E, b->e, db->e.hid, dm);
-        be->add_rows(de, H, db->xe, 4 * H, E, H);
-        be->seg_sum_forward(dh, H, db->xe + H, 4 * H, in->out_ptr, in->out_idx, N, H);
-        be->seg_sum_forward(dh, H, db->xe + 2 * H, 4 * H, in->in_ptr, in->in_idx, N, H);
-        be->seg_sum_forward(dg, H, db->xe + 3 * H, 4 * H, in->edge_ptr, NULL, G, H);
-        (void)h;
-        (void)g;
+        lin_bwd(be, params, grads, p->phi_e.l2, db->e.hid, H, dm, H, b->e.hid, H, E);
+        be->relu_backward(db->e.hid, b->e.hid, E * H);
+        lin_p e1 = p->phi_e.l1;
+        blk_bwd(be, params, grads, e1, 0, H, de, db->e.hid, a->e[l], E, D(e1.b));
+        be->seg_sum_forward(db->ts, H, db->e.hid, H, in->out_ptr, in->out_idx, N, H);
+        be->seg_sum_forward(db->td, H, db->e.hid, H, in->in_ptr, in->in_idx, N, H);
+        be->seg_sum_forward(db->tg, H, db->e.hid, H, in->edge_ptr, NULL, G, H);
+        blk_bwd(be, params, grads, e1, H, H, dh, db->ts, h, N, NULL);
+        blk_bwd(be, params, grads, e1, 2 * H, H, dh, db->td, h, N, NULL);
+        blk_bwd(be, params, grads, e1, 3 * H, H, dg, db->tg, g, G, NULL);
     }
     // z0 = attnpool(h0)
     be->attn_pool_backward(d->h[0], d->score0, d->z[0], a->h[0], a->z[0], a->alpha0, in->node_ptr,

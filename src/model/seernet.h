@@ -39,11 +39,18 @@ typedef struct {
     float *hid, *out;
 } mlp_act;
 
+/* The first layer of phi_e and phi_v acts on a concatenation; it is computed by parts
+ * (DGL's "transform, then gather"): [e, h_src, h_dst, g] W^T = e We^T + (h Ws^T)[src]
+ * + (h Wd^T)[dst] + (g Wg^T)[graph], so the node and graph terms cost N and G rows instead of E,
+ * and no (E, 4H) concatenation is stored. phi_v likewise: [a, h + z, g] W^T =
+ * a Wa^T + h Wh^T + (z Wh^T + g Wg^T)[graph]. */
 typedef struct {
-    float *xe;       // (E, 4H) [e, h_src, h_dst, g]
-    mlp_act e;       // out = m (E, H)
-    float *xv;       // (N, AW + 2H) [agg, h + z, g]
+    mlp_act e;        // hid = relu(first layer) (E, H), out = m (E, H)
+    float *ts, *td;   // (N, H) h Ws^T, h Wd^T
+    float *tg;        // (G, H) g Wg^T (edge update)
+    float *agg;       // (N, AW) mean, or SynMM [max, mean] of incoming m
     int64_t *agg_arg; // (N, H) SynMM max argmax
+    float *tzg;       // (G, H) z Wh^T + g Wg^T (node update)
     mlp_act v;
     float *score, *alpha; // (N)
     float *pool, *pz;     // (G, H) attnpool(h'), attnpool(h') + z
