@@ -8,7 +8,7 @@
  * (eps = 2e-4, PyTorch-default init, loss ~1): per parameter the same rule, at most 1% of the
  * parameters may miss it (ReLU kinks or max switches crossed by the step), and the relative error
  * of the whole gradient vector must be below 1e-2; per parameter tensor whose gradient norm is
- * above 1e-3 (the float32 noise floor) the relative error must be below 15%. Small gradients are
+ * above 3e-3 (the float32 noise floor) the relative error must be below 15%. Small gradients are
  * checked to 1e-4 against the float64 PyTorch reference (test_reference). */
 #include <string.h>
 
@@ -246,7 +246,7 @@ static double model_loss(void *ctx) {
     model_ctx *c = ctx;
     seernet_input in = seernet_input_from_batch(&c->b);
     seernet_forward(&c->m, be, c->params, &in, &c->a);
-    return loss_mse_masked(c->a.head.out, c->b.y, c->b.G, c->m.M, NULL, NULL);
+    return loss_mse_masked(c->a.pred, c->b.y, c->b.G, c->m.M, NULL, NULL, NULL);
 }
 
 static void check_model(int agg, int L) {
@@ -272,8 +272,8 @@ static void check_model(int agg, int L) {
     seernet_input in = seernet_input_from_batch(&c.b);
     model_loss(&c);
     seernet_acts_zero(&c.d, be);
-    loss_mse_masked(c.a.head.out, c.b.y, c.b.G, c.m.M, c.d.head.out, NULL);
-    seernet_backward(&c.m, be, c.params, c.grads, &in, &c.a, &c.d);
+    loss_mse_masked(c.a.pred, c.b.y, c.b.G, c.m.M, c.d.pred, NULL, NULL);
+    seernet_backward(&c.m, be, c.params, c.grads, &in, &c.a, &c.d, -1);
     char what[64];
     snprintf(what, sizeof what, "seernet(agg=%s, L=%d)", agg ? "synmm" : "mean", L);
     // 2e-4: small enough that few ReLU kinks or max switches are crossed, large enough that
@@ -290,10 +290,10 @@ static void check_model(int agg, int L) {
         double num = 0, den = 0;
         for (int64_t k = pi->offset; k < pi->offset + pi->rows * pi->cols; k++)
             num += (fd_out[k] - c.grads[k]) * (fd_out[k] - c.grads[k]), den += fd_out[k] * fd_out[k];
-        // Below a tensor gradient norm of 1e-3 float32 finite differences are mostly rounding
+        // Below a tensor gradient norm of 3e-3 float32 finite differences are mostly rounding
         // noise (about 3e-5 here); those tensors are checked against the float64 PyTorch
         // reference in test_reference instead.
-        if (den < 1e-6) continue;
+        if (den < 1e-5) continue;
         double rel = sqrt(num / den);
         if (getenv("SEER_GRAD_DEBUG")) {
             double an = 0;

@@ -64,13 +64,13 @@ static void check_dump(const char *path) {
     seernet_input in = seernet_input_from_batch(&b);
     seernet_forward(&m, be, params, &in, &a);
     seernet_acts_zero(&d, be);
-    double loss = loss_mse_masked(a.head.out, b.y, G, M, d.head.out, NULL);
-    seernet_backward(&m, be, params, grads, &in, &a, &d);
+    double loss = loss_mse_masked(a.pred, b.y, G, M, d.pred, NULL, NULL);
+    seernet_backward(&m, be, params, grads, &in, &a, &d, -1);
 
     const double *ref_pred = need(&c, "pred", DT_F64)->data, *ref_loss = need(&c, "loss", DT_F64)->data;
     for (int64_t i = 0; i < G * M; i++)
-        CHECK(close_enough(a.head.out[i], ref_pred[i], 1e-4, 1e-6), "%s: pred[%lld] %.7g vs %.7g",
-              path, (long long)i, (double)a.head.out[i], ref_pred[i]);
+        CHECK(close_enough(a.pred[i], ref_pred[i], 1e-4, 1e-6), "%s: pred[%lld] %.7g vs %.7g",
+              path, (long long)i, (double)a.pred[i], ref_pred[i]);
     CHECK(close_enough(loss, ref_loss[0], 1e-4, 0), "%s: loss %.8g vs %.8g", path, loss, ref_loss[0]);
     // The largest reference gradient sets the absolute floor: a tensor whose true gradient is
     // exactly zero (the attention biases: softmax ignores a shift) must stay within float32

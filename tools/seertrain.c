@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "train/train.h"
@@ -30,6 +31,102 @@ static void base_name(const char *path, char *out, size_t len) {
     snprintf(out, len, "%s", b);
     char *dot = strrchr(out, '.');
     if (dot && dot != out) *dot = 0;
+}
+
+/* Trains one model in run_dir (resuming run_dir/last.ckpt when resume is set). */
+static trainer *train_one(const seer_config *cfg, const char *run_dir, int resume, int quiet) {
+    seer_err err;
+    trainer *t = calloc(1, sizeof *t);
+    if (trainer_init(t, cfg, &err)) seer_die("%s", err.msg);
+    t->quiet = quiet;
+    snprintf(t->run_dir, sizeof t->run_dir, "%s", run_dir);
+    if (resume) {
+        char ckpt[1100];
+        snprintf(ckpt, sizeof ckpt, "%s/last.ckpt", run_dir);
+        if (trainer_load(t, ckpt, &err)) seer_die("%s", err.msg);
+        if (!quiet)
+            printf("seertrain: resumed %s at step %lld (epoch %lld)\n", ckpt, (long long)t->step,
+                   (long long)t->epoch);
+    }
+    if (trainer_run(t, &err)) seer_die("%s", err.msg);
+    return t;
+}
+
+/* multi_task = single: one model per label, each in run_dir/<label>, then the figures side by
+ * side and run_dir/summary.json with all of them. */
+static void train_single(const seer_config *cfg, const char *run_dir, int resume, int quiet) {
+    seer_err err;
+    char **names = NULL, **all = NULL;
+    int M = 0, n_all = 0;
+    if (pg_read_label_names(cfg->data_path, &all, &n_all, &err)) seer_die("%s", err.msg);
+    if (!strcmp(cfg->data_labels, "all")) {
+        names = all, M = n_all;
+    } else {
+        names = calloc(SEERNET_MAX_HEADS + 1, sizeof(char *));
+        char *copy = seer_strdup(cfg->data_labels), *save = NULL;
+        for (char *tok = strtok_r(copy, ", ", &save); tok && M < SEERNET_MAX_HEADS;
+             tok = strtok_r(NULL, ", ", &save))
+            names[M++] = seer_strdup(tok);
+        free(copy);
+    }
+    char *text = config_to_string(cfg);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/config.ini", run_dir);
+    char cmd[1300];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", run_dir);
+    if (system(cmd) != 0) seer_die("%s: cannot create the run folder", run_dir);
+    FILE *f = fopen(path, "w");
+    if (!f) seer_die("%s: cannot write", path);
+    fputs(text, f);
+    fclose(f);
+    label_metrics *val = calloc((size_t)M, sizeof *val), *test = calloc((size_t)M, sizeof *test);
+    double seconds = 0;
+    for (int m = 0; m < M; m++) {
+        seer_config one;
+        config_defaults(&one);
+        if (config_load_string(&one, text, "resolved config", &err)) seer_die("%s", err.msg);
+        snprintf(one.file, sizeof one.file, "%s", cfg->file);
+        char set[600];
+        snprintf(set, sizeof set, "data.labels=%s", names[m]);
+        if (config_set(&one, set, &err) || config_set(&one, "train.multi_task=sum", &err))
+            seer_die("%s", err.msg);
+        char sub[1200], ck[1300];
+        snprintf(sub, sizeof sub, "%s/%s", run_dir, names[m]);
+        snprintf(ck, sizeof ck, "%s/last.ckpt", sub);
+        if (!quiet) printf("\n== single-metric model %d/%d: %s ==\n", m + 1, M, names[m]);
+        trainer *t = train_one(&one, sub, resume && access(ck, R_OK) == 0, quiet);
+        val[m] = t->final_val[0], test[m] = t->final_test[0];
+        seconds += t->train_seconds;
+        trainer_free(t);
+        free(t);
+        config_free(&one);
+    }
+    printf("\nsingle-metric models, one per label (best checkpoints), %.0f s of training\n", seconds);
+    metrics_print_header(stdout);
+    metrics_print_rows(stdout, "val", names, val, M);
+    metrics_print_rows(stdout, "test", names, test, M);
+    snprintf(path, sizeof path, "%s/summary.json", run_dir);
+    f = fopen(path, "w");
+    if (f) {
+        double mv = 0, mt = 0;
+        for (int m = 0; m < M; m++) mv += val[m].mape / M, mt += test[m].mape / M;
+        fprintf(f, "{\"multi_task\":\"single\",\"train_seconds\":%.1f,\"mean_val_mape\":%.6g,"
+                   "\"mean_test_mape\":%.6g,\"test\":{", seconds, mv, mt);
+        for (int m = 0; m < M; m++)
+            fprintf(f, "%s\"%s\":{\"n\":%lld,\"mape\":%.6g,\"rmspe\":%.6g,\"within5\":%.6g,"
+                       "\"within10\":%.6g,\"spearman\":%.6g,\"kendall\":%.6g}", m ? "," : "",
+                    names[m], (long long)test[m].n, test[m].mape, test[m].rmspe, test[m].within5,
+                    test[m].within10, test[m].spearman, test[m].kendall);
+        fputs("}}\n", f);
+        fclose(f);
+    }
+    free(val), free(test), free(text);
+    if (names != all) {
+        for (int m = 0; m < M; m++) free(names[m]);
+        free(names);
+    }
+    for (int m = 0; m < n_all; m++) free(all[m]);
+    free(all);
 }
 
 int main(int argc, char **argv) {
@@ -71,11 +168,20 @@ int main(int argc, char **argv) {
     seer_config cfg;
     seer_err err;
     config_defaults(&cfg);
-    char ckpt[1200] = "";
     if (resume) {
+        // a run folder holds last.ckpt (with its config), or, for multi_task = single, config.ini
+        // and one sub-folder per label
+        char ckpt[1200];
         snprintf(ckpt, sizeof ckpt, "%s/last.ckpt", resume);
-        if (ckpt_read_config(ckpt, &cfg, &err)) seer_die("%s", err.msg);
-        snprintf(cfg.file, sizeof cfg.file, "%s", ckpt);
+        if (access(ckpt, R_OK) == 0) {
+            if (ckpt_read_config(ckpt, &cfg, &err)) seer_die("%s", err.msg);
+            snprintf(cfg.file, sizeof cfg.file, "%.500s", ckpt);
+        } else {
+            snprintf(ckpt, sizeof ckpt, "%s/config.ini", resume);
+            if (access(ckpt, R_OK) != 0)
+                seer_die("%s: no last.ckpt or config.ini to resume from (is it a run folder?)", resume);
+            if (config_load(&cfg, ckpt, &err)) seer_die("%s", err.msg);
+        }
         if (config_path)
             fprintf(stderr, "seertrain: resuming with the config stored in %s; %s is ignored\n",
                     ckpt, config_path);
@@ -91,24 +197,22 @@ int main(int argc, char **argv) {
         free(s);
         return 0;
     }
-    trainer *t = calloc(1, sizeof *t);
-    if (trainer_init(t, &cfg, &err)) seer_die("%s", err.msg);
-    t->quiet = quiet;
+    char run_dir[1100];
     if (resume) {
-        snprintf(t->run_dir, sizeof t->run_dir, "%s", resume);
-        if (trainer_load(t, ckpt, &err)) seer_die("%s", err.msg);
-        if (!quiet)
-            printf("seertrain: resumed %s at step %lld (epoch %lld)\n", ckpt, (long long)t->step,
-                   (long long)t->epoch);
+        snprintf(run_dir, sizeof run_dir, "%s", resume);
     } else {
         char run[256];
         if (cfg.output_run[0]) snprintf(run, sizeof run, "%s", cfg.output_run);
         else base_name(config_path, run, sizeof run);
-        snprintf(t->run_dir, sizeof t->run_dir, "%s/%s", cfg.output_dir, run);
+        snprintf(run_dir, sizeof run_dir, "%s/%s", cfg.output_dir, run);
     }
-    if (trainer_run(t, &err)) seer_die("%s", err.msg);
-    trainer_free(t);
-    free(t);
+    if (!strcmp(cfg.train_multi_task, "single")) {
+        train_single(&cfg, run_dir, resume != NULL, quiet);
+    } else {
+        trainer *t = train_one(&cfg, run_dir, resume != NULL, quiet);
+        trainer_free(t);
+        free(t);
+    }
     config_free(&cfg);
     free(sets);
     return 0;

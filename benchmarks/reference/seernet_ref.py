@@ -72,7 +72,9 @@ class SeerNet(nn.Module):
         self.gnpb.attn = nn.Linear(H, 1)
         for l in range(L):
             setattr(self, "block%d" % l, Block(H, agg))
-        self.head = mlp(H, head_hidden or H, M)
+        self.M = M
+        for m in range(M):
+            setattr(self, "head%d" % m, mlp(H, head_hidden or H, 1))
 
     def forward(self, xn, xe, xg, src, dst, ng, eg, G):
         N = xn.shape[0]
@@ -90,17 +92,18 @@ class SeerNet(nn.Module):
             z = b.phi_z(attn_pool(h, b.attn(h), ng, G) + z)
             r = b.readout(torch.cat([seg_max(h, ng, G), seg_mean(h, ng, G)], 1))
             g = g + b.phi_u(torch.cat([r, z, g], 1))
-        return self.head(g)
+        return torch.cat([getattr(self, "head%d" % m)(g) for m in range(self.M)], 1)
 
 
 def masked_mse(pred, t):
+    """Sum over labels of each label's MSE over its measured (non-NaN) graphs."""
     mask = ~torch.isnan(t)
     losses = []
     for m in range(t.shape[1]):
         k = mask[:, m]
         if k.any():
             losses.append(((pred[k, m] - t[k, m]) ** 2).mean())
-    return torch.stack(losses).mean()
+    return torch.stack(losses).sum()
 
 
 # ---- Seer's container format (src/common/container.h) ----

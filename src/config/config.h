@@ -29,6 +29,9 @@
     X(model, blocks, INT, "1", NULL, "message-passing blocks L (1..8)")                          \
     X(model, agg, STR, "mean", "mean|synmm", "node aggregation of incoming edge messages")         \
     X(model, head_hidden, INT, "0", NULL, "hidden width of the output MLP (0 = model.hidden)")     \
+    X(train, multi_task, STR, "sum", "sum|pcgrad|single",                                        \
+      "several labels: one trunk, a head per label, summed losses (sum) or PCGrad on the trunk "  \
+      "(pcgrad); or one separate model per label, trained in turn (single)")                     \
     X(train, epochs, INT, "50", NULL, "maximum number of epochs")                                \
     X(train, batch_size, INT, "128", NULL, "graphs per mini-batch")                               \
     X(train, eval_batch_size, INT, "512", NULL, "graphs per batch when evaluating")               \

@@ -360,6 +360,18 @@ done:
     return rc;
 }
 
+int pg_read_label_names(const char *path, char ***names, int *M, seer_err *err) {
+    h5_quiet();
+    if (H5Fis_hdf5(path) <= 0) return seer_fail(err, "%s: not an HDF5 file (or missing, truncated)", path);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return seer_fail(err, "%s: cannot open as HDF5", path);
+    int64_t n = 0;
+    *names = h5_read_strings(f, path, "/schema/labels", &n, err);
+    H5Fclose(f);
+    *M = (int)n;
+    return *names ? 0 : -1;
+}
+
 static int h5_write_num(hid_t f, const char *dset, hid_t file_type, hid_t mem_type,
                         const void *buf, int64_t rows, int64_t cols) {
     hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};

@@ -41,6 +41,9 @@ int pg_validate(const pg_dataset *ds, const char *path, seer_err *err);
 
 void pg_free(pg_dataset *ds);
 
+/* Reads only /schema/labels (names, NULL-terminated list; free each and the list). */
+int pg_read_label_names(const char *path, char ***names, int *M, seer_err *err);
+
 /* Index of a name in a list of n names, or -1. */
 int pg_find_name(char *const *names, int n, const char *name);
 

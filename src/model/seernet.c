@@ -6,7 +6,7 @@
 
 void seernet_init(seernet *m, int H, int L, int Fn, int Fe, int Fg, int M, int agg,
                   int head_hidden) {
-    SEER_ASSERT(L >= 1 && L <= SEERNET_MAX_BLOCKS);
+    SEER_ASSERT(L >= 1 && L <= SEERNET_MAX_BLOCKS && M >= 1 && M <= SEERNET_MAX_HEADS);
     memset(m, 0, sizeof *m);
     m->H = H, m->L = L, m->Fn = Fn, m->Fe = Fe, m->Fg = Fg, m->M = M, m->agg = agg;
     m->head_hidden = head_hidden;
@@ -28,7 +28,14 @@ void seernet_init(seernet *m, int H, int L, int Fn, int Fe, int Fg, int M, int a
         b->phi_u = params_mlp(t, NAME("phi_u"), 3 * H, H, H);
 #undef NAME
     }
-    m->head = params_mlp(t, "head", H, head_hidden, M);
+    m->trunk_params = t->total;
+    for (int h = 0; h < M; h++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "head%d", h);
+        m->head_begin[h] = t->total;
+        m->head[h] = params_mlp(t, nm, H, head_hidden, 1);
+    }
+    m->head_begin[M] = t->total;
 }
 
 void seernet_free(seernet *m) { params_free(&m->pt); }
@@ -66,7 +73,7 @@ static void layout(seernet_acts *a, const seernet *m, float *fb, int64_t *ib) {
         b->u.hid = F(G, H), b->u.out = F(G, H);
         a->g[l + 1] = F(G, H);
     }
-    a->head.hid = F(G, m->head_hidden), a->head.out = F(G, m->M);
+    a->head_hid = F(m->M * G, m->head_hidden), a->pred = F(G, m->M);
 #undef F
 #undef I
     a->fcount = fo, a->icount = io;
@@ -209,15 +216,25 @@ void seernet_forward(const seernet *m, const seer_backend *be, const float *para
         be->copy_rows(a->g[l + 1], H, g, H, G, H);
         be->add_rows(a->g[l + 1], H, b->u.out, H, G, H);
     }
-    mlp_fwd(be, params, m->head, a->g[m->L], H, G, a->head);
+    int hh = m->head_hidden;
+    for (int h = 0; h < m->M; h++) {
+        float *hid = a->head_hid + (int64_t)h * a->cap_G * hh;
+        lin_fwd(be, params, m->head[h].l1, hid, hh, a->g[m->L], H, G, LIN_RELU);
+        lin_fwd(be, params, m->head[h].l2, a->pred + h, m->M, hid, hh, G, 0);
+    }
 }
 
 void seernet_backward(const seernet *m, const seer_backend *be, const float *params, float *grads,
-                      const seernet_input *in, const seernet_acts *a, seernet_acts *d) {
+                      const seernet_input *in, const seernet_acts *a, seernet_acts *d, int head) {
     int64_t N = in->N, E = in->E, G = in->G;
-    int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H;
-    mlp_bwd(be, params, grads, m->head, a->g[m->L], H, d->g[m->L], H, G, a->head, d->head.hid,
-            d->head.out);
+    int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H, hh = m->head_hidden;
+    for (int h = head < 0 ? 0 : head; h < (head < 0 ? m->M : head + 1); h++) {
+        float *hid = a->head_hid + (int64_t)h * a->cap_G * hh;
+        float *dhid = d->head_hid + (int64_t)h * d->cap_G * hh;
+        lin_bwd(be, params, grads, m->head[h].l2, dhid, hh, d->pred + h, m->M, hid, hh, G);
+        be->relu_backward(dhid, hid, G * hh);
+        lin_bwd(be, params, grads, m->head[h].l1, d->g[m->L], H, dhid, hh, a->g[m->L], H, G);
+    }
     for (int l = m->L - 1; l >= 0; l--) {
         const seernet_block *p = &m->blk[l];
         const seernet_block_act *b = &a->blk[l];

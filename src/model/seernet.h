@@ -9,7 +9,8 @@
  *                z' = phi_z(attnpool(h') + z)                 (G,H)
  *                r  = W_r [max_pool(h'), mean_pool(h')]       (G,H)
  *                g' = g + phi_u([r, z', g])                   (G,H)
- *   head         y = mlp_head(g_L) (G,M)
+ *   heads        y[:, m] = mlp_head_m(g_L) (G,1), one head per label (SeerNet-Multi; M = 1 is
+ *                the single-metric SeerNet)
  * Every phi is a one-hidden-layer ReLU MLP of width H. */
 #ifndef SEER_SEERNET_H
 #define SEER_SEERNET_H
@@ -19,6 +20,7 @@
 #include "model/params.h"
 
 #define SEERNET_MAX_BLOCKS 8
+#define SEERNET_MAX_HEADS 64
 
 enum { AGG_MEAN = 0, AGG_SYNMM = 1 };
 
@@ -29,9 +31,13 @@ typedef struct {
 
 typedef struct {
     int H, L, Fn, Fe, Fg, M, agg, head_hidden;
-    mlp_p enc_n, enc_e, enc_g, head;
+    mlp_p enc_n, enc_e, enc_g;
     lin_p attn0;
     seernet_block blk[SEERNET_MAX_BLOCKS];
+    mlp_p head[SEERNET_MAX_HEADS];
+    // Parameters [0, trunk_params) are the shared trunk; head m owns
+    // [head_begin[m], head_begin[m + 1]) (the heads come last in the table).
+    int64_t trunk_params, head_begin[SEERNET_MAX_HEADS + 1];
     param_table pt;
 } seernet;
 
@@ -68,7 +74,9 @@ typedef struct {
     float *fbase;
     int64_t *ibase;
     size_t fcount, icount;
-    mlp_act enc_n, enc_e, enc_g, head;
+    mlp_act enc_n, enc_e, enc_g;
+    float *head_hid; // (M, G, head_hidden)
+    float *pred;     // (G, M)
     float *score0, *alpha0;
     seernet_block_act blk[SEERNET_MAX_BLOCKS];
     float *h[SEERNET_MAX_BLOCKS + 1], *e[SEERNET_MAX_BLOCKS + 1];
@@ -96,13 +104,14 @@ typedef struct {
 
 seernet_input seernet_input_from_batch(const graph_batch *b);
 
-/* Forward: fills a (predictions in a->head.out, (G, M)). */
+/* Forward: fills a (predictions in a->pred, (G, M)). */
 void seernet_forward(const seernet *m, const seer_backend *be, const float *params,
                      const seernet_input *in, seernet_acts *a);
 
-/* Backward: d->head.out must hold dLoss/dpred; accumulates parameter gradients into grads and
- * uses d (zeroed by the caller, except d->head.out) for activation gradients. */
+/* Backward: d->pred must hold dLoss/dpred; accumulates parameter gradients into grads and uses
+ * d (zeroed by the caller, except d->pred) for activation gradients. head = -1 runs every head;
+ * head = m runs only head m (a per-task gradient for PCGrad: the other heads get nothing). */
 void seernet_backward(const seernet *m, const seer_backend *be, const float *params, float *grads,
-                      const seernet_input *in, const seernet_acts *a, seernet_acts *d);
+                      const seernet_input *in, const seernet_acts *a, seernet_acts *d, int head);
 
 #endif

@@ -47,6 +47,7 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     ctr_add_i64(&c, "train.batch_in_epoch", t->batch_in_epoch);
     ctr_add_i64(&c, "train.since_best", t->since_best);
     ctr_add_arr(&c, "train.rng_epoch", KV_U64ARR, t->rng_epoch.s, 4);
+    ctr_add_arr(&c, "train.rng_pcgrad", KV_U64ARR, t->rng_pcgrad.s, 4);
     ctr_add_f64(&c, "train.best_val", t->best_val);
     ctr_add_f64(&c, "train.epoch_loss_sum", t->epoch_loss_sum);
     ctr_add_i64(&c, "train.epoch_batches", t->epoch_batches);
@@ -175,6 +176,12 @@ int trainer_load(trainer *t, const char *path, seer_err *err) {
         goto done;
     }
     memcpy(t->rng_epoch.s, rng->data, sizeof t->rng_epoch.s);
+    rng = ctr_get(&c, "train.rng_pcgrad", KV_U64ARR, path, err);
+    if (!rng || rng->n != 4) {
+        if (rng) seer_fail(err, "%s: train.rng_pcgrad must hold 4 words", path);
+        goto done;
+    }
+    memcpy(t->rng_pcgrad.s, rng->data, sizeof t->rng_pcgrad.s);
     const ctr_tensor *tm = ctr_tensor_find(&c, "optim.m"), *tv = ctr_tensor_find(&c, "optim.v");
     size_t pb = sizeof(float) * (size_t)t->P;
     if (!tm || !tv || tm->dtype != DT_F32 || tv->dtype != DT_F32 || tm->nbytes != pb || tv->nbytes != pb) {

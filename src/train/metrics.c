@@ -93,25 +93,44 @@ void metrics_compute(const double *pred, const double *truth, int64_t n, label_m
 }
 
 double loss_mse_masked(const float *pred, const float *target, int64_t G, int M, float *dpred,
-                       double *per_label) {
+                       double *per_label, int64_t *count) {
     double total = 0.0;
-    int used = 0;
-    int64_t *count = seer_calloc((size_t)M, sizeof(int64_t));
-    for (int64_t g = 0; g < G; g++)
-        for (int m = 0; m < M; m++) count[m] += !isnan(target[g * M + m]);
-    for (int m = 0; m < M; m++) used += count[m] > 0;
     for (int m = 0; m < M; m++) {
+        int64_t n = 0;
+        for (int64_t g = 0; g < G; g++) n += !isnan(target[g * M + m]);
         double s = 0.0;
         for (int64_t g = 0; g < G; g++) {
             float t = target[g * M + m];
             double r = isnan(t) ? 0.0 : (double)pred[g * M + m] - (double)t;
             s += r * r;
-            if (dpred) dpred[g * M + m] = isnan(t) ? 0.0f : (float)(2.0 * r / ((double)count[m] * used));
+            if (dpred) dpred[g * M + m] = isnan(t) ? 0.0f : (float)(2.0 * r / (double)n);
         }
-        double lm = count[m] ? s / (double)count[m] : 0.0;
-        if (per_label) per_label[m] = count[m] ? lm : NAN;
+        double lm = n ? s / (double)n : 0.0;
+        if (per_label) per_label[m] = lm;
+        if (count) count[m] = n;
         total += lm;
     }
-    free(count);
-    return used ? total / used : 0.0;
+    return total;
+}
+
+void metrics_print_header(FILE *f) {
+    fprintf(f, "%-5s %-22s %6s %8s %8s %7s %7s %8s %8s\n", "split", "label", "n", "MAPE%",
+            "RMSPE%", "<5%", "<10%", "Spearman", "Kendall");
+}
+
+void metrics_print_rows(FILE *f, const char *split, char *const *names, const label_metrics *m,
+                        int M) {
+    label_metrics mean = {0};
+    for (int i = 0; i < M; i++) {
+        fprintf(f, "%-5s %-22s %6lld %8.3f %8.3f %7.2f %7.2f %8.4f %8.4f\n", split, names[i],
+                (long long)m[i].n, m[i].mape, m[i].rmspe, m[i].within5, m[i].within10,
+                m[i].spearman, m[i].kendall);
+        mean.n += m[i].n, mean.mape += m[i].mape / M, mean.rmspe += m[i].rmspe / M;
+        mean.within5 += m[i].within5 / M, mean.within10 += m[i].within10 / M;
+        mean.spearman += m[i].spearman / M, mean.kendall += m[i].kendall / M;
+    }
+    if (M > 1)
+        fprintf(f, "%-5s %-22s %6lld %8.3f %8.3f %7.2f %7.2f %8.4f %8.4f\n", split, "(mean)",
+                (long long)mean.n, mean.mape, mean.rmspe, mean.within5, mean.within10,
+                mean.spearman, mean.kendall);
 }

@@ -5,6 +5,7 @@
 #define SEER_METRICS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct {
     int64_t n;
@@ -13,10 +14,17 @@ typedef struct {
 
 void metrics_compute(const double *pred, const double *truth, int64_t n, label_metrics *out);
 
-/* Masked MSE over (G, M) standardised targets: the mean over labels (that have any valid entry)
- * of the mean squared error over their valid graphs. Writes dLoss/dpred into dpred (may be NULL)
- * and each label's loss into per_label (may be NULL). */
+/* The summary table: a header, then one row per label and (M > 1) their mean. */
+void metrics_print_header(FILE *f);
+void metrics_print_rows(FILE *f, const char *split, char *const *names, const label_metrics *m,
+                        int M);
+
+/* Masked MSE over (G, M) standardised targets. Each label's loss is the mean squared error over
+ * its measured (non-NaN) graphs, 0 when it has none; the objective, returned, is their sum (the
+ * multi-task sum; PCGrad works on the per-label terms). Writes dObjective/dpred into dpred (may be
+ * NULL), each label's loss into per_label and its count of measured graphs into count (either may
+ * be NULL). */
 double loss_mse_masked(const float *pred, const float *target, int64_t G, int M, float *dpred,
-                       double *per_label);
+                       double *per_label, int64_t *count);
 
 #endif

@@ -112,6 +112,15 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     seernet_acts_init(&t->acts, &t->model, t->be, all_n, all_e, cap_g);
     seernet_acts_init(&t->dacts, &t->model, t->be, tn, te, bs);
     batch_init(&t->batch, cap_g, all_n, all_e, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M);
+    t->pcgrad = strcmp(cfg->train_multi_task, "pcgrad") == 0 && t->M > 1;
+    if (t->pcgrad) {
+        int64_t tr = t->model.trunk_params;
+        t->task_grads = t->be->alloc(sizeof(float) * (size_t)(t->M * t->P));
+        t->pc_gd = seer_malloc(sizeof(double) * (size_t)(t->M * tr));
+        t->pc_k = seer_malloc(sizeof(double) * (size_t)(t->M * t->M));
+        t->pc_out = seer_malloc(sizeof(double) * (size_t)tr);
+    }
+    rng_seed(&t->rng_pcgrad, (uint64_t)cfg->train_seed * 0x2545f4914f6cdd1dull + 7);
 
     rng_seed(&t->rng_epoch, (uint64_t)cfg->train_seed * 0x9e3779b97f4a7c15ull + 1);
     int sk = strcmp(cfg->train_schedule, "plateau") == 0  ? SCHED_PLATEAU
@@ -129,7 +138,9 @@ void trainer_free(trainer *t) {
         t->be->release(t->adam_m), t->be->release(t->adam_v);
         if (t->acts.fbase) seernet_acts_free(&t->acts, t->be);
         if (t->dacts.fbase) seernet_acts_free(&t->dacts, t->be);
+        if (t->task_grads) t->be->release(t->task_grads);
     }
+    free(t->pc_gd), free(t->pc_k), free(t->pc_out);
     batch_free(&t->batch);
     seernet_free(&t->model);
     norm_free(&t->norm);
@@ -139,29 +150,68 @@ void trainer_free(trainer *t) {
     memset(t, 0, sizeof *t);
 }
 
+/* Adam on the trunk, and on each head whose label was measured in this batch: a head whose
+ * task has no label here is left untouched (no momentum drift, no weight decay). */
+static void optimizer_step(trainer *t, const int64_t *count) {
+    const seer_config *c = &t->cfg;
+    int kind = strcmp(c->train_optimizer, "adamw") == 0 ? OPT_ADAMW : OPT_ADAM;
+    t->step++;
+    const seernet *m = &t->model;
+    for (int h = -1; h < t->M; h++) {
+        if (h >= 0 && count[h] == 0) continue;
+        int64_t lo = h < 0 ? 0 : m->head_begin[h], hi = h < 0 ? m->trunk_params : m->head_begin[h + 1];
+        adam_update(t->params + lo, t->grads + lo, t->adam_m + lo, t->adam_v + lo, hi - lo, kind,
+                    t->sched.lr, c->train_beta1, c->train_beta2, c->train_eps, c->train_weight_decay,
+                    t->step);
+    }
+}
+
 double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     const seer_config *c = &t->cfg;
+    int M = t->M;
     batch_build(&t->batch, &t->ds, t->targets, ids, count);
     seernet_input in = seernet_input_from_batch(&t->batch);
     seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
-    seernet_acts_zero(&t->dacts, t->be);
-    t->be->zero(t->grads, sizeof(float) * (size_t)t->P);
-    int64_t GM = in.G * t->M;
+    int64_t GM = in.G * M;
+    size_t gb = sizeof(float) * (size_t)t->P;
     float *pred = seer_malloc(sizeof(float) * (size_t)GM), *dpred = seer_malloc(sizeof(float) * (size_t)GM);
-    t->be->download(pred, t->acts.head.out, sizeof(float) * (size_t)GM);
-    double loss = loss_mse_masked(pred, t->batch.y, in.G, t->M, dpred, NULL);
-    t->be->upload(t->dacts.head.out, dpred, sizeof(float) * (size_t)GM);
+    int64_t n_label[SEERNET_MAX_HEADS];
+    t->be->download(pred, t->acts.pred, sizeof(float) * (size_t)GM);
+    double loss = loss_mse_masked(pred, t->batch.y, in.G, M, dpred, NULL, n_label);
+    if (!t->pcgrad) {
+        seernet_acts_zero(&t->dacts, t->be);
+        t->be->zero(t->grads, gb);
+        t->be->upload(t->dacts.pred, dpred, sizeof(float) * (size_t)GM);
+        seernet_backward(&t->model, t->be, t->params, t->grads, &in, &t->acts, &t->dacts, -1);
+    } else {
+        // One backward per task, each with only its own head's output gradient, into row task
+        // of the (M, P) task-gradient buffer; then PCGrad on the trunk, own gradient per head.
+        float *one = seer_calloc((size_t)GM, sizeof(float));
+        for (int task = 0; task < M; task++) {
+            float *g = t->task_grads + (int64_t)task * t->P;
+            for (int64_t i = 0; i < in.G; i++) one[i * M + task] = dpred[i * M + task];
+            if (task) for (int64_t i = 0; i < in.G; i++) one[i * M + task - 1] = 0.0f;
+            seernet_acts_zero(&t->dacts, t->be);
+            t->be->zero(g, gb);
+            t->be->upload(t->dacts.pred, one, sizeof(float) * (size_t)GM);
+            seernet_backward(&t->model, t->be, t->params, g, &in, &t->acts, &t->dacts, task);
+        }
+        free(one);
+        const seernet *m = &t->model;
+        pcgrad_combine(t->task_grads, t->P, M, m->trunk_params, &t->rng_pcgrad, t->pc_gd, t->pc_k,
+                       t->grads, t->pc_out);
+        for (int task = 0; task < M; task++) {
+            int64_t lo = m->head_begin[task], hi = m->head_begin[task + 1];
+            memcpy(t->grads + lo, t->task_grads + (int64_t)task * t->P + lo, sizeof(float) * (size_t)(hi - lo));
+        }
+    }
     free(pred), free(dpred);
-    seernet_backward(&t->model, t->be, t->params, t->grads, &in, &t->acts, &t->dacts);
     if (c->train_grad_clip > 0) {
         double norm = grad_norm(t->grads, t->P);
         if (norm > c->train_grad_clip) grad_scale(t->grads, t->P, (float)(c->train_grad_clip / norm));
     }
-    t->step++;
-    adam_update(t->params, t->grads, t->adam_m, t->adam_v, t->P,
-                strcmp(c->train_optimizer, "adamw") == 0 ? OPT_ADAMW : OPT_ADAM, t->sched.lr,
-                c->train_beta1, c->train_beta2, c->train_eps, c->train_weight_decay, t->step);
-    return loss;
+    optimizer_step(t, n_label);
+    return loss / M;
 }
 
 double trainer_evaluate(trainer *t, const int64_t *ids, int64_t count, label_metrics *metrics,
@@ -175,10 +225,10 @@ double trainer_evaluate(trainer *t, const int64_t *ids, int64_t count, label_met
         batch_build(&t->batch, &t->ds, t->targets, ids + i, n);
         seernet_input in = seernet_input_from_batch(&t->batch);
         seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
-        t->be->download(pred + i * M, t->acts.head.out, sizeof(float) * (size_t)(n * M));
+        t->be->download(pred + i * M, t->acts.pred, sizeof(float) * (size_t)(n * M));
         memcpy(tgt + i * M, t->batch.y, sizeof(float) * (size_t)(n * M));
     }
-    double loss = loss_mse_masked(pred, tgt, count, M, NULL, NULL);
+    double loss = loss_mse_masked(pred, tgt, count, M, NULL, NULL, NULL) / M;
     if (metrics) {
         double *p = seer_malloc(sizeof(double) * (size_t)(count + 1));
         double *y = seer_malloc(sizeof(double) * (size_t)(count + 1));
@@ -218,10 +268,9 @@ static double mean_mape(const label_metrics *m, int M) {
 }
 
 static void print_table(const trainer *t, const char *split, const label_metrics *m, FILE *f) {
-    for (int i = 0; i < t->M; i++)
-        fprintf(f, "%-5s %-22s %6lld %8.3f %8.3f %7.2f %7.2f %8.4f %8.4f\n", split,
-                t->ds.labels[t->label_cols[i]], (long long)m[i].n, m[i].mape, m[i].rmspe,
-                m[i].within5, m[i].within10, m[i].spearman, m[i].kendall);
+    char *names[SEERNET_MAX_HEADS];
+    for (int i = 0; i < t->M; i++) names[i] = t->ds.labels[t->label_cols[i]];
+    metrics_print_rows(f, split, names, m, t->M);
 }
 
 static void json_metrics(FILE *f, const trainer *t, const char *split, const label_metrics *m) {
@@ -269,6 +318,7 @@ int trainer_run(trainer *t, seer_err *err) {
     label_metrics *vm = seer_calloc((size_t)M, sizeof *vm), *tm = seer_calloc((size_t)M, sizeof *tm);
     int64_t *perm = seer_malloc(sizeof(int64_t) * (size_t)(ntr ? ntr : 1));
     int stopped = 0, rc = 0;
+    double run_t0 = seer_now();
     if (!t->quiet)
         printf("seertrain: %lld train / %lld val / %lld test graphs, %d label(s), %lld parameters, "
                "%lld steps per epoch, run folder %s\n",
@@ -348,6 +398,7 @@ int trainer_run(trainer *t, seer_err *err) {
         if (improved && (rc = trainer_save(t, best, err))) goto out;
     }
     if (t->batch_in_epoch > 0 && (rc = trainer_save(t, last, err))) goto out;
+    t->train_seconds = seer_now() - run_t0;
 
     // Final report with the best weights (by validation loss); the live state stays the last.
     if (access(best, R_OK) == 0) {
@@ -365,16 +416,19 @@ int trainer_run(trainer *t, seer_err *err) {
             trainer_evaluate(t, t->ids[SPLIT_TEST], t->n_ids[SPLIT_TEST], tm, NULL);
         t->be->upload(t->params, keep, pb);
         free(keep);
+        memcpy(t->final_val, vm, sizeof(label_metrics) * (size_t)M);
+        memcpy(t->final_test, tm, sizeof(label_metrics) * (size_t)M);
         double *base = seer_calloc((size_t)M, sizeof(double)), base_mean = 0;
         mean_baseline(t, base);
         for (int m = 0; m < M; m++) base_mean += base[m] / M;
         snprintf(path, sizeof path, "%s/summary.json", t->run_dir);
         FILE *s = fopen(path, "w");
         if (s) {
-            fprintf(s, "{\"best_step\":%lld,\"best_val_loss\":%.6g,\"mean_val_mape\":%.6g,"
-                       "\"mean_test_mape\":%.6g,\"train_mean_val_mape\":%.6g,",
-                    (long long)best_step, t->best_val, mean_mape(vm, M), mean_mape(tm, M),
-                    base_mean);
+            fprintf(s, "{\"multi_task\":\"%s\",\"train_seconds\":%.1f,\"best_step\":%lld,"
+                       "\"best_val_loss\":%.6g,\"mean_val_mape\":%.6g,\"mean_test_mape\":%.6g,"
+                       "\"train_mean_val_mape\":%.6g,",
+                    t->cfg.train_multi_task, t->train_seconds, (long long)best_step, t->best_val,
+                    mean_mape(vm, M), mean_mape(tm, M), base_mean);
             json_metrics(s, t, "val", vm);
             fputc(',', s);
             json_metrics(s, t, "test", tm);
@@ -384,8 +438,7 @@ int trainer_run(trainer *t, seer_err *err) {
         if (!t->quiet) {
             printf("\nbest checkpoint: step %lld (val loss %.4f)\n", (long long)best_step,
                    t->best_val);
-            printf("%-5s %-22s %6s %8s %8s %7s %7s %8s %8s\n", "split", "label", "n", "MAPE%",
-                   "RMSPE%", "<5%", "<10%", "Spearman", "Kendall");
+            metrics_print_header(stdout);
             print_table(t, "val", vm, stdout);
             print_table(t, "test", tm, stdout);
             printf("mean MAPE: val %.3f%%, test %.3f%%; predicting the training mean gives "

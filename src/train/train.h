@@ -9,6 +9,7 @@
 #include "graph/batch.h"
 #include "model/seernet.h"
 #include "optim/optim.h"
+#include "optim/pcgrad.h"
 #include "train/metrics.h"
 
 typedef struct {
@@ -26,6 +27,10 @@ typedef struct {
     int64_t P;
     float *params, *grads, *adam_m, *adam_v; // (P) each, backend memory
     seernet_acts acts, dacts;
+    int pcgrad;                 // PCGrad on the trunk (multi_task = pcgrad and M > 1)
+    float *task_grads;          // (M, P) per-task gradients (PCGrad)
+    double *pc_gd, *pc_k, *pc_out; // PCGrad float64 workspace: (M, trunk), (M, M), (trunk)
+    seer_rng rng_pcgrad;        // task orders of PCGrad; saved in checkpoints
     graph_batch batch;
     // progress, all saved in checkpoints
     int64_t step, epoch, batch_in_epoch, since_best;
@@ -36,6 +41,9 @@ typedef struct {
     int64_t epoch_batches, epoch_graphs;
     char run_dir[1024];
     int quiet;
+    // figures of the best checkpoint, filled at the end of trainer_run
+    label_metrics final_val[SEERNET_MAX_HEADS], final_test[SEERNET_MAX_HEADS];
+    double train_seconds;
 } trainer;
 
 /* Sets up a run from a resolved config: loads and splits the data, fits normalisation, builds the
@@ -56,7 +64,8 @@ int ckpt_read_config(const char *ckpt_path, seer_config *cfg, seer_err *err);
  * metrics.jsonl under run_dir; prints the summary table. */
 int trainer_run(trainer *t, seer_err *err);
 
-/* One optimizer step on the given graph ids; returns the loss (before the step). */
+/* One optimizer step on the given graph ids; returns the mean over labels of the per-label
+ * losses (before the step). */
 double trainer_step(trainer *t, const int64_t *ids, int64_t count);
 
 /* Loss and per-label metrics (native units) over a list of graphs; pred (count, M) optional. */
