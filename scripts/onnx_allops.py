@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Writes tests/data/onnx/allops.onnx: a small model (opset 17, weights stripped, symbolic batch)
+that uses every operator seerconvert infers shapes for, including the Shape -> Gather ->
+Unsqueeze -> Concat -> Reshape subgraph exporters emit (it must fold away), so the shape check
+against onnx.shape_inference covers them all. Gelu (opset 20, outside 7-18) is not included.
+usage: scripts/onnx_allops.py [OUT.onnx]"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T, helper as h, numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+inits, nodes = [], []
+
+
+def w(name, dims):
+    t = T()
+    t.name, t.data_type = name, T.FLOAT
+    t.dims.extend(dims)
+    inits.append(t)
+    return name
+
+
+def c64(name, vals):
+    inits.append(numpy_helper.from_array(np.array(vals, np.int64), name))
+    return name
+
+
+def n(op, ins, outs=None, **attrs):
+    outs = outs or ["%s_%d" % (op.lower(), len(nodes))]
+    nodes.append(h.make_node(op, ins, outs, name="n%d_%s" % (len(nodes), op), **attrs))
+    return outs[0] if len(outs) == 1 else outs
+
+
+x = n("Conv", ["x", w("c1w", [8, 3, 3, 3]), w("c1b", [8])], strides=[2, 2], pads=[1, 1, 1, 1])
+x = n("BatchNormalization", [x, w("bn_s", [8]), w("bn_b", [8]), w("bn_m", [8]), w("bn_v", [8])])
+x = n("Relu", [x])
+x = n("Conv", [x, w("dw", [8, 1, 3, 3])], group=8, pads=[1, 1, 1, 1])
+x = n("Clip", [x, n("Constant", [], value=numpy_helper.from_array(np.array(0, np.float32))),
+               n("Constant", [], value=numpy_helper.from_array(np.array(6, np.float32)))])
+x = n("HardSwish", [x])
+x = n("InstanceNormalization", [x, w("in_s", [8]), w("in_b", [8])])
+x = n("LeakyRelu", [x], alpha=0.1)
+x = n("PRelu", [x, w("prelu", [8, 1, 1])])
+y = n("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+z = n("AveragePool", [x], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)
+x = n("Concat", [y, z], axis=1)
+a, b = n("Split", [x, c64("split", [6, 10])], ["sa", "sb"], axis=1)
+a = n("Sigmoid", [a])
+b = n("HardSigmoid", [b])
+b = n("Tanh", [b])
+b = n("Slice", [b, c64("st", [0, 0]), c64("en", [6, 100]), c64("ax", [1, 2]), c64("sp", [1, 1])])
+x = n("Concat", [a, b], axis=1)
+x = n("ConvTranspose", [x, w("ct", [12, 12, 2, 2])], strides=[2, 2])
+x = n("Pad", [x, c64("pads", [0, 0, 1, 1, 0, 0, 1, 1])])
+x = n("Resize", [x, "", n("Constant", [], value=numpy_helper.from_array(
+    np.array([1, 1, 0.5, 0.5], np.float32)))], mode="nearest")
+g = n("GlobalMaxPool", [x])
+x = n("Mul", [x, n("Sigmoid", [g])])
+x = n("Sub", [x, n("ReduceMean", [x], axes=[2, 3], keepdims=1)])
+x = n("Div", [x, n("Sqrt", [n("Add", [n("Pow", [x, n("Constant", [], value=numpy_helper.from_array(
+    np.array(2, np.float32)))]), n("Constant", [], value=numpy_helper.from_array(np.array(1, np.float32)))])])])
+x = n("Erf", [x])
+x = n("Dropout", [x])
+x = n("Identity", [x])
+# tokens: (B, C, H, W) -> (B, H*W, C) through a shape subgraph, then a transformer-style block
+s = n("Shape", [x])
+bsz = n("Unsqueeze", [n("Gather", [s, n("Constant", [], value=numpy_helper.from_array(np.array(0, np.int64)))], axis=0),
+                     c64("ax0", [0])])
+ch = n("Unsqueeze", [n("Gather", [s, n("Constant", [], value=numpy_helper.from_array(np.array(1, np.int64)))], axis=0),
+                    c64("ax0b", [0])])
+shape = n("Concat", [bsz, ch, c64("m1", [-1])], axis=0)
+t = n("Reshape", [x, shape])
+t = n("Transpose", [t], perm=[0, 2, 1])
+t = n("LayerNormalization", [t, w("ln_s", [12]), w("ln_b", [12])], axis=-1)
+q = n("MatMul", [t, w("wq", [12, 12])])
+k = n("Transpose", [n("MatMul", [t, w("wk", [12, 12])])], perm=[0, 2, 1])
+att = n("Softmax", [n("MatMul", [q, k])], axis=-1)
+t = n("MatMul", [att, t])
+t = n("Cast", [t], to=T.FLOAT)
+m = n("Where", [n("Cast", [t], to=T.BOOL), t, n("Expand", [w("e1", [1, 1, 12]), c64("eshape", [1, 1, 12])])])
+t = n("Unsqueeze", [m, c64("ax1", [1])])
+t = n("Squeeze", [t, c64("ax1b", [1])])
+t = n("Flatten", [n("GlobalAveragePool", [n("Unsqueeze", [n("Transpose", [t], perm=[0, 2, 1]), c64("ax3", [3])])])])
+t = n("Gemm", [t, w("fc", [10, 12]), w("fcb", [10])], transB=1)
+cos = n("ConstantOfShape", [c64("cs", [1, 10])])
+n("Add", [t, cos], ["y"])
+
+graph = h.make_graph(nodes, "allops", [h.make_tensor_value_info("x", T.FLOAT, ["batch", 3, 32, 32])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)], inits)
+model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
+out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests/data/onnx/allops.onnx")
+onnx.save(model, out)
+print("wrote %s: %d nodes" % (out, len(nodes)))
+
+# ---- malformed models for tests/test_onnx.c (each must be refused with a clear message) ----
+def tiny(nodes_, inputs, name):
+    g = h.make_graph(nodes_, name, inputs, [h.make_tensor_value_info("y", T.FLOAT, None)])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+    onnx.save(m, os.path.join(os.path.dirname(out), name + ".onnx"))
+
+
+xin = [h.make_tensor_value_info("x", T.FLOAT, ["batch", 4])]
+tiny([h.make_node("Relu", ["b"], ["a"], name="r1"), h.make_node("Relu", ["a"], ["b"], name="r2"),
+      h.make_node("Add", ["x", "a"], ["y"], name="add")], xin, "bad_cycle")
+tiny([h.make_node("Relu", ["x"], ["a"], name="r1"), h.make_node("Add", ["a", "nowhere"], ["y"], name="add")],
+     xin, "bad_dangling")
+tiny([h.make_node("Relu", ["x"], ["y"], name="r1")],
+     [h.make_tensor_value_info("x", T.FLOAT, ["batch", 0, 4])], "bad_zero_dim")
+tiny([h.make_node("FooBar", ["x"], ["a"], name="mystery"), h.make_node("Relu", ["a"], ["y"], name="r")],
+     xin, "bad_unsupported")
+print("wrote bad_cycle, bad_dangling, bad_zero_dim, bad_unsupported")

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Regenerates the ONNX test fixtures in tests/data/onnx/: torchvision ResNet-18, ResNet-50,
+MobileNetV2, VGG-16, DenseNet-121 and GoogLeNet at 224x224, exported with a symbolic batch
+dimension and weights stripped (floating-point initializers keep their dims, lose their data;
+integer initializers, the shape constants, keep their data). BatchNormalization stays a node
+(training-mode export keeps it from being folded into the convolutions), so parameter counts
+match torchvision's.
+
+Needs python3-torch, python3-torchvision and python3-onnx (Debian).
+usage: scripts/onnx_fixtures.py [OUT_DIR]
+"""
+import os
+import sys
+import warnings
+
+import onnx
+import torch
+import torchvision
+
+warnings.filterwarnings("ignore")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = {
+    "resnet18": lambda: torchvision.models.resnet18(),
+    "resnet50": lambda: torchvision.models.resnet50(),
+    "mobilenet_v2": lambda: torchvision.models.mobilenet_v2(),
+    "vgg16": lambda: torchvision.models.vgg16(),
+    "densenet121": lambda: torchvision.models.densenet121(),
+    "googlenet": lambda: torchvision.models.googlenet(aux_logits=False, init_weights=False),
+}
+FLOAT_TYPES = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE,
+               onnx.TensorProto.BFLOAT16}
+
+
+def strip(model):
+    for t in model.graph.initializer:
+        if t.data_type in FLOAT_TYPES:
+            t.ClearField("raw_data")
+            t.ClearField("float_data")
+            t.ClearField("double_data")
+    return model
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests/data/onnx")
+    os.makedirs(out, exist_ok=True)
+    for name, make in MODELS.items():
+        m = make().eval()
+        params = sum(p.numel() for p in m.parameters())
+        path = os.path.join(out, name + ".onnx")
+        torch.onnx.export(m, torch.zeros(1, 3, 224, 224), path, opset_version=13,
+                          input_names=["input"], output_names=["logits"],
+                          dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}},
+                          training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
+        model = strip(onnx.load(path))
+        onnx.save(model, path)
+        print("%-14s %11d parameters (torchvision), %7d bytes" % (name, params, os.path.getsize(path)))
+
+
+if __name__ == "__main__":
+    main()

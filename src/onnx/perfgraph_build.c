@@ -1,0 +1,308 @@
+/* onnx: costs and PerfGraph features of a shape-inferred model (see perfgraph_build.h). */
+#include "perfgraph_build.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx.pb-c.h"
+
+static const char *const NODE_F[PGB_NODE_F] = {
+    "kernel_h", "kernel_w", "stride_h", "stride_w", "pad_h", "pad_w", "dilation", "log_groups",
+    "has_bias", "log_in_channels", "log_in_h", "log_in_w", "log_out_channels", "log_out_h",
+    "log_out_w", "log_batch", "log_flops", "log_mem_bytes", "log_weight_bytes", "log_intensity",
+    "flops_share", "mem_share", "weight_share"};
+static const char *const EDGE_F[PGB_EDGE_F] = {"log_bytes", "log_n", "log_c", "log_h", "log_w"};
+static const char *const GLOBAL_F[PGB_GLOBAL_F] = {
+    "log_nodes", "log_edges", "density", "log_flops_total", "log_flops_mean", "log_flops_median",
+    "log_flops_max", "log_mem_total", "log_mem_mean", "log_mem_median", "log_mem_max",
+    "log_weight_total", "log_weight_mean", "log_weight_median", "log_weight_max",
+    "log_tensor_bytes_mean", "log_intensity", "log_batch"};
+
+const char *const *pgb_node_feature_names(void) { return NODE_F; }
+const char *const *pgb_edge_feature_names(void) { return EDGE_F; }
+const char *const *pgb_global_feature_names(void) { return GLOBAL_F; }
+
+static int op_is(const ox_node *n, const char *name) { return strcmp(n->op_type, name) == 0; }
+
+static double elem_size(int dtype) {
+    switch (dtype) {
+    case 10: case 5: case 4: case 16: return 2; // float16, int16, uint16, bfloat16
+    case 2: case 3: case 9: return 1;           // uint8, int8, bool
+    case 6: case 12: return 4;                  // int32, uint32
+    case 7: case 11: case 13: return 8;         // int64, double, uint64
+    default: return 4;                          // float32 and the rest
+    }
+}
+
+static double tbytes(const ox_tensor *t) { return (double)ox_numel(t) * elem_size(t->dtype); }
+
+static int is_float(int dtype) { return dtype == 1 || dtype == 10 || dtype == 11 || dtype == 16; }
+
+static const Onnx__AttributeProto *attr(const ox_node *n, const char *name) {
+    const Onnx__NodeProto *p = n->proto;
+    for (size_t i = 0; i < p->n_attribute; i++)
+        if (p->attribute[i]->name && strcmp(p->attribute[i]->name, name) == 0) return p->attribute[i];
+    return NULL;
+}
+
+static int64_t attr_int_at(const ox_node *n, const char *name, size_t k, int64_t def) {
+    const Onnx__AttributeProto *a = attr(n, name);
+    if (a && a->n_ints > k) return a->ints[k];
+    if (a && a->has_i && k == 0) return a->i;
+    return def;
+}
+
+/* FLOPs and multiply-adds of one node. */
+static void node_flops(const ox_graph *g, const ox_node *n, double *flops, double *macs) {
+    const ox_tensor *x = n->n_in && n->in[0] >= 0 ? &g->t[n->in[0]] : NULL;
+    const ox_tensor *o = n->n_out && n->out[0] >= 0 ? &g->t[n->out[0]] : NULL;
+    double out = o ? (double)ox_numel(o) : 0, in = x ? (double)ox_numel(x) : 0, m = 0;
+    int bias = n->n_in > 2 && n->in[2] >= 0;
+    *flops = 0;
+    if (!x || !o) return;
+    if (op_is(n, "Conv") || op_is(n, "ConvTranspose")) {
+        const ox_tensor *w = &g->t[n->in[1]];
+        double kprod = 1;
+        for (int i = 2; i < w->rank; i++) kprod *= (double)w->dims[i];
+        // Conv: every output takes (Cin/g) k multiply-adds; ConvTranspose: every input element
+        // scatters into (Cout/g) k outputs: both are w->dims[1] * k per element
+        m = (op_is(n, "Conv") ? out : in) * (double)w->dims[1] * kprod;
+        *flops = 2 * m + (bias ? out : 0);
+    } else if (op_is(n, "Gemm")) {
+        int ta = (int)attr_int_at(n, "transA", 0, 0);
+        double K = (double)(ta ? x->dims[0] : x->dims[1]);
+        m = out * K;
+        *flops = 2 * m + (bias ? out : 0);
+    } else if (op_is(n, "MatMul")) {
+        double K = (double)x->dims[x->rank - 1];
+        m = out * K;
+        *flops = 2 * m;
+    } else if (op_is(n, "BatchNormalization")) {
+        *flops = 2 * out;
+    } else if (op_is(n, "LayerNormalization") || op_is(n, "InstanceNormalization")) {
+        *flops = 5 * out;
+    } else if (op_is(n, "Softmax")) {
+        *flops = 3 * out;
+    } else if (op_is(n, "MaxPool") || op_is(n, "AveragePool")) {
+        double k = 1;
+        const Onnx__AttributeProto *a = attr(n, "kernel_shape");
+        for (size_t i = 0; a && i < a->n_ints; i++) k *= (double)a->ints[i];
+        *flops = out * k;
+    } else if (op_is(n, "GlobalAveragePool") || op_is(n, "GlobalMaxPool") || op_is(n, "ReduceMean")) {
+        *flops = in;
+    } else if (op_is(n, "Resize")) {
+        const Onnx__AttributeProto *a = attr(n, "mode");
+        int nearest = !a || !a->has_s || (a->s.len == 7 && !memcmp(a->s.data, "nearest", 7));
+        *flops = (nearest ? 1 : 4) * out;
+    } else if (op_is(n, "Relu") || op_is(n, "LeakyRelu") || op_is(n, "PRelu") || op_is(n, "Clip") ||
+               op_is(n, "Sigmoid") || op_is(n, "HardSigmoid") || op_is(n, "HardSwish") ||
+               op_is(n, "Tanh") || op_is(n, "Erf") || op_is(n, "Gelu") || op_is(n, "Add") ||
+               op_is(n, "Sub") || op_is(n, "Mul") || op_is(n, "Div") || op_is(n, "Pow") ||
+               op_is(n, "Sqrt")) {
+        *flops = out;
+    } else {
+        int count;
+        ox_op_names(&count);
+        if (n->op == count - 1) *flops = out; // unknown under --allow-unknown: elementwise
+    }
+    *macs = m;
+}
+
+static void shape4(const ox_tensor *t, double s[4]) {
+    s[0] = s[1] = s[2] = s[3] = 1;
+    for (int i = 0; i < t->rank; i++) s[i < 3 ? i : 3] *= (double)t->dims[i];
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void stats4(const double *v, int64_t n, float *out) {
+    if (n == 0) {
+        out[0] = out[1] = out[2] = out[3] = 0;
+        return;
+    }
+    double *s = seer_malloc(sizeof(double) * (size_t)n), sum = 0;
+    memcpy(s, v, sizeof(double) * (size_t)n);
+    qsort(s, (size_t)n, sizeof(double), cmp_double);
+    for (int64_t i = 0; i < n; i++) sum += s[i];
+    double med = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    out[0] = (float)log1p(sum), out[1] = (float)log1p(sum / (double)n);
+    out[2] = (float)log1p(med), out[3] = (float)log1p(s[n - 1]);
+    free(s);
+}
+
+static int resolve(const ox_graph *g, int v) {
+    while (v >= 0 && g->n[v].fused_into >= 0) v = g->n[v].fused_into;
+    return v;
+}
+
+void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
+    memset(out, 0, sizeof *out);
+    int nn = g->n_n;
+    out->n_onnx_nodes = nn;
+    out->n_unknown = g->unknown_ops;
+    int *keep = seer_calloc((size_t)nn, sizeof(int)), *consumers = seer_calloc((size_t)g->n_t, sizeof(int));
+    for (int v = 0; v < nn; v++) {
+        ox_node *n = &g->n[v];
+        keep[v] = !n->folded && !op_is(n, "Constant") && !op_is(n, "ConstantOfShape");
+        out->n_folded += !keep[v];
+        n->fused_into = -1;
+        for (int i = 0; keep[v] && i < n->n_in; i++)
+            if (n->in[i] >= 0) consumers[n->in[i]]++;
+    }
+    // per-node costs; initializers counted once for the model totals
+    char *counted = seer_calloc((size_t)g->n_t, 1);
+    for (int v = 0; v < nn; v++) {
+        ox_node *n = &g->n[v];
+        n->flops = n->bytes_in = n->bytes_out = n->weight_bytes = n->params = 0;
+        if (!keep[v]) continue;
+        double macs = 0;
+        node_flops(g, n, &n->flops, &macs);
+        out->macs += macs;
+        for (int i = 0; i < n->n_in; i++) {
+            if (n->in[i] < 0) continue;
+            const ox_tensor *t = &g->t[n->in[i]];
+            n->bytes_in += tbytes(t);
+            if (t->is_init && is_float(t->dtype)) {
+                n->weight_bytes += tbytes(t);
+                int buffer = op_is(n, "BatchNormalization") && (i == 3 || i == 4);
+                if (!counted[n->in[i]]) {
+                    counted[n->in[i]] = 1;
+                    out->weight_bytes += tbytes(t);
+                    if (!buffer) out->params += (double)ox_numel(t);
+                }
+            }
+        }
+        for (int i = 0; i < n->n_out; i++)
+            if (n->out[i] >= 0) n->bytes_out += tbytes(&g->t[n->out[i]]);
+    }
+    free(counted);
+    // fusion: BN and activations into the preceding Conv/ConvTranspose/Gemm that feeds only them
+    if (fuse) {
+        for (int k = 0; k < nn; k++) {
+            int v = g->order[k];
+            ox_node *n = &g->n[v];
+            if (!keep[v] || n->n_in < 1 || n->in[0] < 0) continue;
+            int act = op_is(n, "Relu") || op_is(n, "Clip") || op_is(n, "LeakyRelu") ||
+                      op_is(n, "Sigmoid") || op_is(n, "HardSwish") || op_is(n, "HardSigmoid");
+            if (!act && !op_is(n, "BatchNormalization")) continue;
+            int src = g->t[n->in[0]].producer, root = resolve(g, src);
+            if (root < 0 || !keep[src] || consumers[n->in[0]] != 1) continue;
+            ox_node *r = &g->n[root];
+            if (!(op_is(r, "Conv") || op_is(r, "ConvTranspose") || op_is(r, "Gemm"))) continue;
+            n->fused_into = root;
+            r->flops += n->flops, r->weight_bytes += n->weight_bytes;
+            // the intermediate tensor never reaches memory: the root reads its own inputs and
+            // writes the fused output
+            r->bytes_in += n->bytes_in - tbytes(&g->t[n->in[0]]);
+            r->bytes_out = n->bytes_out;
+            out->n_fused++;
+        }
+    }
+    // operators: kept, not fused away
+    int *vid = seer_malloc(sizeof(int) * (size_t)(nn ? nn : 1));
+    for (int v = 0; v < nn; v++) vid[v] = -1;
+    out->node_of = seer_malloc(sizeof(int) * (size_t)(nn ? nn : 1));
+    for (int k = 0; k < nn; k++) {
+        int v = g->order[k];
+        if (keep[v] && g->n[v].fused_into < 0) vid[v] = (int)out->V, out->node_of[out->V++] = v;
+    }
+    int64_t V = out->V;
+    double *fl = seer_malloc(sizeof(double) * (size_t)(V + 1)), *mem = seer_malloc(sizeof(double) * (size_t)(V + 1));
+    double *wb = seer_malloc(sizeof(double) * (size_t)(V + 1));
+    for (int64_t i = 0; i < V; i++) {
+        const ox_node *n = &g->n[out->node_of[i]];
+        fl[i] = n->flops, mem[i] = n->bytes_in + n->bytes_out, wb[i] = n->weight_bytes;
+        out->flops += fl[i], out->bytes += mem[i];
+    }
+    // edges: a tensor from one operator to another (through fused nodes), in node order
+    int64_t cap = 64;
+    out->edge = seer_malloc(sizeof(int32_t) * 2 * (size_t)cap);
+    out->xe = seer_malloc(sizeof(float) * PGB_EDGE_F * (size_t)cap);
+    double *eb = seer_malloc(sizeof(double) * (size_t)cap);
+    for (int64_t i = 0; i < V; i++) {
+        int root = out->node_of[i];
+        for (int v = 0; v < nn; v++) { // the root and every node fused into it
+            if (v != root && resolve(g, v) != root) continue;
+            const ox_node *n = &g->n[v];
+            if (!keep[v]) continue;
+            for (int k = 0; k < n->n_in; k++) {
+                if (n->in[k] < 0) continue;
+                const ox_tensor *t = &g->t[n->in[k]];
+                int src = t->producer >= 0 && keep[t->producer] ? resolve(g, t->producer) : -1;
+                if (src < 0 || src == root) continue;
+                if (out->E == cap) {
+                    cap *= 2;
+                    out->edge = seer_realloc(out->edge, sizeof(int32_t) * 2 * (size_t)cap);
+                    out->xe = seer_realloc(out->xe, sizeof(float) * PGB_EDGE_F * (size_t)cap);
+                    eb = seer_realloc(eb, sizeof(double) * (size_t)cap);
+                }
+                double s[4];
+                shape4(t, s);
+                out->edge[2 * out->E] = vid[src], out->edge[2 * out->E + 1] = (int32_t)i;
+                float *xe = out->xe + out->E * PGB_EDGE_F;
+                eb[out->E] = tbytes(t);
+                xe[0] = (float)log1p(eb[out->E]);
+                for (int d = 0; d < 4; d++) xe[1 + d] = (float)log1p(s[d]);
+                out->E++;
+            }
+        }
+    }
+    // node features
+    double batch = (double)(g->batch > 0 ? g->batch : 1);
+    out->xn = seer_calloc((size_t)(V * PGB_NODE_F) + 1, sizeof(float));
+    out->op = seer_malloc(sizeof(int32_t) * (size_t)(V + 1));
+    for (int64_t i = 0; i < V; i++) {
+        const ox_node *n = &g->n[out->node_of[i]];
+        float *f = out->xn + i * PGB_NODE_F;
+        out->op[i] = n->op;
+        int conv = op_is(n, "Conv") || op_is(n, "ConvTranspose");
+        int pool = op_is(n, "MaxPool") || op_is(n, "AveragePool");
+        if (conv || pool) {
+            const ox_tensor *w = conv ? &g->t[n->in[1]] : NULL;
+            f[0] = (float)attr_int_at(n, "kernel_shape", 0, w && w->rank > 2 ? w->dims[2] : 1);
+            f[1] = (float)attr_int_at(n, "kernel_shape", 1, w && w->rank > 3 ? w->dims[3] : f[0]);
+            f[2] = (float)attr_int_at(n, "strides", 0, 1);
+            f[3] = (float)attr_int_at(n, "strides", 1, f[2]);
+            f[4] = (float)attr_int_at(n, "pads", 0, 0);
+            f[5] = (float)attr_int_at(n, "pads", 1, f[4]);
+            f[6] = (float)attr_int_at(n, "dilations", 0, 1);
+            f[7] = (float)log1p((double)attr_int_at(n, "group", 0, 1));
+        }
+        f[8] = (float)((conv || op_is(n, "Gemm")) && n->n_in > 2 && n->in[2] >= 0);
+        double si[4] = {1, 1, 1, 1}, so[4] = {1, 1, 1, 1};
+        if (n->n_in && n->in[0] >= 0) shape4(&g->t[n->in[0]], si);
+        const ox_node *last = n; // a fused root's output is its last fused node's
+        for (int v = 0; v < nn; v++)
+            if (g->n[v].fused_into >= 0 && resolve(g, v) == out->node_of[i]) last = &g->n[v];
+        if (last->n_out && last->out[0] >= 0) shape4(&g->t[last->out[0]], so);
+        f[9] = (float)log1p(si[1]), f[10] = (float)log1p(si[2]), f[11] = (float)log1p(si[3]);
+        f[12] = (float)log1p(so[1]), f[13] = (float)log1p(so[2]), f[14] = (float)log1p(so[3]);
+        f[15] = (float)log1p(batch);
+        f[16] = (float)log1p(fl[i]), f[17] = (float)log1p(mem[i]), f[18] = (float)log1p(wb[i]);
+        f[19] = (float)log1p(mem[i] > 0 ? fl[i] / mem[i] : 0);
+        f[20] = (float)(out->flops > 0 ? fl[i] / out->flops : 0);
+        f[21] = (float)(out->bytes > 0 ? mem[i] / out->bytes : 0);
+        double twb = 0;
+        for (int64_t k = 0; k < V; k++) twb += wb[k];
+        f[22] = (float)(twb > 0 ? wb[i] / twb : 0);
+    }
+    // global features
+    float *x = out->xg;
+    double Vd = (double)V, Ed = (double)out->E, tb = 0;
+    for (int64_t e = 0; e < out->E; e++) tb += eb[e];
+    x[0] = (float)log1p(Vd), x[1] = (float)log1p(Ed), x[2] = (float)(V > 1 ? Ed / (Vd * (Vd - 1)) : 0);
+    stats4(fl, V, x + 3), stats4(mem, V, x + 7), stats4(wb, V, x + 11);
+    x[15] = (float)log1p(out->E ? tb / Ed : 0);
+    x[16] = (float)log1p(out->bytes > 0 ? out->flops / out->bytes : 0);
+    x[17] = (float)log1p(batch);
+    free(fl), free(mem), free(wb), free(eb), free(vid), free(keep), free(consumers);
+}
+
+void pgb_free(pgb_graph *p) {
+    free(p->xn), free(p->op), free(p->edge), free(p->xe), free(p->node_of);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,45 @@
+/* onnx: operator costs and the PerfGraph features of DESIGN.md for one shape-inferred model.
+ *
+ * Cost conventions (also in datasets/FORMAT.md): a multiply-add is 2 FLOPs (Conv, ConvTranspose,
+ * Gemm, MatMul; a bias adds 1 per output); BatchNormalization 2 per element (its inference
+ * form), LayerNormalization and InstanceNormalization 5, Softmax 3, other elementwise operators
+ * 1 per output element, pools k*k per output element, global pools and ReduceMean 1 per input
+ * element, Resize 1 per output element (nearest) or 4 (linear, cubic); data movement (Concat,
+ * Split, Slice, Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Pad, Expand, Gather, Identity,
+ * Dropout, Cast, Where's selection) 0. Bytes read are all inputs (weights included), bytes
+ * written all outputs, at each tensor's element size. Parameters are the elements of
+ * floating-point initializers, except BatchNormalization's running mean and variance (as
+ * torchvision counts them); weight bytes include those. Size letters: V operators, E edges. */
+#ifndef SEER_PERFGRAPH_BUILD_H
+#define SEER_PERFGRAPH_BUILD_H
+
+#include "onnx/onnx_graph.h"
+
+#define PGB_NODE_F 23
+#define PGB_EDGE_F 5
+#define PGB_GLOBAL_F 18
+
+typedef struct {
+    int64_t V, E;
+    float *xn;       // (V, PGB_NODE_F)
+    int32_t *op;     // (V) index into ox_op_names()
+    int32_t *edge;   // (E, 2) local (src, dst)
+    float *xe;       // (E, PGB_EDGE_F)
+    float xg[PGB_GLOBAL_F];
+    int *node_of;    // (V) the ONNX node behind each operator
+    // model totals
+    double flops, macs, bytes, weight_bytes, params;
+    int n_onnx_nodes, n_folded, n_fused, n_unknown;
+} pgb_graph;
+
+/* Builds the operator graph of a loaded model: folded shape arithmetic and Constant nodes are
+ * left out; with fuse, BatchNormalization and activations are folded into the preceding
+ * Conv/ConvTranspose/Gemm when it feeds only them (as inference runtimes do). */
+void pgb_build(ox_graph *g, int fuse, pgb_graph *out);
+void pgb_free(pgb_graph *p);
+
+const char *const *pgb_node_feature_names(void);
+const char *const *pgb_edge_feature_names(void);
+const char *const *pgb_global_feature_names(void);
+
+#endif

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Checks seerconvert's shape inference against onnx's own (onnx.shape_inference) on ONNX files:
+every tensor onnx infers a full static shape for must have the same shape in `seerconvert
+--shapes`. The leading input dimension is set to BATCH for both.
+usage: onnx_shapes_check.py SEERCONVERT BATCH MODEL.onnx..."""
+import subprocess
+import sys
+
+import onnx
+from onnx import shape_inference
+
+
+def onnx_shapes(path, batch):
+    m = onnx.load(path)
+    for i in m.graph.input:
+        d = i.type.tensor_type.shape.dim
+        if len(d):
+            d[0].ClearField("dim_param")
+            d[0].dim_value = batch
+    m = shape_inference.infer_shapes(m)
+    out = {}
+    for vi in list(m.graph.value_info) + list(m.graph.output) + list(m.graph.input):
+        t = vi.type.tensor_type
+        if not t.HasField("shape"):
+            continue
+        dims = [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
+        if all(v is not None for v in dims):
+            out[vi.name] = dims
+    return out
+
+
+def main():
+    seerconvert, batch, paths = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    bad = 0
+    for path in paths:
+        ref = onnx_shapes(path, batch)
+        got = {}
+        text = subprocess.run([seerconvert, path, "--shapes", "--batch", str(batch)], check=True,
+                              capture_output=True, text=True).stdout
+        for line in text.splitlines():
+            name, shape = line.split("\t")
+            got[name] = [] if shape == "scalar" else [int(v) for v in shape.split("x")]
+        missing = [n for n in ref if n not in got]
+        diff = [(n, ref[n], got[n]) for n in ref if n in got and ref[n] != got[n]]
+        print("%s: %d tensors shaped by onnx, %d compared, %d differ, %d missing"
+              % (path, len(ref), len(ref) - len(missing), len(diff), len(missing)))
+        for n, r, g in diff[:5]:
+            print("  %s: onnx %s, seer %s" % (n, r, g))
+        for n in missing[:5]:
+            print("  %s: not shaped by seer" % n)
+        bad += len(diff) + len(missing)
+        if len(ref) < 10:
+            print("  too few tensors shaped by onnx to compare")
+            bad += 1
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
