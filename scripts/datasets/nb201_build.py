@@ -1,124 +1,135 @@
 #!/usr/bin/env python3
-"""Build datasets/nb201.h5: the NAS-Bench-201 CIFAR-10 network of every cell as a PerfGraph,
-with every measured latency column of datasets/nb201/nasbench201_latency_ms.csv as a label.
+"""Build datasets/nb201.h5: the NAS-Bench-201 CIFAR-10 network of every cell, written as a
+weight-stripped ONNX model and converted by seerconvert, with every measured latency column of
+datasets/nb201/nasbench201_latency_ms.csv as a label (<column>_ms).
 
 Network (NAS-Bench-201 'TinyNetwork'): 3x3 conv stem (16 channels, no bias) + BN; three stages of
-five cells at 16, 32, 64 channels (32x32, 16x16, 8x8) with a residual reduction block between
-stages; BN + ReLU; global average pool; linear layer to 10 classes. Cell ops: nor_conv_kxk =
-ReLU, Conv (no bias), BN; avg_pool_3x3 = AveragePool 3x3 stride 1; skip_connect = identity;
-'none' edges are dropped. A value with no producer (a cell node that only 'none' edges reach) is
-a zero tensor: operators that consume it keep their node but get no incoming edge.
+five cells at 16, 32, 64 channels (32x32, 16x16, 8x8) with the benchmark's residual reduction
+block between stages (ReLU-Conv3x3/s2-BN, ReLU-Conv3x3-BN, shortcut AvgPool2x2/s2 + Conv1x1);
+BN + ReLU; global average pool; linear layer to 10 classes. Cell node i = sum over j < i of
+op(j -> i)(node j), output node 3; nor_conv_kxk = ReLU, Conv (no bias), BN; avg_pool_3x3 =
+AveragePool 3x3 stride 1 pad 1 (count_include_pad 0); skip_connect = identity; 'none' edges are
+dropped. A cell node that only 'none' edges reach is a zero tensor (a ConstantOfShape, which is
+not an operator of the PerfGraph): operators that read it keep their node but get no edge.
 
-Usage: nb201_build.py [--csv CSV] [-o OUT.h5] [--limit N] [--batch B]
+usage: nb201_build.py [--csv CSV] [-o OUT.h5] [--limit N] [--batch B] [--onnx-dir DIR]
+                      [--seerconvert PATH] [--threads N]
 """
 import argparse
 import csv
 import os
+import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import perfgraph as pg  # noqa: E402
+import numpy as np
+import onnx
+from onnx import TensorProto as T, helper as h, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+OPS = ("none", "skip_connect", "nor_conv_1x1", "nor_conv_3x3", "avg_pool_3x3")
 
 
 def parse_arch(arch):
-    """'|op~0|+|op~0|op~1|+|op~0|op~1|op~2|' -> [[(op, j)], [(op, j), ...], ...] for nodes 1..3."""
+    """'|op~0|+|op~0|op~1|+|op~0|op~1|op~2|' -> [[(op, j)], [(op, j), (op, j)], [...]]"""
     nodes = []
     for part in arch.strip("|").split("|+|"):
-        edges = []
-        for tok in part.strip("|").split("|"):
-            op, j = tok.split("~")
-            edges.append((op, int(j)))
-        nodes.append(edges)
-    if len(nodes) != 3 or [len(n) for n in nodes] != [1, 2, 3]:
+        nodes.append([(tok.split("~")[0], int(tok.split("~")[1])) for tok in part.strip("|").split("|")])
+    if [len(n) for n in nodes] != [1, 2, 3] or any(op not in OPS for n in nodes for op, _ in n):
         raise ValueError("not a NAS-Bench-201 cell string: %r" % arch)
     return nodes
 
 
-def relu_conv_bn(g, x, cout, k, stride, pad):
-    n, c, h, w = x[1]
-    oh = (h + 2 * pad - k) // stride + 1
-    ow = (w + 2 * pad - k) // stride + 1
-    r = g.add("Relu", [x], x[1])
-    y = g.add("Conv", [r], [n, cout, oh, ow], kernel=(k, k), stride=(stride, stride),
-              pad=(pad, pad), groups=1, bias=False)
-    return g.add("BatchNormalization", [y], y[1])
+class Builder:
+    """Weight-stripped ONNX: initializers carry dims only."""
+
+    def __init__(self):
+        self.nodes, self.inits, self.k = [], [], 0
+
+    def name(self, base):
+        self.k += 1
+        return "%s_%d" % (base, self.k)
+
+    def weight(self, dims):
+        t = T()
+        t.name, t.data_type = self.name("w"), T.FLOAT
+        t.dims.extend(dims)
+        self.inits.append(t)
+        return t.name
+
+    def op(self, op_type, inputs, **attrs):
+        out = self.name(op_type.lower())
+        self.nodes.append(h.make_node(op_type, inputs, [out], name=self.name(op_type), **attrs))
+        return out
+
+    def zeros(self, shape):
+        s = numpy_helper.from_array(np.array(shape, np.int64), self.name("shape"))
+        self.inits.append(s)
+        return self.op("ConstantOfShape", [s.name])
+
+    def conv(self, x, cin, cout, k, stride, pad):
+        return self.op("Conv", [x, self.weight([cout, cin, k, k])], kernel_shape=[k, k],
+                       strides=[stride, stride], pads=[pad] * 4)
+
+    def bn(self, x, c):
+        return self.op("BatchNormalization", [x] + [self.weight([c]) for _ in range(4)])
+
+    def relu_conv_bn(self, x, cin, cout, k, stride, pad):
+        return self.bn(self.conv(self.op("Relu", [x]), cin, cout, k, stride, pad), cout)
 
 
-def add_values(g, vals, shape):
-    """Sum of values, dropping zero tensors (producer None with the zero marker)."""
-    live = [v for v in vals if v is not None]
-    if not live:
-        return None
-    acc = live[0]
-    for v in live[1:]:
-        acc = g.add("Add", [acc, v], shape)
-    return acc
-
-
-def cell(g, x, spec, shape):
-    """x is a value or None (zero tensor of `shape`)."""
-    zero = (None, shape)
-    states = [x]
-    for edges in spec:
-        contrib = []
-        for op, j in edges:
-            src = states[j]
-            if op == "none":
-                continue
-            if op == "skip_connect":
-                contrib.append(src)
-                continue
-            inp = src if src is not None else zero
-            if op == "nor_conv_1x1":
-                contrib.append(relu_conv_bn(g, inp, shape[1], 1, 1, 0))
-            elif op == "nor_conv_3x3":
-                contrib.append(relu_conv_bn(g, inp, shape[1], 3, 1, 1))
-            elif op == "avg_pool_3x3":
-                contrib.append(g.add("AveragePool", [inp], shape, kernel=(3, 3), stride=(1, 1),
-                                     pad=(1, 1)))
-            else:
-                raise ValueError("unknown NAS-Bench-201 op %r" % op)
-        states.append(add_values(g, contrib, shape))
-    return states[3]
-
-
-def reduction(g, x, shape, cout):
-    n, c, h, w = shape
-    inp = x if x is not None else (None, shape)
-    a = relu_conv_bn(g, inp, cout, 3, 2, 1)
-    b = relu_conv_bn(g, a, cout, 3, 1, 1)
-    p = g.add("AveragePool", [inp], [n, c, h // 2, w // 2], kernel=(2, 2), stride=(2, 2),
-              pad=(0, 0))
-    s = g.add("Conv", [p], [n, cout, h // 2, w // 2], kernel=(1, 1), stride=(1, 1), pad=(0, 0),
-              groups=1, bias=False)
-    return g.add("Add", [b, s], [n, cout, h // 2, w // 2])
-
-
-def build(arch, batch=1):
+def build_onnx(arch, path):
     spec = parse_arch(arch)
-    g = pg.Graph(batch)
-    x = (None, [batch, 3, 32, 32])
-    x = g.add("Conv", [x], [batch, 16, 32, 32], kernel=(3, 3), stride=(1, 1), pad=(1, 1),
-              groups=1, bias=False)
-    x = g.add("BatchNormalization", [x], x[1])
-    shape = [batch, 16, 32, 32]
-    for stage, c in enumerate((16, 32, 64)):
+    b = Builder()
+    shape = ["batch", 3, 32, 32]
+    x = b.bn(b.conv("input", 3, 16, 3, 1, 1), 16)
+
+    def value(v, c, hw):
+        return v if v is not None else b.zeros([1, c, hw, hw])
+
+    c, hw = 16, 32
+    for stage, width in enumerate((16, 32, 64)):
         if stage:
-            x = reduction(g, x, shape, c)
-            shape = [batch, c, shape[2] // 2, shape[3] // 2]
+            inp = value(x, c, hw)
+            a = b.relu_conv_bn(b.relu_conv_bn(inp, c, width, 3, 2, 1), width, width, 3, 1, 1)
+            s = b.conv(b.op("AveragePool", [inp], kernel_shape=[2, 2], strides=[2, 2]), c, width, 1, 1, 0)
+            x = b.op("Add", [a, s])
+            c, hw = width, hw // 2
         for _ in range(5):
-            x = cell(g, x, spec, shape)
-    inp = x if x is not None else (None, shape)
-    x = g.add("BatchNormalization", [inp], shape)
-    x = g.add("Relu", [x], shape)
-    x = g.add("GlobalAveragePool", [x], [batch, 64, 1, 1])
-    x = g.add("Flatten", [x], [batch, 64])
-    g.add("Gemm", [x], [batch, 10], bias=True)
-    return g
+            states = [x]
+            for edges in spec:
+                contrib = []
+                for op, j in edges:
+                    src = states[j]
+                    if op == "none":
+                        continue
+                    if op == "skip_connect":
+                        if src is not None:
+                            contrib.append(src)
+                        continue
+                    inp = value(src, c, hw)
+                    if op == "nor_conv_1x1":
+                        contrib.append(b.relu_conv_bn(inp, c, c, 1, 1, 0))
+                    elif op == "nor_conv_3x3":
+                        contrib.append(b.relu_conv_bn(inp, c, c, 3, 1, 1))
+                    else:
+                        contrib.append(b.op("AveragePool", [inp], kernel_shape=[3, 3], strides=[1, 1],
+                                            pads=[1, 1, 1, 1], count_include_pad=0))
+                acc = contrib[0] if contrib else None
+                for v in contrib[1:]:
+                    acc = b.op("Add", [acc, v])
+                states.append(acc)
+            x = states[3]
+    x = b.op("Relu", [b.bn(value(x, c, hw), c)])
+    x = b.op("Flatten", [b.op("GlobalAveragePool", [x])])
+    b.nodes.append(h.make_node("Gemm", [x, b.weight([10, 64]), b.weight([10])], ["logits"],
+                               name="classifier", transB=1))
+    graph = h.make_graph(b.nodes, "nb201", [h.make_tensor_value_info("input", T.FLOAT, shape)],
+                         [h.make_tensor_value_info("logits", T.FLOAT, ["batch", 10])], b.inits)
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)], producer_name="seer nb201_build")
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
 
 
 def main():
@@ -126,9 +137,13 @@ def main():
     ap.add_argument("--csv", default=os.path.join(ROOT, "datasets/nb201/nasbench201_latency_ms.csv"))
     ap.add_argument("-o", "--out", default=os.path.join(ROOT, "datasets/nb201.h5"))
     ap.add_argument("--limit", type=int, default=0, help="only the first N cells (0: all)")
-    ap.add_argument("--batch", type=int, default=1, help="batch size of the graph features")
+    ap.add_argument("--batch", type=int, default=1, help="batch size of the graphs")
+    ap.add_argument("--onnx-dir", default=None, help="where the ONNX files go (default: OUT's folder/nb201_onnx)")
+    ap.add_argument("--seerconvert", default=os.path.join(ROOT, "build/seerconvert"))
+    ap.add_argument("--threads", type=int, default=0)
     args = ap.parse_args()
-
+    if not os.access(args.seerconvert, os.X_OK):
+        sys.exit("nb201_build: %s not found: build Seer first (sh scripts/setup.sh)" % args.seerconvert)
     with open(args.csv, newline="") as f:
         rows = list(csv.reader(f))
     header, rows = rows[0], rows[1:]
@@ -136,32 +151,35 @@ def main():
         sys.exit("%s: line 1: expected columns idx,arch_str,...; got %s" % (args.csv, header[:2]))
     if args.limit:
         rows = rows[:args.limit]
-    label_names = [c + "_ms" for c in header[2:]]
-    graphs, labels, names, groups = [], [], [], []
+    out_dir = os.path.dirname(os.path.abspath(args.out))
+    onnx_dir = args.onnx_dir or os.path.join(out_dir, "nb201_onnx")
+    os.makedirs(onnx_dir, exist_ok=True)
+    manifest = os.path.join(onnx_dir, "manifest.csv")
     t0 = time.time()
     tty = sys.stderr.isatty()
-    for i, row in enumerate(rows):
-        if len(row) != len(header):
-            sys.exit("%s: line %d: %d columns, expected %d" % (args.csv, i + 2, len(row), len(header)))
-        idx = int(row[0])
-        graphs.append(build(row[1], args.batch).features()[:5])
-        labels.append([float(v) for v in row[2:]])
-        names.append("nb201/%05d@bs%d" % (idx, args.batch))
-        groups.append(idx)
-        if tty and (i + 1) % 250 == 0:
-            rate = (i + 1) / (time.time() - t0)
-            sys.stderr.write("\rnb201: %d/%d cells, %.0f/s, ETA %.0fs " %
-                             (i + 1, len(rows), rate, (len(rows) - i - 1) / rate))
+    with open(manifest, "w") as m:
+        m.write("onnx,batch,name,group," + ",".join(c + "_ms" for c in header[2:]) + "\n")
+        for i, row in enumerate(rows):
+            if len(row) != len(header):
+                sys.exit("%s: line %d: %d columns, expected %d" % (args.csv, i + 2, len(row), len(header)))
+            idx = int(row[0])
+            name = "cell_%05d.onnx" % idx
+            path = os.path.join(onnx_dir, name)
+            if not os.path.exists(path):
+                build_onnx(row[1], path)
+            m.write("%s,%d,nb201/%05d@bs%d,%d,%s\n" % (name, args.batch, idx, args.batch, idx, ",".join(row[2:])))
+            if tty and (i + 1) % 250 == 0:
+                rate = (i + 1) / (time.time() - t0)
+                sys.stderr.write("\rnb201: %d/%d ONNX files, %.0f/s, ETA %.0fs " % (i + 1, len(rows), rate, (len(rows) - i - 1) / rate))
     if tty:
         sys.stderr.write("\n")
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    pg.write_h5(args.out, graphs, labels, label_names, names, groups,
-                source="NAS-Bench-201 cells, HELP latency table (MIT), scripts/datasets/nb201_build.py",
-                device="various (one label column per device and batch)")
-    n = sum(len(g[1]) for g in graphs)
-    e = sum(len(g[2]) for g in graphs)
-    print("wrote %s: %d graphs, %d nodes, %d edges, %d labels in %.1fs" %
-          (args.out, len(graphs), n, e, len(label_names), time.time() - t0))
+    print("nb201: %d ONNX models in %s (%.1fs)" % (len(rows), onnx_dir, time.time() - t0))
+    cmd = [args.seerconvert, "--manifest", manifest, "-o", args.out,
+           "--source", "NAS-Bench-201 cells (HELP latency table, MIT), scripts/datasets/nb201_build.py",
+           "--device", "various (one label column per device and batch)"]
+    if args.threads:
+        cmd += ["--threads", str(args.threads)]
+    sys.exit(subprocess.call(cmd))
 
 
 if __name__ == "__main__":
