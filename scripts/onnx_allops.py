@@ -112,3 +112,25 @@ tiny([h.make_node("Relu", ["x"], ["y"], name="r1")],
 tiny([h.make_node("FooBar", ["x"], ["a"], name="mystery"), h.make_node("Relu", ["a"], ["y"], name="r")],
      xin, "bad_unsupported")
 print("wrote bad_cycle, bad_dangling, bad_zero_dim, bad_unsupported")
+
+# ---- opset 9 (attribute forms of Slice, Pad, Split, Unsqueeze, Squeeze) and external data ----
+nodes, inits = [], []
+x9 = n("Slice", ["x"], starts=[0, 0], ends=[3, 30], axes=[1, 2])
+x9 = n("Pad", [x9], pads=[0, 0, 1, 1, 0, 0, 1, 1])
+s1, s2 = n("Split", [x9], ["s1", "s2"], axis=1, split=[1, 2])
+x9 = n("Concat", [n("Squeeze", [n("Unsqueeze", [s1], axes=[0])], axes=[0]), s2], axis=1)
+x9 = n("Conv", [x9, w("c9", [4, 3, 3, 3])])
+n("Flatten", [n("GlobalAveragePool", [x9])], ["y"])
+g9 = h.make_graph(nodes, "opset9", [h.make_tensor_value_info("x", T.FLOAT, ["batch", 3, 32, 32])],
+                  [h.make_tensor_value_info("y", T.FLOAT, None)], inits)
+onnx.save(h.make_model(g9, opset_imports=[h.make_opsetid("", 9)]),
+          os.path.join(os.path.dirname(out), "opset9.onnx"))
+# a weight whose data lives in an external file that is not there
+for t in inits:
+    if t.name == "c9":
+        t.data_location = T.EXTERNAL
+        e = t.external_data.add()
+        e.key, e.value = "location", "missing_weights.bin"
+onnx.save(h.make_model(g9, opset_imports=[h.make_opsetid("", 9)]),
+          os.path.join(os.path.dirname(out), "external_data.onnx"))
+print("wrote opset9.onnx, external_data.onnx")
