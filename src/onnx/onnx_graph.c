@@ -251,6 +251,21 @@ static const int64_t *in_values(ictx *c, int i, int64_t *n) {
     return t->value;
 }
 
+/* The axes of Squeeze / Unsqueeze / ReduceMean: an attribute before opset `as_input`, input 1
+ * from it on. na = -1 when absent. */
+static int read_axes(ictx *c, int as_input, int64_t *axes, int64_t *na) {
+    if (c->g->opset < as_input) {
+        *na = attr_ints(c->p, "axes", axes, OX_MAX_RANK);
+    } else {
+        const int64_t *v = in_values(c, 1, na);
+        if (in_t(c, 1) && !v) return nfail(c, "axes must be a known constant");
+        if (!v) *na = -1;
+        else if (*na <= OX_MAX_RANK) memcpy(axes, v, sizeof(int64_t) * (size_t)*na);
+    }
+    if (*na > OX_MAX_RANK) return nfail(c, "too many axes");
+    return 0;
+}
+
 static int fold_elementwise(ictx *c, int op) {
     ox_tensor *a = in_t(c, 0), *b = in_t(c, 1), *o = out_t(c, 0);
     if (!a || !b || !a->value || !b->value || !o) return 0;
@@ -605,15 +620,7 @@ static int infer_node(ictx *c, int op, int allow_unknown) {
     }
     case OP_Squeeze: case OP_Unsqueeze: {
         int64_t axes[OX_MAX_RANK], na;
-        if (opset < 13) {
-            na = attr_ints(p, "axes", axes, OX_MAX_RANK);
-        } else {
-            const int64_t *v = in_values(c, 1, &na);
-            if (in_t(c, 1) && !v) return nfail(c, "axes must be a known constant");
-            if (!v) na = -1;
-            else if (na <= OX_MAX_RANK) memcpy(axes, v, sizeof(int64_t) * (size_t)na);
-        }
-        if (na > OX_MAX_RANK) return nfail(c, "too many axes");
+        if (read_axes(c, 13, axes, &na)) return -1;
         int mark[OX_MAX_RANK] = {0}, r = 0;
         if (op == OP_Squeeze) {
             for (int i = 0; i < na; i++) {
@@ -735,15 +742,7 @@ static int infer_node(ictx *c, int op, int allow_unknown) {
     }
     case OP_ReduceMean: {
         int64_t axes[OX_MAX_RANK], na;
-        if (opset < 18) {
-            na = attr_ints(p, "axes", axes, OX_MAX_RANK);
-        } else {
-            const int64_t *v = in_values(c, 1, &na);
-            if (in_t(c, 1) && !v) return nfail(c, "axes must be a known constant");
-            if (!v) na = -1;
-            else if (na <= OX_MAX_RANK) memcpy(axes, v, sizeof(int64_t) * (size_t)na);
-        }
-        if (na > OX_MAX_RANK) return nfail(c, "too many axes");
+        if (read_axes(c, 18, axes, &na)) return -1;
         int keep = (int)attr_i(p, "keepdims", 1), mark[OX_MAX_RANK] = {0}, r = 0;
         for (int i = 0; i < na; i++) {
             int a = norm_axis(axes[i], x->rank);
