@@ -168,7 +168,9 @@ int ctr_write(const seer_container *c, const char *path, seer_err *err) {
     for (int i = 0; i < c->n_t && !bad; i++) {
         const ctr_tensor *t = &c->t[i];
         bad |= t->nbytes && fwrite(t->data, 1, t->nbytes, f) != t->nbytes;
-        bad |= fwrite(zeros, 1, align64(t->nbytes) - t->nbytes, f) != align64(t->nbytes) - t->nbytes;
+        // pad to the next tensor's aligned offset; the file ends with the last tensor's data
+        size_t pad = i + 1 < c->n_t ? align64(t->nbytes) - t->nbytes : 0;
+        bad |= fwrite(zeros, 1, pad, f) != pad;
     }
     bad |= fflush(f) != 0;
     bad |= fsync(fd) != 0;
