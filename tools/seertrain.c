@@ -15,6 +15,8 @@ static void usage(FILE *f) {
           "Trains a SeerNet predictor on a PerfGraph HDF5 dataset as the config says, writing\n"
           "checkpoints (last.ckpt, best.ckpt), metrics.jsonl and summary.json to the run folder\n"
           "([output] dir / run, the config's base name by default).\n\n"
+          "With [train] multi_task = single, one model per label is trained in RUN_DIR/<label>/\n"
+          "and --resume RUN_DIR continues the unfinished ones.\n\n"
           "  --set section.key=value  override one config key (repeatable)\n"
           "  --resume RUN_DIR         continue RUN_DIR/last.ckpt exactly where it stopped, with the\n"
           "                           config stored in it (overrides still apply, e.g.\n"

@@ -435,7 +435,7 @@ int trainer_run(trainer *t, seer_err *err) {
             fputs("}\n", s);
             fclose(s);
         }
-        if (!t->quiet) {
+        { // the final table is printed even with --quiet (which silences progress only)
             printf("\nbest checkpoint: step %lld (val loss %.4f)\n", (long long)best_step,
                    t->best_val);
             metrics_print_header(stdout);
