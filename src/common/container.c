@@ -261,7 +261,7 @@ static int parse(seer_container *c, const char *origin, const char magic[8], uin
         } else if (type == KV_I64ARR || type == KV_F64ARR || type == KV_U64ARR) {
             uint64_t n = get_u64(&r, "array length");
             if (r.bad || n > (r.n - r.pos) / 8) {
-                if (!r.bad) seer_fail(err, "%s: key %s: array of %llu items runs past the end",
+                if (!r.bad) seer_fail(err, "%s: key %s: array of %llu items runs past the end (truncated or corrupt)",
                                       origin, kv->key, (unsigned long long)n);
                 r.bad = 1;
                 break;
@@ -273,7 +273,7 @@ static int parse(seer_container *c, const char *origin, const char magic[8], uin
         } else if (type == KV_STRARR) {
             uint64_t n = get_u64(&r, "array length");
             if (r.bad || n > (r.n - r.pos) / 8) {
-                if (!r.bad) seer_fail(err, "%s: key %s: %llu strings cannot fit in the file",
+                if (!r.bad) seer_fail(err, "%s: key %s: %llu strings cannot fit in the file (truncated or corrupt)",
                                       origin, kv->key, (unsigned long long)n);
                 r.bad = 1;
                 break;
