@@ -30,5 +30,5 @@ expect header "the header must start with onnx,batch,name,group" 'path,batch,nam
 expect batch "$work/batch.csv:3: batch 'zero' is not a positive integer" 'onnx,batch,name,group,x_ms\nresnet18.onnx,1,a,0,1\nresnet18.onnx,zero,b,0,1\n'
 expect fields "$work/fields.csv:2: 4 fields, the header has 5" 'onnx,batch,name,group,x_ms\nresnet18.onnx,1,a,0\n'
 expect label "$work/label.csv:2: label x_ms = 'fast'" 'onnx,batch,name,group,x_ms\nresnet18.onnx,1,a,0,fast\n'
-expect missing "row 3: $work/nope.onnx: cannot open" 'onnx,batch,name,group,x_ms\nresnet18.onnx,1,a,0,1\nnope.onnx,1,b,0,1\n'
+expect missing "$work/missing.csv:3: $work/nope.onnx: cannot open" 'onnx,batch,name,group,x_ms\nresnet18.onnx,1,a,0,1\nnope.onnx,1,b,0,1\n'
 echo "test_manifest: passed"

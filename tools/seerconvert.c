@@ -99,7 +99,7 @@ static int convert_one(const char *path, int64_t batch, int fuse, int allow_unkn
 /* ---- manifest ---- */
 typedef struct {
     char *path, *name;
-    int64_t batch, group;
+    int64_t batch, group, line;
     float *labels;
 } row;
 
@@ -150,6 +150,7 @@ static int convert_manifest(const char *mpath, const char *out, int fuse, int al
         if (k != nf) seer_die("%s:%lld: %d fields, the header has %d", mpath, (long long)lineno, k, nf);
         if (n == rcap) rows = realloc(rows, sizeof(row) * (size_t)(rcap = rcap ? 2 * rcap : 1024));
         row *r = &rows[n++];
+        r->line = lineno;
         char *end;
         r->batch = strtoll(fields[1], &end, 10);
         if (*end || r->batch < 1) seer_die("%s:%lld: batch '%s' is not a positive integer", mpath, (long long)lineno, fields[1]);
@@ -201,7 +202,7 @@ static int convert_manifest(const char *mpath, const char *out, int fuse, int al
     progress_end(&prog);
     double secs = seer_now() - t0;
     for (int64_t i = 0; i < n; i++)
-        if (errs[i]) seer_die("%s: row %lld: %s", mpath, (long long)i + 2, errs[i]);
+        if (errs[i]) seer_die("%s:%lld: %s", mpath, (long long)rows[i].line, errs[i]);
     int n_ops;
     const char *const *ops = ox_op_names(&n_ops);
     pg_dataset ds = {.G = n, .Fn = PGB_NODE_F, .Fe = PGB_EDGE_F, .Fg = PGB_GLOBAL_F, .M = M, .n_ops = n_ops};
