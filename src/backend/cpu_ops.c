@@ -62,23 +62,20 @@ void linear_backward_cpu(float *din, int64_t lddi, float *dw, int64_t ldw, float
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, fout, fin, (int)n, 1.0f, dout, (int)lddo,
                 in, (int)ldi, 1.0f, dw, (int)ldw);
     if (db) {
-        // Column blocks per thread, rows in order inside: contiguous reads, a fixed summation
-        // order (so the result does not depend on the thread count), float64 accumulation.
-#pragma omp parallel for schedule(static)
-        for (int j0 = 0; j0 < fout; j0 += 64) {
-            int j1 = j0 + 64 < fout ? j0 + 64 : fout;
-            double acc[64] = {0};
-            for (int64_t i0 = 0; i0 < n; i0 += 256) { // float partials over 256 rows
-                float part[64] = {0};
-                int64_t i1 = i0 + 256 < n ? i0 + 256 : n;
-                for (int64_t i = i0; i < i1; i++) {
-                    const float *r = ROW(dout, lddo, i) + j0;
-                    for (int j = 0; j < j1 - j0; j++) part[j] += r[j];
-                }
-                for (int j = 0; j < j1 - j0; j++) acc[j] += part[j];
-            }
-            for (int j = j0; j < j1; j++) db[j] += (float)acc[j - j0];
+        // colsum(dout) as one GEMV against a vector of ones: OpenBLAS streams dout once, 9%
+        // faster end to end than a hand loop (benchmarks/RESULTS.md). The vector grows to the
+        // largest n once; the CPU backend is driven by one thread (the trainer), so a static
+        // buffer is safe here.
+        static float *ones = NULL;
+        static int64_t n_ones = 0;
+        if (n > n_ones) {
+            free(ones);
+            ones = seer_malloc(sizeof(float) * (size_t)n);
+            for (int64_t i = 0; i < n; i++) ones[i] = 1.0f;
+            n_ones = n;
         }
+        cblas_sgemv(CblasRowMajor, CblasTrans, (int)n, fout, 1.0f, dout, (int)lddo, ones, 1, 1.0f,
+                    db, 1);
     }
 }
 
