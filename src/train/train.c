@@ -310,7 +310,10 @@ int trainer_run(trainer *t, seer_err *err) {
     snprintf(last, sizeof last, "%s/last.ckpt", t->run_dir);
     snprintf(best, sizeof best, "%s/best.ckpt", t->run_dir);
     snprintf(path, sizeof path, "%s/metrics.jsonl", t->run_dir);
-    FILE *log = fopen(path, "a");
+    // a fresh run starts its log anew; a resumed one appends to it
+    int fresh = t->step == 0 && t->epoch == 0 && t->batch_in_epoch == 0;
+    FILE *log = fopen(path, fresh ? "w" : "a");
+    if (fresh) remove(best); // a best.ckpt left by an earlier run in this folder is not this one's
     if (!log) return seer_fail(err, "%s: cannot open metrics log: %s", path, strerror(errno));
     int64_t ntr = t->n_ids[SPLIT_TRAIN], bs = c->train_batch_size;
     int64_t per_epoch = (ntr + bs - 1) / bs;
