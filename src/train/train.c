@@ -112,6 +112,8 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     seernet_acts_init(&t->acts, &t->model, t->be, all_n, all_e, cap_g);
     seernet_acts_init(&t->dacts, &t->model, t->be, tn, te, bs);
     batch_init(&t->batch, cap_g, all_n, all_e, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M);
+    size_t gm = sizeof(float) * (size_t)(cap_g * t->M);
+    t->host_pred = seer_malloc(gm), t->host_dpred = seer_malloc(gm), t->host_one = seer_malloc(gm);
     t->pcgrad = strcmp(cfg->train_multi_task, "pcgrad") == 0 && t->M > 1;
     if (t->pcgrad) {
         int64_t tr = t->model.trunk_params;
@@ -141,6 +143,7 @@ void trainer_free(trainer *t) {
         if (t->task_grads) t->be->release(t->task_grads);
     }
     free(t->pc_gd), free(t->pc_k), free(t->pc_out);
+    free(t->host_pred), free(t->host_dpred), free(t->host_one);
     batch_free(&t->batch);
     seernet_free(&t->model);
     norm_free(&t->norm);
@@ -174,7 +177,7 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
     int64_t GM = in.G * M;
     size_t gb = sizeof(float) * (size_t)t->P;
-    float *pred = seer_malloc(sizeof(float) * (size_t)GM), *dpred = seer_malloc(sizeof(float) * (size_t)GM);
+    float *pred = t->host_pred, *dpred = t->host_dpred; // preallocated: no allocation in a step
     int64_t n_label[SEERNET_MAX_HEADS];
     t->be->download(pred, t->acts.pred, sizeof(float) * (size_t)GM);
     double loss = loss_mse_masked(pred, t->batch.y, in.G, M, dpred, NULL, n_label);
@@ -186,7 +189,8 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     } else {
         // One backward per task, each with only its own head's output gradient, into row task
         // of the (M, P) task-gradient buffer; then PCGrad on the trunk, own gradient per head.
-        float *one = seer_calloc((size_t)GM, sizeof(float));
+        float *one = t->host_one;
+        memset(one, 0, sizeof(float) * (size_t)GM);
         for (int task = 0; task < M; task++) {
             float *g = t->task_grads + (int64_t)task * t->P;
             for (int64_t i = 0; i < in.G; i++) one[i * M + task] = dpred[i * M + task];
@@ -196,7 +200,6 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
             t->be->upload(t->dacts.pred, one, sizeof(float) * (size_t)GM);
             seernet_backward(&t->model, t->be, t->params, g, &in, &t->acts, &t->dacts, task);
         }
-        free(one);
         const seernet *m = &t->model;
         pcgrad_combine(t->task_grads, t->P, M, m->trunk_params, &t->rng_pcgrad, t->pc_gd, t->pc_k,
                        t->grads, t->pc_out);
@@ -205,7 +208,6 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
             memcpy(t->grads + lo, t->task_grads + (int64_t)task * t->P + lo, sizeof(float) * (size_t)(hi - lo));
         }
     }
-    free(pred), free(dpred);
     if (c->train_grad_clip > 0) {
         double norm = grad_norm(t->grads, t->P);
         if (norm > c->train_grad_clip) grad_scale(t->grads, t->P, (float)(c->train_grad_clip / norm));

@@ -31,6 +31,7 @@ typedef struct {
     float *task_grads;          // (M, P) per-task gradients (PCGrad)
     double *pc_gd, *pc_k, *pc_out; // PCGrad float64 workspace: (M, trunk), (M, M), (trunk)
     seer_rng rng_pcgrad;        // task orders of PCGrad; saved in checkpoints
+    float *host_pred, *host_dpred, *host_one; // (batch, M) host scratch of a step
     graph_batch batch;
     // progress, all saved in checkpoints
     int64_t step, epoch, batch_in_epoch, since_best;
