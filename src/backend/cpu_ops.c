@@ -3,9 +3,15 @@
  * Dense products go through OpenBLAS; the sparse ops are plain loops, parallel over output rows
  * (OpenMP) with a sequential inner loop, so every output element is computed by one thread in a
  * fixed order and results do not depend on the thread count. Size letters as in backend.h. */
-#include <cblas.h>
 #include <math.h>
+#ifdef SEER_LIBSEER
+// libseer: the same ops without BLAS or OpenMP (src/infer/mini_blas.h), and no exit on
+// out-of-memory (alloc returns NULL to the caller).
+#include "infer/mini_blas.h"
+#else
+#include <cblas.h>
 #include <omp.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +25,9 @@ static void *cpu_alloc(size_t bytes) {
     // 64-byte alignment for vector loads; round the size up as aligned_alloc requires.
     size_t n = (bytes + 63) & ~(size_t)63;
     void *p = aligned_alloc(64, n ? n : 64);
+#ifndef SEER_LIBSEER
     if (!p) seer_die("out of memory allocating %zu bytes", bytes);
+#endif
     return p;
 }
 static void cpu_release(void *p) { free(p); }
@@ -267,6 +275,8 @@ const seer_backend *backend_cpu(void) { return &cpu_backend; }
 
 void backend_cpu_set_threads(int threads) {
     if (threads < 1) threads = 1;
+#ifndef SEER_LIBSEER
     omp_set_num_threads(threads);
     openblas_set_num_threads(threads);
+#endif
 }

@@ -146,18 +146,23 @@ char *seer_read_file(const char *path, size_t *len, seer_err *err) {
         seer_fail(err, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
+    // Out of memory is an error here, not an exit: libseer loads models through this.
     size_t cap = 1 << 16, n = 0;
-    char *buf = seer_malloc(cap + 1);
+    char *buf = malloc(cap + 1);
     size_t got;
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
         n += got;
-        if (n == cap) buf = seer_realloc(buf, (cap *= 2) + 1);
+        if (n == cap) {
+            char *b2 = realloc(buf, (cap *= 2) + 1);
+            if (!b2) free(buf);
+            buf = b2;
+        }
     }
-    int bad = ferror(f);
+    int bad = !buf || ferror(f);
     fclose(f);
     if (bad) {
+        seer_fail(err, buf ? "%s: read error" : "%s: out of memory reading the file", path);
         free(buf);
-        seer_fail(err, "%s: read error", path);
         return NULL;
     }
     buf[n] = 0;

@@ -214,10 +214,23 @@ static uint32_t get_u32(cursor *r, const char *what) {
     if (need(r, 4, what) == 0) memcpy(&v, r->p + r->pos, 4), r->pos += 4;
     return v;
 }
+/* The reader never exits: an allocation that fails (all are bounded by the file size) fails the
+ * read with a message, so libseer can return it to its caller. */
+static void *r_alloc(cursor *r, size_t n) {
+    if (r->bad) return NULL;
+    void *p = calloc(1, n ? n : 1);
+    if (!p) {
+        r->bad = 1;
+        seer_fail(r->err, "%s: out of memory reading the file (%zu bytes)", r->origin, n);
+    }
+    return p;
+}
+
 static char *get_str(cursor *r, const char *what) {
     uint64_t n = get_u64(r, what);
     if (need(r, n, what)) return NULL;
-    char *s = seer_malloc((size_t)n + 1);
+    char *s = r_alloc(r, (size_t)n + 1);
+    if (!s) return NULL;
     memcpy(s, r->p + r->pos, (size_t)n);
     s[n] = 0;
     r->pos += (size_t)n;
@@ -242,12 +255,16 @@ static int parse(seer_container *c, const char *origin, const char magic[8], uin
     if (n_kv > (r.n - r.pos) / 12 || n_t > (r.n - r.pos) / 24)
         return seer_fail(err, "%s: corrupt header: %llu keys / %llu tensors cannot fit in %zu bytes",
                          origin, (unsigned long long)n_kv, (unsigned long long)n_t, r.n);
+    c->kv = r_alloc(&r, sizeof(ctr_kv) * (size_t)n_kv);
+    c->t = r_alloc(&r, sizeof(ctr_tensor) * (size_t)n_t);
+    c->cap_kv = (int)n_kv, c->cap_t = (int)n_t;
     for (uint64_t i = 0; i < n_kv && !r.bad; i++) {
         char *key = get_str(&r, "key");
         if (!key) break;
+        ctr_kv *kv = &c->kv[c->n_kv++];
+        kv->key = key;
         uint32_t type = get_u32(&r, "kv type");
-        ctr_kv *kv = new_kv(c, key, (int)type);
-        free(key);
+        kv->type = (int)type;
         if (r.bad) break;
         if (type == KV_STR) {
             kv->data = get_str(&r, "string value");
@@ -255,7 +272,7 @@ static int parse(seer_container *c, const char *origin, const char magic[8], uin
         } else if (type == KV_I64 || type == KV_F64) {
             if (need(&r, 8, "scalar value")) break;
             kv->n = 1;
-            kv->data = seer_malloc(8);
+            if (!(kv->data = r_alloc(&r, 8))) break;
             memcpy(kv->data, r.p + r.pos, 8);
             r.pos += 8;
         } else if (type == KV_I64ARR || type == KV_F64ARR || type == KV_U64ARR) {
@@ -266,8 +283,8 @@ static int parse(seer_container *c, const char *origin, const char magic[8], uin
                 r.bad = 1;
                 break;
             }
+            if (!(kv->data = r_alloc(&r, (size_t)(n ? n : 1) * 8))) break;
             kv->n = (int64_t)n;
-            kv->data = seer_malloc((size_t)(n ? n : 1) * 8);
             memcpy(kv->data, r.p + r.pos, (size_t)n * 8);
             r.pos += (size_t)n * 8;
         } else if (type == KV_STRARR) {
@@ -278,8 +295,8 @@ static int parse(seer_container *c, const char *origin, const char magic[8], uin
                 r.bad = 1;
                 break;
             }
-            char **s = seer_calloc((size_t)(n ? n : 1), sizeof(char *));
-            kv->data = s;
+            char **s = r_alloc(&r, (size_t)(n ? n : 1) * sizeof(char *));
+            if (!(kv->data = s)) break;
             for (uint64_t j = 0; j < n && !r.bad; j++, kv->n++) s[j] = get_str(&r, "string item");
             if (r.bad) break;
         } else {
@@ -291,12 +308,7 @@ static int parse(seer_container *c, const char *origin, const char magic[8], uin
     for (uint64_t i = 0; i < n_t && !r.bad; i++) {
         char *name = get_str(&r, "tensor name");
         if (!name) break;
-        if (c->n_t == c->cap_t) {
-            c->cap_t = c->cap_t ? 2 * c->cap_t : 64;
-            c->t = seer_realloc(c->t, sizeof(ctr_tensor) * (size_t)c->cap_t);
-        }
         ctr_tensor *t = &c->t[c->n_t++];
-        memset(t, 0, sizeof *t);
         t->name = name;
         t->dtype = (int)get_u32(&r, "dtype");
         t->ndim = (int)get_u32(&r, "ndim");
@@ -356,15 +368,21 @@ int ctr_read(seer_container *c, const char *path, const char magic[8], uint32_t 
     return rc;
 }
 
+const ctr_kv *ctr_find(const seer_container *c, const char *key) {
+    for (int i = 0; i < c->n_kv; i++)
+        if (strcmp(c->kv[i].key, key) == 0) return &c->kv[i];
+    return NULL;
+}
+
 const ctr_kv *ctr_get(const seer_container *c, const char *key, int type, const char *origin,
                       seer_err *err) {
-    for (int i = 0; i < c->n_kv; i++)
-        if (strcmp(c->kv[i].key, key) == 0) {
-            if (c->kv[i].type == type) return &c->kv[i];
-            seer_fail(err, "%s: key %s has type %d, expected %d", origin, key, c->kv[i].type, type);
-            return NULL;
-        }
-    seer_fail(err, "%s: missing key %s", origin, key);
+    const ctr_kv *kv = ctr_find(c, key);
+    if (!kv) {
+        seer_fail(err, "%s: missing key %s", origin, key);
+        return NULL;
+    }
+    if (kv->type == type) return kv;
+    seer_fail(err, "%s: key %s has type %d, expected %d", origin, key, kv->type, type);
     return NULL;
 }
 

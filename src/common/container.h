@@ -69,6 +69,8 @@ int ctr_read_mem(seer_container *c, const void *buf, size_t len, const char *ori
 /* Lookups; return NULL (and fill err naming origin and key) when missing or of another type. */
 const ctr_kv *ctr_get(const seer_container *c, const char *key, int type, const char *origin,
                       seer_err *err);
+/* The key's entry of any type, or NULL (optional keys). */
+const ctr_kv *ctr_find(const seer_container *c, const char *key);
 const ctr_tensor *ctr_tensor_find(const seer_container *c, const char *name);
 
 size_t ctr_dtype_size(int dtype);

@@ -123,15 +123,15 @@ void norm_free(norm_stats *s) {
     memset(s, 0, sizeof *s);
 }
 
-static void apply_cols(float *x, int64_t rows, int w, const double *mean, const double *sd) {
+void norm_rows(float *x, int64_t rows, int w, const double *mean, const double *sd) {
     for (int64_t r = 0; r < rows; r++)
         for (int c = 0; c < w; c++) x[r * w + c] = (float)(((double)x[r * w + c] - mean[c]) / sd[c]);
 }
 
 void norm_apply(const norm_stats *s, pg_dataset *ds) {
-    apply_cols(ds->node_x, ds->N, ds->Fn, s->node_mean, s->node_std);
-    apply_cols(ds->edge_x, ds->E, ds->Fe, s->edge_mean, s->edge_std);
-    apply_cols(ds->global_x, ds->G, ds->Fg, s->global_mean, s->global_std);
+    norm_rows(ds->node_x, ds->N, ds->Fn, s->node_mean, s->node_std);
+    norm_rows(ds->edge_x, ds->E, ds->Fe, s->edge_mean, s->edge_std);
+    norm_rows(ds->global_x, ds->G, ds->Fg, s->global_mean, s->global_std);
 }
 
 void norm_targets(const norm_stats *s, const pg_dataset *ds, const int *label_cols, float *targets) {

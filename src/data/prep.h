@@ -34,6 +34,9 @@ int norm_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which, const int
              int M, seer_err *err);
 void norm_free(norm_stats *s);
 
+/* Standardises the (rows, w) block x in place: x = (x - mean) / sd, in double, per column. */
+void norm_rows(float *x, int64_t rows, int w, const double *mean, const double *sd);
+
 /* Standardises ds's feature arrays in place. */
 void norm_apply(const norm_stats *s, pg_dataset *ds);
 

@@ -49,7 +49,7 @@ void batch_free(graph_batch *b) {
 }
 
 /* Stable counting sort of edge ids by key (dst or src): ptr (N+1), idx (E). */
-static void build_index(int64_t *ptr, int64_t *idx, const int64_t *key, int64_t N, int64_t E) {
+void batch_index(int64_t *ptr, int64_t *idx, const int64_t *key, int64_t N, int64_t E) {
     memset(ptr, 0, sizeof(int64_t) * (size_t)(N + 1));
     for (int64_t e = 0; e < E; e++) ptr[key[e] + 1]++;
     for (int64_t v = 0; v < N; v++) ptr[v + 1] += ptr[v];
@@ -86,8 +86,8 @@ void batch_build(graph_batch *b, const pg_dataset *ds, const float *targets, con
         b->edge_ptr[i + 1] = E;
     }
     b->G = count, b->N = N, b->E = E;
-    build_index(b->in_ptr, b->in_idx, b->dst, N, E);
-    build_index(b->out_ptr, b->out_idx, b->src, N, E);
+    batch_index(b->in_ptr, b->in_idx, b->dst, N, E);
+    batch_index(b->out_ptr, b->out_idx, b->src, N, E);
 }
 
 static int cmp_desc(const void *a, const void *b) {

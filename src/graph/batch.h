@@ -36,6 +36,10 @@ void batch_free(graph_batch *b);
 void batch_build(graph_batch *b, const pg_dataset *ds, const float *targets, const int64_t *ids,
                  int64_t count);
 
+/* Stable counting sort of edge ids by key (dst for the CSR, src for the CSC): ptr (N+1), idx (E);
+ * keys must lie in [0, N). */
+void batch_index(int64_t *ptr, int64_t *idx, const int64_t *key, int64_t N, int64_t E);
+
 /* Largest node and edge totals over any `count` graphs of the given id list: the capacity that
  * holds every batch of that size. */
 void batch_capacity(const pg_dataset *ds, const int64_t *ids, int64_t n_ids, int64_t count,

@@ -7,10 +7,7 @@
 #include <string.h>
 
 int64_t params_add(param_table *t, const char *name, int64_t rows, int64_t cols) {
-    if (t->n == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 32;
-        t->p = seer_realloc(t->p, sizeof(param_info) * (size_t)t->cap);
-    }
+    SEER_ASSERT(t->n < PARAMS_MAX);
     param_info *pi = &t->p[t->n++];
     snprintf(pi->name, sizeof pi->name, "%s", name);
     pi->rows = rows, pi->cols = cols, pi->offset = t->total;
@@ -19,10 +16,7 @@ int64_t params_add(param_table *t, const char *name, int64_t rows, int64_t cols)
     return pi->offset;
 }
 
-void params_free(param_table *t) {
-    free(t->p);
-    memset(t, 0, sizeof *t);
-}
+void params_free(param_table *t) { memset(t, 0, sizeof *t); }
 
 lin_p params_linear(param_table *t, const char *name, int fin, int fout) {
     char buf[64];

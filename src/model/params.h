@@ -13,9 +13,13 @@ typedef struct {
     int64_t rows, cols, offset; // a bias is (1, fout)
 } param_info;
 
+/* A fixed-size table: building a model allocates nothing (libseer builds one per load and must
+ * not exit on out-of-memory). SeerNet's largest table (8 blocks, 64 heads) has 420 entries. */
+#define PARAMS_MAX 1024
+
 typedef struct {
-    param_info *p;
-    int n, cap;
+    param_info p[PARAMS_MAX];
+    int n;
     int64_t total;
 } param_table;
 

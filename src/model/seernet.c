@@ -79,15 +79,20 @@ static void layout(seernet_acts *a, const seernet *m, float *fb, int64_t *ib) {
     a->fcount = fo, a->icount = io;
 }
 
-void seernet_acts_init(seernet_acts *a, const seernet *m, const seer_backend *be, int64_t cap_N,
-                       int64_t cap_E, int64_t cap_G) {
+int seernet_acts_init(seernet_acts *a, const seernet *m, const seer_backend *be, int64_t cap_N,
+                      int64_t cap_E, int64_t cap_G) {
     memset(a, 0, sizeof *a);
     a->cap_N = cap_N, a->cap_E = cap_E, a->cap_G = cap_G;
     layout(a, m, NULL, NULL);
     a->fbase = be->alloc(a->fcount * sizeof(float));
     a->ibase = be->alloc((a->icount ? a->icount : 1) * sizeof(int64_t));
+    if (!a->fbase || !a->ibase) {
+        seernet_acts_free(a, be);
+        return -1;
+    }
     be->zero(a->fbase, a->fcount * sizeof(float));
     layout(a, m, a->fbase, a->ibase);
+    return 0;
 }
 
 void seernet_acts_free(seernet_acts *a, const seer_backend *be) {

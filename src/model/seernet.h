@@ -88,9 +88,10 @@ void seernet_init(seernet *m, int H, int L, int Fn, int Fe, int Fg, int M, int a
                   int head_hidden);
 void seernet_free(seernet *m);
 
-/* Lays out activations for batches up to the given capacities in backend memory. */
-void seernet_acts_init(seernet_acts *a, const seernet *m, const seer_backend *be, int64_t cap_N,
-                       int64_t cap_E, int64_t cap_G);
+/* Lays out activations for batches up to the given capacities in backend memory; returns -1
+ * (and leaves a empty) when the backend cannot allocate them. */
+int seernet_acts_init(seernet_acts *a, const seernet *m, const seer_backend *be, int64_t cap_N,
+                      int64_t cap_E, int64_t cap_G);
 void seernet_acts_free(seernet_acts *a, const seer_backend *be);
 void seernet_acts_zero(seernet_acts *a, const seer_backend *be);
 

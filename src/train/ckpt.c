@@ -12,6 +12,8 @@
 #include "train.h"
 
 #define CKPT_MAGIC "SEERCKPT"
+static const char *const VAL_KEYS[5] = {"val.mape", "val.rmspe", "val.within10", "val.spearman",
+                                        "val.kendall"};
 #define CKPT_VERSION 1
 
 int trainer_save(const trainer *t, const char *path, seer_err *err) {
@@ -21,6 +23,17 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     ctr_add_str(&c, "config", cfg);
     free(cfg);
     ctr_add_str(&c, "data.source", t->ds.source ? t->ds.source : "");
+    ctr_add_str(&c, "data.device", t->ds.device ? t->ds.device : "");
+    if (t->has_last_val) {
+        // validation figures of the latest evaluation, per label (provenance for seerexport)
+        double v[5][SEERNET_MAX_HEADS];
+        for (int m = 0; m < t->M; m++) {
+            const label_metrics *lm = &t->last_val[m];
+            v[0][m] = lm->mape, v[1][m] = lm->rmspe, v[2][m] = lm->within10;
+            v[3][m] = lm->spearman, v[4][m] = lm->kendall;
+        }
+        for (int k = 0; k < 5; k++) ctr_add_arr(&c, VAL_KEYS[k], KV_F64ARR, v[k], t->M);
+    }
     ctr_add_strs(&c, "schema.node_features", t->ds.node_features, t->ds.Fn);
     ctr_add_strs(&c, "schema.edge_features", t->ds.edge_features, t->ds.Fe);
     ctr_add_strs(&c, "schema.global_features", t->ds.global_features, t->ds.Fg);
@@ -182,6 +195,23 @@ int trainer_load(trainer *t, const char *path, seer_err *err) {
         goto done;
     }
     memcpy(t->rng_pcgrad.s, rng->data, sizeof t->rng_pcgrad.s);
+    // latest validation figures (absent before the first evaluation)
+    t->has_last_val = 0;
+    for (int k = 0; k < 5; k++) {
+        const ctr_kv *kv = ctr_find(&c, VAL_KEYS[k]);
+        if (!kv) break;
+        if (kv->type != KV_F64ARR || kv->n != t->M) {
+            seer_fail(err, "%s: %s must hold %d numbers", path, VAL_KEYS[k], t->M);
+            goto done;
+        }
+        for (int m = 0; m < t->M; m++) {
+            double x = ((const double *)kv->data)[m];
+            label_metrics *lm = &t->last_val[m];
+            double *f[5] = {&lm->mape, &lm->rmspe, &lm->within10, &lm->spearman, &lm->kendall};
+            *f[k] = x;
+        }
+        t->has_last_val = k == 4;
+    }
     const ctr_tensor *tm = ctr_tensor_find(&c, "optim.m"), *tv = ctr_tensor_find(&c, "optim.v");
     size_t pb = sizeof(float) * (size_t)t->P;
     if (!tm || !tv || tm->dtype != DT_F32 || tv->dtype != DT_F32 || tm->nbytes != pb || tv->nbytes != pb) {
@@ -194,6 +224,10 @@ int trainer_load(trainer *t, const char *path, seer_err *err) {
 done:
     ctr_free(&c);
     return rc;
+}
+
+int ckpt_open(const char *path, seer_container *c, seer_err *err) {
+    return ctr_read(c, path, CKPT_MAGIC, CKPT_VERSION, err);
 }
 
 int ckpt_read_config(const char *path, seer_config *cfg, seer_err *err) {

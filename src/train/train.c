@@ -375,6 +375,10 @@ int trainer_run(trainer *t, seer_err *err) {
         double val_loss = t->n_ids[SPLIT_VAL] ? trainer_evaluate(t, t->ids[SPLIT_VAL],
                                                                  t->n_ids[SPLIT_VAL], vm, NULL)
                                               : loss_sum / (double)(nb ? nb : 1);
+        if (t->n_ids[SPLIT_VAL]) {
+            memcpy(t->last_val, vm, sizeof(label_metrics) * (size_t)M);
+            t->has_last_val = 1;
+        }
         double lr_used = t->sched.lr;
         sched_epoch_end(&t->sched, t->epoch, val_loss);
         int improved = val_loss < t->best_val;

@@ -4,6 +4,7 @@
 #define SEER_TRAIN_H
 
 #include "backend/backend.h"
+#include "common/container.h"
 #include "config/config.h"
 #include "data/prep.h"
 #include "graph/batch.h"
@@ -44,6 +45,9 @@ typedef struct {
     int quiet;
     // figures of the best checkpoint, filled at the end of trainer_run
     label_metrics final_val[SEERNET_MAX_HEADS], final_test[SEERNET_MAX_HEADS];
+    // validation figures of the latest evaluation (saved in checkpoints: seerexport's provenance)
+    label_metrics last_val[SEERNET_MAX_HEADS];
+    int has_last_val;
     double train_seconds;
 } trainer;
 
@@ -57,6 +61,9 @@ int trainer_load(trainer *t, const char *ckpt_path, seer_err *err);
 int trainer_save(const trainer *t, const char *ckpt_path, seer_err *err);
 /* Loads only the parameters (and reports the checkpoint's step). */
 int trainer_load_params(trainer *t, const char *ckpt_path, int64_t *step, seer_err *err);
+
+/* Reads a checkpoint file into a container (checked magic and version). */
+int ckpt_open(const char *ckpt_path, seer_container *c, seer_err *err);
 
 /* Reads only the resolved config stored in a checkpoint. */
 int ckpt_read_config(const char *ckpt_path, seer_config *cfg, seer_err *err);

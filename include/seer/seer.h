@@ -1,0 +1,92 @@
+/* libseer: load a compact Seer predictor (.seer, written by seerexport) and predict the
+ * performance metrics of neural networks given as operator graphs. Plain C, no dependency beyond
+ * libc and libm; no BLAS, HDF5, CUDA, MPI or threads of its own.
+ *
+ *   seer_model *m;
+ *   char err[512];
+ *   if (seer_load("model.seer", &m, err, sizeof err)) { fprintf(stderr, "%s\n", err); ... }
+ *   double y[SEER_MAX_METRICS];
+ *   if (seer_predict(m, &graph, y, err, sizeof err)) ...   // y[i] in seer_metric_unit(m, i)
+ *   seer_free(m);
+ *
+ * Errors: every call that can fail returns a seer_status and writes one line into err (when err
+ * is not NULL); nothing exits, aborts or prints. Threads: a loaded model is read-only, so any
+ * number of threads may call seer_predict* on one model at once; each call allocates its own
+ * scratch memory. The graph is the PerfGraph form of datasets/FORMAT.md with raw (unstandardised)
+ * features, as seerconvert writes them or seer_onnx.h builds them. */
+#ifndef SEER_SEER_H
+#define SEER_SEER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define SEER_API __attribute__((visibility("default")))
+#else
+#define SEER_API
+#endif
+
+#define SEER_MAX_METRICS 64
+
+typedef enum {
+    SEER_OK = 0,
+    SEER_ERR_IO = 1,      // the file cannot be opened or read
+    SEER_ERR_FORMAT = 2,  // not a .seer file, truncated, corrupt, or an unsupported version
+    SEER_ERR_INVALID = 3, // a bad argument or graph (sizes, edge ids, non-finite features)
+    SEER_ERR_NOMEM = 4,
+} seer_status;
+
+typedef struct seer_model seer_model;
+
+enum { SEER_NODE = 0, SEER_EDGE = 1, SEER_GLOBAL = 2 };
+
+/* One graph. Node ids in edge_index are local (0 .. n_nodes-1); edges run producer -> consumer.
+ * The feature widths must equal the model's (seer_n_features); node_op may be NULL for models
+ * that do not use operator types (seer_uses_op_types). */
+typedef struct {
+    int64_t n_nodes, n_edges;
+    int n_node_features, n_edge_features, n_global_features;
+    const float *node_x;       // (n_nodes, n_node_features)
+    const int32_t *node_op;    // (n_nodes) indexes into the model's op table (seer_op_name)
+    const int32_t *edge_index; // (n_edges, 2) (src, dst)
+    const float *edge_x;       // (n_edges, n_edge_features)
+    const float *global_x;     // (n_global_features)
+} seer_graph;
+
+SEER_API seer_status seer_load(const char *path, seer_model **out, char *err, size_t err_len);
+/* The buffer is copied; origin names it in messages (may be NULL). */
+SEER_API seer_status seer_load_memory(const void *buf, size_t len, const char *origin,
+                                      seer_model **out, char *err, size_t err_len);
+SEER_API void seer_free(seer_model *m);
+
+/* Predicts every metric of one graph into out (seer_n_metrics values, native units). */
+SEER_API seer_status seer_predict(const seer_model *m, const seer_graph *g, double *out, char *err,
+                                  size_t err_len);
+/* count graphs at once (faster per graph); out is (count, seer_n_metrics). */
+SEER_API seer_status seer_predict_batch(const seer_model *m, const seer_graph *g, int64_t count,
+                                        double *out, char *err, size_t err_len);
+
+SEER_API int seer_n_metrics(const seer_model *m);
+SEER_API const char *seer_metric_name(const seer_model *m, int i); // e.g. "train_time_ms"
+SEER_API const char *seer_metric_unit(const seer_model *m, int i); // e.g. "ms" ("" if none)
+SEER_API int seer_n_features(const seer_model *m, int kind);       // SEER_NODE/EDGE/GLOBAL
+SEER_API const char *seer_feature_name(const seer_model *m, int kind, int i);
+SEER_API int seer_n_op_types(const seer_model *m);
+SEER_API const char *seer_op_name(const seer_model *m, int i);
+SEER_API int seer_uses_op_types(const seer_model *m);
+/* Metadata by key: "model" (architecture name), "dtype" (fp32/fp16/int8), "dataset", "device",
+ * "trained_step", "exported_at", "checkpoint", "val_mape" (per metric, comma separated), ...;
+ * NULL when absent. */
+SEER_API const char *seer_info(const seer_model *m, const char *key);
+SEER_API int64_t seer_n_params(const seer_model *m);
+SEER_API const char *seer_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

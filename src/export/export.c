@@ -1,0 +1,346 @@
+/* export: checkpoint -> .seer and safetensors (see export.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "export.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "common/container.h"
+#include "config/config.h"
+#include "infer/seer_format.h"
+#include "model/seernet.h"
+#include "train/train.h"
+
+/* What both exports read from a checkpoint. */
+typedef struct {
+    seer_container c;
+    seernet net;
+    int M;
+    const ctr_kv *sizes, *labels;
+    char dataset[1024], device[256], saved_at[32];
+} ckpt_view;
+
+static void view_free(ckpt_view *v) {
+    seernet_free(&v->net);
+    ctr_free(&v->c);
+}
+
+static void iso_time(time_t t, char *buf, size_t len) {
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int view_open(ckpt_view *v, const char *path, seer_err *err) {
+    memset(v, 0, sizeof *v);
+    if (ckpt_open(path, &v->c, err)) return -1;
+    const ctr_kv *name = ctr_get(&v->c, "model.name", KV_STR, path, err);
+    if (!name) goto bad;
+    if (strcmp(name->data, "seernet") != 0) {
+        seer_fail(err, "%s: model '%s' cannot be exported yet", path, (const char *)name->data);
+        goto bad;
+    }
+    if (!(v->sizes = ctr_get(&v->c, "model.sizes", KV_I64ARR, path, err))) goto bad;
+    const int64_t *s = v->sizes->data;
+    if (v->sizes->n != 8 || s[1] < 1 || s[1] > SEERNET_MAX_BLOCKS || s[5] < 1 || s[5] > SEERNET_MAX_HEADS) {
+        seer_fail(err, "%s: model.sizes is not a SeerNet's", path);
+        goto bad;
+    }
+    seernet_init(&v->net, (int)s[0], (int)s[1], (int)s[2], (int)s[3], (int)s[4], (int)s[5],
+                 (int)s[6], (int)s[7]);
+    v->M = (int)s[5];
+    if (!(v->labels = ctr_get(&v->c, "schema.labels", KV_STRARR, path, err))) goto bad;
+    for (int i = 0; i < v->net.pt.n; i++) {
+        const param_info *pi = &v->net.pt.p[i];
+        const ctr_tensor *t = ctr_tensor_find(&v->c, pi->name);
+        if (!t || t->dtype != DT_F32 || t->nbytes != sizeof(float) * (uint64_t)(pi->rows * pi->cols)) {
+            seer_fail(err, "%s: tensor %s is missing or has the wrong shape", path, pi->name);
+            goto bad;
+        }
+    }
+    // provenance: the dataset (path from the stored config, source attribute), device, date
+    const ctr_kv *cfgkv = ctr_find(&v->c, "config"), *src = ctr_find(&v->c, "data.source"),
+                 *dev = ctr_find(&v->c, "data.device");
+    seer_config cfg;
+    config_defaults(&cfg);
+    const char *data_path = "";
+    if (cfgkv && cfgkv->type == KV_STR && config_load_string(&cfg, cfgkv->data, path, NULL) == 0)
+        data_path = cfg.data_path;
+    snprintf(v->dataset, sizeof v->dataset, "%s%s%s", data_path,
+             src && src->type == KV_STR && *(char *)src->data ? " (" : "",
+             src && src->type == KV_STR && *(char *)src->data ? (char *)src->data : "");
+    if (src && src->type == KV_STR && *(char *)src->data) strncat(v->dataset, ")", sizeof v->dataset - strlen(v->dataset) - 1);
+    config_free(&cfg);
+    snprintf(v->device, sizeof v->device, "%s", dev && dev->type == KV_STR ? (char *)dev->data : "");
+    struct stat st;
+    if (stat(path, &st) == 0) iso_time(st.st_mtime, v->saved_at, sizeof v->saved_at);
+    return 0;
+bad:
+    view_free(v);
+    return -1;
+}
+
+/* Per-metric figures of a val.* key as "a,b,c" (empty when the checkpoint has none). */
+static void figures(const ckpt_view *v, const char *key, char *buf, size_t len) {
+    buf[0] = 0;
+    const ctr_kv *kv = ctr_find(&v->c, key);
+    if (!kv || kv->type != KV_F64ARR) return;
+    for (int64_t i = 0; i < kv->n; i++) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "%s%.4g", i ? "," : "", ((const double *)kv->data)[i]);
+    }
+}
+
+static uint64_t file_size(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+static int64_t count_params(const seernet *net) {
+    int64_t n = 0;
+    for (int i = 0; i < net->pt.n; i++) n += net->pt.p[i].rows * net->pt.p[i].cols;
+    return n;
+}
+
+static const char *const NORM_KEYS[] = {"norm.node_mean", "norm.node_std", "norm.edge_mean",
+                                        "norm.edge_std", "norm.global_mean", "norm.global_std",
+                                        "norm.label_mu", "norm.label_sigma"};
+static const char *const SCHEMA_KEYS[] = {"schema.node_features", "schema.edge_features",
+                                          "schema.global_features", "schema.op_types"};
+
+int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_info *info,
+                seer_err *err) {
+    ckpt_view v;
+    if (view_open(&v, ckpt_path, err)) return -1;
+    seer_container o;
+    ctr_init(&o, SEER_MODEL_MAGIC, SEER_MODEL_VERSION);
+    ctr_add_str(&o, "model.name", "seernet");
+    ctr_add_arr(&o, "model.sizes", KV_I64ARR, v.sizes->data, 8);
+    ctr_add_str(&o, "export.dtype", export_dtype_name(dtype));
+    int rc = -1;
+    for (int k = 0; k < 4; k++) {
+        const ctr_kv *kv = ctr_get(&v.c, SCHEMA_KEYS[k], KV_STRARR, ckpt_path, err);
+        if (!kv) goto out;
+        ctr_add_strs(&o, SCHEMA_KEYS[k], kv->data, kv->n);
+    }
+    ctr_add_strs(&o, "metrics.names", v.labels->data, v.labels->n);
+    const char **units = seer_malloc(sizeof(char *) * (size_t)(v.labels->n ? v.labels->n : 1));
+    for (int64_t i = 0; i < v.labels->n; i++) units[i] = metric_unit(((char **)v.labels->data)[i]);
+    ctr_add_strs(&o, "metrics.units", (char *const *)units, v.labels->n);
+    free(units);
+    for (int k = 0; k < 8; k++) {
+        const ctr_kv *kv = ctr_get(&v.c, NORM_KEYS[k], KV_F64ARR, ckpt_path, err);
+        if (!kv) goto out;
+        ctr_add_arr(&o, NORM_KEYS[k], KV_F64ARR, kv->data, kv->n);
+    }
+    char buf[2048], now[32];
+    ctr_add_str(&o, "info.dataset", v.dataset);
+    ctr_add_str(&o, "info.device", v.device);
+    ctr_add_str(&o, "info.checkpoint", ckpt_path);
+    ctr_add_str(&o, "info.trained_at", v.saved_at);
+    iso_time(time(NULL), now, sizeof now);
+    ctr_add_str(&o, "info.exported_at", now);
+    const ctr_kv *step = ctr_find(&v.c, "train.step"), *epoch = ctr_find(&v.c, "train.epoch");
+    snprintf(buf, sizeof buf, "%lld", step && step->type == KV_I64 ? (long long)*(int64_t *)step->data : -1LL);
+    ctr_add_str(&o, "info.trained_step", buf);
+    snprintf(buf, sizeof buf, "%lld", epoch && epoch->type == KV_I64 ? (long long)*(int64_t *)epoch->data : -1LL);
+    ctr_add_str(&o, "info.trained_epoch", buf);
+    static const char *const vk[][2] = {{"val.mape", "info.val_mape"}, {"val.rmspe", "info.val_rmspe"},
+                                        {"val.within10", "info.val_within10"},
+                                        {"val.spearman", "info.val_spearman"},
+                                        {"val.kendall", "info.val_kendall"}};
+    for (int k = 0; k < 5; k++) {
+        figures(&v, vk[k][0], buf, sizeof buf);
+        ctr_add_str(&o, vk[k][1], buf);
+    }
+    // weights; the converted buffers stay alive until ctr_write
+    const param_table *pt = &v.net.pt;
+    size_t elem = dtype == EXPORT_FP16 ? 2 : dtype == EXPORT_INT8 ? 1 : 4;
+    uint8_t *conv = seer_malloc((size_t)pt->total * elem + 64);
+    float *scales = seer_malloc(sizeof(float) * (size_t)pt->total + 64);
+    for (int i = 0; i < pt->n; i++) {
+        const param_info *pi = &pt->p[i];
+        const float *w = ctr_tensor_find(&v.c, pi->name)->data;
+        int64_t n = pi->rows * pi->cols, dims[2] = {pi->rows, pi->cols};
+        int is_bias = strstr(pi->name, ".bias") != NULL;
+        int ndim = is_bias ? 1 : 2;
+        const int64_t *d = is_bias ? dims + 1 : dims;
+        uint8_t *dst = conv + (size_t)pi->offset * elem;
+        if (dtype == EXPORT_FP32) ctr_add_tensor(&o, pi->name, DT_F32, ndim, d, w);
+        else if (dtype == EXPORT_FP16) {
+            for (int64_t k = 0; k < n; k++) {
+                uint16_t h = f32_to_f16(w[k]);
+                memcpy(dst + 2 * k, &h, 2);
+            }
+            ctr_add_tensor(&o, pi->name, DT_F16, ndim, d, dst);
+        } else if (is_bias) ctr_add_tensor(&o, pi->name, DT_F32, ndim, d, w);
+        else {
+            float *sc = scales + pi->offset;
+            quantize_rows_i8(w, pi->rows, pi->cols, (int8_t *)dst, sc);
+            ctr_add_tensor(&o, pi->name, DT_I8, 2, dims, dst);
+            char sn[96];
+            snprintf(sn, sizeof sn, "%s.scale", pi->name);
+            ctr_add_tensor(&o, sn, DT_F32, 1, dims, sc);
+        }
+    }
+    rc = ctr_write(&o, out_path, err);
+    free(conv);
+    free(scales);
+    if (!rc && info) {
+        info->params = count_params(&v.net);
+        info->bytes = file_size(out_path);
+    }
+out:
+    ctr_free(&o);
+    view_free(&v);
+    return rc;
+}
+
+/* JSON writing helpers. */
+static void json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void json_strs(FILE *f, const ctr_kv *kv) {
+    fputc('[', f);
+    for (int64_t i = 0; i < kv->n; i++) {
+        if (i) fputc(',', f);
+        json_str(f, ((char **)kv->data)[i]);
+    }
+    fputc(']', f);
+}
+
+static void json_f64s(FILE *f, const ctr_kv *kv) {
+    fputc('[', f);
+    for (int64_t i = 0; i < kv->n; i++)
+        fprintf(f, "%s%.17g", i ? "," : "", ((const double *)kv->data)[i]);
+    fputc(']', f);
+}
+
+/* Writes through a temporary file renamed into place. */
+static FILE *open_tmp(const char *path, char *tmp, size_t len, seer_err *err) {
+    snprintf(tmp, len, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) seer_fail(err, "%s: cannot create: %s", tmp, strerror(errno));
+    return f;
+}
+
+static int close_tmp(FILE *f, const char *tmp, const char *path, seer_err *err) {
+    int bad = ferror(f) | (fflush(f) != 0);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return seer_fail(err, "%s: write failed: %s", path, strerror(errno));
+    }
+    return 0;
+}
+
+int export_safetensors(const char *ckpt_path, const char *out_path, export_info *info,
+                       seer_err *err) {
+    ckpt_view v;
+    if (view_open(&v, ckpt_path, err)) return -1;
+    const param_table *pt = &v.net.pt;
+    // header JSON, in memory first (its length leads the file)
+    char *hdr = NULL;
+    size_t hlen = 0;
+    FILE *h = open_memstream(&hdr, &hlen);
+    uint64_t off = 0;
+    fputc('{', h);
+    for (int i = 0; i < pt->n; i++) {
+        const param_info *pi = &pt->p[i];
+        int is_bias = strstr(pi->name, ".bias") != NULL;
+        uint64_t nb = sizeof(float) * (uint64_t)(pi->rows * pi->cols);
+        json_str(h, pi->name);
+        if (is_bias) fprintf(h, ":{\"dtype\":\"F32\",\"shape\":[%lld],", (long long)pi->cols);
+        else fprintf(h, ":{\"dtype\":\"F32\",\"shape\":[%lld,%lld],", (long long)pi->rows, (long long)pi->cols);
+        fprintf(h, "\"data_offsets\":[%llu,%llu]},", (unsigned long long)off, (unsigned long long)(off + nb));
+        off += nb;
+    }
+    fprintf(h, "\"__metadata__\":{\"format\":\"pt\",\"producer\":\"seerexport\",\"sidecar\":\"json\"}}");
+    fclose(h);
+    // pad the header with spaces to a multiple of 8 (the data then starts 8-byte aligned)
+    size_t padded = (hlen + 7) & ~(size_t)7;
+    char tmp[1100];
+    FILE *f = open_tmp(out_path, tmp, sizeof tmp, err);
+    int rc = -1;
+    if (!f) goto out;
+    uint64_t n8 = padded;
+    fwrite(&n8, 8, 1, f);
+    fwrite(hdr, 1, hlen, f);
+    for (size_t i = hlen; i < padded; i++) fputc(' ', f);
+    for (int i = 0; i < pt->n; i++) {
+        const param_info *pi = &pt->p[i];
+        fwrite(ctr_tensor_find(&v.c, pi->name)->data, sizeof(float), (size_t)(pi->rows * pi->cols), f);
+    }
+    if (close_tmp(f, tmp, out_path, err)) goto out;
+
+    // sidecar: schema, normalisation, architecture, provenance
+    char side[1024];
+    size_t ol = strlen(out_path);
+    if (ol > 12 && !strcmp(out_path + ol - 12, ".safetensors"))
+        snprintf(side, sizeof side, "%.*s.json", (int)(ol - 12), out_path);
+    else snprintf(side, sizeof side, "%s.json", out_path);
+    if (!(f = open_tmp(side, tmp, sizeof tmp, err))) goto out;
+    const int64_t *s = v.sizes->data;
+    fprintf(f, "{\n  \"format\": \"seer-safetensors-sidecar\",\n  \"version\": 1,\n");
+    fprintf(f, "  \"architecture\": {\"name\": \"seernet\", \"hidden\": %lld, \"blocks\": %lld, "
+               "\"node_features\": %lld, \"edge_features\": %lld, \"global_features\": %lld, "
+               "\"outputs\": %lld, \"agg\": \"%s\", \"head_hidden\": %lld,\n"
+               "    \"reference\": \"benchmarks/reference/seernet_ref.py (class SeerNet; the "
+               "tensor names are its state_dict keys)\"},\n",
+            (long long)s[0], (long long)s[1], (long long)s[2], (long long)s[3], (long long)s[4],
+            (long long)s[5], s[6] == AGG_SYNMM ? "synmm" : "mean", (long long)s[7]);
+    fprintf(f, "  \"schema\": {");
+    static const char *const short_keys[] = {"node_features", "edge_features", "global_features", "op_types"};
+    for (int k = 0; k < 4; k++) {
+        const ctr_kv *kv = ctr_get(&v.c, SCHEMA_KEYS[k], KV_STRARR, ckpt_path, err);
+        if (!kv) { fclose(f); remove(tmp); goto out; }
+        fprintf(f, "%s\n    \"%s\": ", k ? "," : "", short_keys[k]);
+        json_strs(f, kv);
+    }
+    fprintf(f, ",\n    \"metrics\": ");
+    json_strs(f, v.labels);
+    fprintf(f, ",\n    \"units\": [");
+    for (int64_t i = 0; i < v.labels->n; i++) {
+        if (i) fputc(',', f);
+        json_str(f, metric_unit(((char **)v.labels->data)[i]));
+    }
+    fprintf(f, "]\n  },\n  \"normalisation\": {\n    \"rule\": \"features: x' = (x - mean) / std per "
+               "column; targets: y = exp(t * label_sigma + label_mu) for a model output t\"");
+    for (int k = 0; k < 8; k++) {
+        const ctr_kv *kv = ctr_get(&v.c, NORM_KEYS[k], KV_F64ARR, ckpt_path, err);
+        if (!kv) { fclose(f); remove(tmp); goto out; }
+        fprintf(f, ",\n    \"%s\": ", NORM_KEYS[k] + 5);
+        json_f64s(f, kv);
+    }
+    fprintf(f, "\n  },\n  \"provenance\": {\"dataset\": ");
+    json_str(f, v.dataset);
+    fprintf(f, ", \"device\": ");
+    json_str(f, v.device);
+    fprintf(f, ", \"checkpoint\": ");
+    json_str(f, ckpt_path);
+    fprintf(f, ", \"trained_at\": \"%s\"}\n}\n", v.saved_at);
+    if (close_tmp(f, tmp, side, err)) goto out;
+    if (info) {
+        info->params = count_params(&v.net);
+        info->bytes = file_size(out_path);
+        snprintf(info->sidecar, sizeof info->sidecar, "%s", side);
+    }
+    rc = 0;
+out:
+    free(hdr);
+    view_free(&v);
+    return rc;
+}

@@ -1,0 +1,25 @@
+/* export: a trained checkpoint -> the compact .seer predictor (libseer) and safetensors + JSON
+ * (for PyTorch, JAX or Rust tools). Formats: src/infer/seer_format.h and datasets/FORMAT.md. */
+#ifndef SEER_EXPORT_H
+#define SEER_EXPORT_H
+
+#include <stdint.h>
+
+#include "common/common.h"
+
+typedef struct {
+    int64_t params;   // parameter count
+    uint64_t bytes;   // size of the written file
+    char sidecar[1024]; // safetensors: the JSON sidecar's path
+} export_info;
+
+/* dtype: EXPORT_FP32 / EXPORT_FP16 / EXPORT_INT8. */
+int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_info *info,
+                seer_err *err);
+
+/* Writes out_path (safetensors, fp32) and the sidecar next to it: out_path with ".safetensors"
+ * replaced by ".json" (or ".json" appended). */
+int export_safetensors(const char *ckpt_path, const char *out_path, export_info *info,
+                       seer_err *err);
+
+#endif

@@ -1,0 +1,380 @@
+/* infer: libseer, the public inference API of include/seer/seer.h.
+ *
+ * A loaded model is the .seer container (kept for its strings), the model's parameter table
+ * rebuilt from model.sizes, and the weights expanded to fp32. Prediction runs the trainer's own
+ * forward pass (src/model, src/backend/cpu_ops.c) compiled for this library without BLAS or
+ * OpenMP (src/infer/mini_blas.c), so an fp32 export predicts what the trainer predicts. Every
+ * call allocates its own scratch (indexes, standardised features, activations) and touches the
+ * model read-only, which is what makes concurrent calls on one model safe. */
+#include "seer/seer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/container.h"
+#include "data/prep.h"
+#include "graph/batch.h"
+#include "infer/seer_format.h"
+#include "model/seernet.h"
+
+#define SEER_VERSION_STRING "0.2.0"
+// One forward pass covers at most this many nodes + edges; larger batches run in chunks.
+#define CHUNK_ROWS (1 << 16)
+
+struct seer_model {
+    seer_container c;
+    char origin[256];
+    seernet net;
+    float *params; // (P) fp32
+    int M, F[3], n_ops, dtype;
+    char *const *metric_names, *const *metric_units, *const *features[3], *const *op_types;
+    norm_stats norm; // pointers into c's arrays
+};
+
+static seer_status fail(seer_status st, char *err, size_t err_len, const char *msg) {
+    if (err && err_len) snprintf(err, err_len, "%s", msg);
+    return st;
+}
+
+/* Looks up a string array of n items (n < 0: any length, returned through n). */
+static int get_strs(const seer_model *m, const char *key, int *n, char *const **out, seer_err *e) {
+    const ctr_kv *kv = ctr_get(&m->c, key, KV_STRARR, m->origin, e);
+    if (!kv) return -1;
+    if (*n >= 0 && kv->n != *n)
+        return seer_fail(e, "%s: %s has %lld names, the model needs %d", m->origin, key,
+                         (long long)kv->n, *n);
+    *n = (int)kv->n;
+    *out = kv->data;
+    return 0;
+}
+
+static int get_f64s(const seer_model *m, const char *key, int n, double **out, seer_err *e) {
+    const ctr_kv *kv = ctr_get(&m->c, key, KV_F64ARR, m->origin, e);
+    if (!kv) return -1;
+    if (kv->n != n)
+        return seer_fail(e, "%s: %s has %lld values, the model needs %d", m->origin, key,
+                         (long long)kv->n, n);
+    *out = kv->data;
+    return 0;
+}
+
+/* Checks one tensor against the parameter's shape and expands it to fp32 into dst. */
+static int load_tensor(seer_model *m, const param_info *pi, float *dst, seer_err *e) {
+    int is_bias = pi->rows == 1 && strstr(pi->name, ".bias") != NULL;
+    int64_t count = pi->rows * pi->cols;
+    const ctr_tensor *t = ctr_tensor_find(&m->c, pi->name);
+    if (!t) return seer_fail(e, "%s: tensor %s is missing (the tensor table does not match the "
+                                "architecture)", m->origin, pi->name);
+    int want_dtype = m->dtype == EXPORT_FP16 ? DT_F16
+                     : m->dtype == EXPORT_INT8 && !is_bias ? DT_I8 : DT_F32;
+    int want_ndim = is_bias ? 1 : 2;
+    if (t->dtype != want_dtype || t->ndim != want_ndim ||
+        (is_bias ? t->dims[0] != pi->cols : (t->dims[0] != pi->rows || t->dims[1] != pi->cols)))
+        return seer_fail(e, "%s: tensor %s has dtype %d and shape (%lld, %lld); the architecture "
+                            "needs dtype %d and (%lld, %lld)", m->origin, pi->name, t->dtype,
+                         (long long)t->dims[0], (long long)(t->ndim > 1 ? t->dims[1] : 0),
+                         want_dtype, (long long)pi->rows, (long long)pi->cols);
+    if (t->dtype == DT_F32) memcpy(dst, t->data, sizeof(float) * (size_t)count);
+    else if (t->dtype == DT_F16) {
+        const uint8_t *p = t->data;
+        for (int64_t i = 0; i < count; i++) {
+            uint16_t h;
+            memcpy(&h, p + 2 * i, 2);
+            dst[i] = f16_to_f32(h);
+        }
+    } else {
+        char sn[96];
+        snprintf(sn, sizeof sn, "%s.scale", pi->name);
+        const ctr_tensor *s = ctr_tensor_find(&m->c, sn);
+        if (!s || s->dtype != DT_F32 || s->ndim != 1 || s->dims[0] != pi->rows)
+            return seer_fail(e, "%s: int8 tensor %s needs %s, fp32 (%lld)", m->origin, pi->name,
+                             sn, (long long)pi->rows);
+        const int8_t *q = t->data;
+        for (int64_t r = 0; r < pi->rows; r++) {
+            float sc;
+            memcpy(&sc, (const uint8_t *)s->data + 4 * r, 4);
+            for (int64_t c = 0; c < pi->cols; c++) dst[r * pi->cols + c] = q[r * pi->cols + c] * sc;
+        }
+    }
+    for (int64_t i = 0; i < count; i++)
+        if (!isfinite(dst[i]))
+            return seer_fail(e, "%s: tensor %s holds a non-finite value at %lld", m->origin,
+                             pi->name, (long long)i);
+    return 0;
+}
+
+static int build(seer_model *m, seer_err *e) {
+    const ctr_kv *kv = ctr_get(&m->c, "model.name", KV_STR, m->origin, e);
+    if (!kv) return -1;
+    if (strcmp(kv->data, "seernet") != 0)
+        return seer_fail(e, "%s: model '%s' is not supported by this libseer (%s)", m->origin,
+                         (const char *)kv->data, SEER_VERSION_STRING);
+    const char *dt = (kv = ctr_get(&m->c, "export.dtype", KV_STR, m->origin, e)) ? kv->data : NULL;
+    if (!dt) return -1;
+    if ((m->dtype = export_dtype_parse(dt)) < 0)
+        return seer_fail(e, "%s: export.dtype '%s' is not fp32, fp16 or int8", m->origin, dt);
+    if (!(kv = ctr_get(&m->c, "model.sizes", KV_I64ARR, m->origin, e))) return -1;
+    const int64_t *s = kv->data;
+    // H, L, Fn, Fe, Fg, M, agg, head_hidden: bounded before anything is sized from them
+    if (kv->n != 8 || s[0] < 1 || s[0] > 4096 || s[1] < 1 || s[1] > SEERNET_MAX_BLOCKS ||
+        s[2] < 1 || s[2] > 4096 || s[3] < 1 || s[3] > 4096 || s[4] < 1 || s[4] > 4096 || s[5] < 1 ||
+        s[5] > SEERNET_MAX_HEADS || (s[6] != AGG_MEAN && s[6] != AGG_SYNMM) || s[7] < 1 || s[7] > 4096)
+        return seer_fail(e, "%s: model.sizes out of range (8 values: width 1..4096, blocks 1..%d, "
+                            "feature widths 1..4096, metrics 1..%d, aggregation 0/1, head width "
+                            "1..4096)", m->origin, SEERNET_MAX_BLOCKS, SEERNET_MAX_HEADS);
+    seernet_init(&m->net, (int)s[0], (int)s[1], (int)s[2], (int)s[3], (int)s[4], (int)s[5],
+                 (int)s[6], (int)s[7]);
+    m->M = (int)s[5];
+    m->F[0] = (int)s[2], m->F[1] = (int)s[3], m->F[2] = (int)s[4];
+    int M = m->M, n_ops = -1;
+    if (get_strs(m, "metrics.names", &M, &m->metric_names, e) ||
+        get_strs(m, "metrics.units", &M, &m->metric_units, e) ||
+        get_strs(m, "schema.node_features", &m->F[0], &m->features[0], e) ||
+        get_strs(m, "schema.edge_features", &m->F[1], &m->features[1], e) ||
+        get_strs(m, "schema.global_features", &m->F[2], &m->features[2], e) ||
+        get_strs(m, "schema.op_types", &n_ops, &m->op_types, e))
+        return -1;
+    m->n_ops = n_ops;
+    norm_stats *n = &m->norm;
+    n->Fn = m->F[0], n->Fe = m->F[1], n->Fg = m->F[2], n->M = M;
+    if (get_f64s(m, "norm.node_mean", n->Fn, &n->node_mean, e) ||
+        get_f64s(m, "norm.node_std", n->Fn, &n->node_std, e) ||
+        get_f64s(m, "norm.edge_mean", n->Fe, &n->edge_mean, e) ||
+        get_f64s(m, "norm.edge_std", n->Fe, &n->edge_std, e) ||
+        get_f64s(m, "norm.global_mean", n->Fg, &n->global_mean, e) ||
+        get_f64s(m, "norm.global_std", n->Fg, &n->global_std, e) ||
+        get_f64s(m, "norm.label_mu", M, &n->label_mu, e) ||
+        get_f64s(m, "norm.label_sigma", M, &n->label_sigma, e))
+        return -1;
+    for (int k = 0; k < 3; k++) {
+        const double *sd = k == 0 ? n->node_std : k == 1 ? n->edge_std : n->global_std;
+        const double *mu = k == 0 ? n->node_mean : k == 1 ? n->edge_mean : n->global_mean;
+        for (int i = 0; i < m->F[k]; i++)
+            if (!isfinite(mu[i]) || !isfinite(sd[i]) || sd[i] <= 0)
+                return seer_fail(e, "%s: normalisation statistics of feature %d (kind %d) are not "
+                                    "finite and positive", m->origin, i, k);
+    }
+    for (int i = 0; i < M; i++)
+        if (!isfinite(n->label_mu[i]) || !isfinite(n->label_sigma[i]) || n->label_sigma[i] <= 0)
+            return seer_fail(e, "%s: label statistics of metric %d are not finite and positive",
+                             m->origin, i);
+    // Every tensor in the file must be a parameter (or an int8 scale), and every parameter present.
+    int expected = m->net.pt.n;
+    if (m->dtype == EXPORT_INT8)
+        for (int i = 0; i < m->net.pt.n; i++) expected += !strstr(m->net.pt.p[i].name, ".bias");
+    if (m->c.n_t != expected)
+        return seer_fail(e, "%s: %d tensors, the architecture has %d: the tensor table does not "
+                            "match the architecture", m->origin, m->c.n_t, expected);
+    m->params = aligned_alloc(64, ((size_t)m->net.pt.total * sizeof(float) + 63) & ~(size_t)63);
+    if (!m->params) return seer_fail(e, "%s: out of memory for %lld parameters", m->origin,
+                                     (long long)m->net.pt.total);
+    memset(m->params, 0, sizeof(float) * (size_t)m->net.pt.total);
+    for (int i = 0; i < m->net.pt.n; i++)
+        if (load_tensor(m, &m->net.pt.p[i], m->params + m->net.pt.p[i].offset, e)) return -1;
+    return 0;
+}
+
+seer_status seer_load_memory(const void *buf, size_t len, const char *origin, seer_model **out,
+                             char *err, size_t err_len) {
+    if (!out || (!buf && len)) return fail(SEER_ERR_INVALID, err, err_len, "seer_load_memory: NULL argument");
+    *out = NULL;
+    seer_model *m = calloc(1, sizeof *m);
+    if (!m) return fail(SEER_ERR_NOMEM, err, err_len, "seer_load: out of memory");
+    snprintf(m->origin, sizeof m->origin, "%s", origin ? origin : "(memory)");
+    seer_err e = {{0}};
+    if (ctr_read_mem(&m->c, buf, len, m->origin, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &e)) {
+        free(m);
+        return fail(SEER_ERR_FORMAT, err, err_len, e.msg);
+    }
+    if (build(m, &e)) {
+        seer_free(m);
+        return fail(strstr(e.msg, "out of memory") ? SEER_ERR_NOMEM : SEER_ERR_FORMAT, err,
+                    err_len, e.msg);
+    }
+    *out = m;
+    return SEER_OK;
+}
+
+seer_status seer_load(const char *path, seer_model **out, char *err, size_t err_len) {
+    if (!path || !out) return fail(SEER_ERR_INVALID, err, err_len, "seer_load: NULL argument");
+    *out = NULL;
+    seer_err e = {{0}};
+    size_t len;
+    char *buf = seer_read_file(path, &len, &e);
+    if (!buf) return fail(strstr(e.msg, "out of memory") ? SEER_ERR_NOMEM : SEER_ERR_IO, err,
+                          err_len, e.msg);
+    seer_status st = seer_load_memory(buf, len, path, out, err, err_len);
+    free(buf);
+    return st;
+}
+
+void seer_free(seer_model *m) {
+    if (!m) return;
+    free(m->params);
+    seernet_free(&m->net);
+    ctr_free(&m->c);
+    free(m);
+}
+
+static int check_block(const float *x, int64_t n, int w, const char *what, int64_t gi, seer_err *e) {
+    for (int64_t i = 0; i < n * w; i++)
+        if (!isfinite(x[i]))
+            return seer_fail(e, "graph %lld: %s feature %lld of row %lld is not finite", (long long)gi,
+                             what, (long long)(i % w), (long long)(i / w));
+    return 0;
+}
+
+static int check_graph(const seer_model *m, const seer_graph *g, int64_t gi, seer_err *e) {
+    if (g->n_nodes < 0 || g->n_edges < 0 || g->n_nodes > (int64_t)1 << 30 || g->n_edges > (int64_t)1 << 30)
+        return seer_fail(e, "graph %lld: %lld nodes / %lld edges is out of range", (long long)gi,
+                         (long long)g->n_nodes, (long long)g->n_edges);
+    if (g->n_node_features != m->F[0] || g->n_edge_features != m->F[1] ||
+        g->n_global_features != m->F[2])
+        return seer_fail(e, "graph %lld: feature widths %d/%d/%d (node/edge/global), the model "
+                            "needs %d/%d/%d", (long long)gi, g->n_node_features,
+                         g->n_edge_features, g->n_global_features, m->F[0], m->F[1], m->F[2]);
+    if ((g->n_nodes && !g->node_x) || (g->n_edges && (!g->edge_x || !g->edge_index)) || !g->global_x)
+        return seer_fail(e, "graph %lld: a feature or index array is NULL", (long long)gi);
+    for (int64_t k = 0; k < 2 * g->n_edges; k++)
+        if (g->edge_index[k] < 0 || g->edge_index[k] >= g->n_nodes)
+            return seer_fail(e, "graph %lld: edge %lld names node %d, outside 0..%lld",
+                             (long long)gi, (long long)(k / 2), g->edge_index[k],
+                             (long long)g->n_nodes - 1);
+    if (g->node_op && m->n_ops > 0)
+        for (int64_t v = 0; v < g->n_nodes; v++)
+            if (g->node_op[v] < 0 || g->node_op[v] >= m->n_ops)
+                return seer_fail(e, "graph %lld: node %lld has op id %d, outside the model's op "
+                                    "table (0..%d)", (long long)gi, (long long)v, g->node_op[v],
+                                 m->n_ops - 1);
+    return check_block(g->node_x, g->n_nodes, m->F[0], "node", gi, e) ||
+           check_block(g->edge_x, g->n_edges, m->F[1], "edge", gi, e) ||
+           check_block(g->global_x, 1, m->F[2], "global", gi, e);
+}
+
+/* One forward pass over graphs [0, G) (already checked). */
+static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G, int64_t first,
+                           double *out, seer_err *e) {
+    int64_t N = 0, E = 0;
+    for (int64_t i = 0; i < G; i++) N += gs[i].n_nodes, E += gs[i].n_edges;
+    int Fn = m->F[0], Fe = m->F[1], Fg = m->F[2];
+    size_t ni = (size_t)(2 * (G + 1) + 4 * E + 2 * N + 1), nf = (size_t)(N * Fn + E * Fe + G * Fg);
+    int64_t *ib = malloc(ni * sizeof(int64_t));
+    float *fb = malloc((nf ? nf : 1) * sizeof(float));
+    seernet_acts a;
+    const seer_backend *be = backend_cpu();
+    if (!ib || !fb || seernet_acts_init(&a, &m->net, be, N, E, G)) {
+        free(ib), free(fb);
+        seer_fail(e, "out of memory for a batch of %lld graphs (%lld nodes, %lld edges)",
+                  (long long)G, (long long)N, (long long)E);
+        return SEER_ERR_NOMEM;
+    }
+    int64_t *node_ptr = ib, *edge_ptr = node_ptr + G + 1, *src = edge_ptr + G + 1, *dst = src + E;
+    int64_t *edge_graph = dst + E, *in_idx = edge_graph + E, *node_graph = in_idx + E;
+    int64_t *in_ptr = node_graph + N;
+    float *xn = fb, *xe = xn + N * Fn, *xg = xe + E * Fe;
+    node_ptr[0] = edge_ptr[0] = 0;
+    for (int64_t i = 0; i < G; i++) {
+        const seer_graph *g = &gs[i];
+        int64_t n0 = node_ptr[i], e0 = edge_ptr[i];
+        node_ptr[i + 1] = n0 + g->n_nodes, edge_ptr[i + 1] = e0 + g->n_edges;
+        if (g->n_nodes) memcpy(xn + n0 * Fn, g->node_x, sizeof(float) * (size_t)(g->n_nodes * Fn));
+        if (g->n_edges) memcpy(xe + e0 * Fe, g->edge_x, sizeof(float) * (size_t)(g->n_edges * Fe));
+        memcpy(xg + i * Fg, g->global_x, sizeof(float) * (size_t)Fg);
+        for (int64_t v = 0; v < g->n_nodes; v++) node_graph[n0 + v] = i;
+        for (int64_t k = 0; k < g->n_edges; k++) {
+            src[e0 + k] = n0 + g->edge_index[2 * k];
+            dst[e0 + k] = n0 + g->edge_index[2 * k + 1];
+            edge_graph[e0 + k] = i;
+        }
+    }
+    norm_rows(xn, N, Fn, m->norm.node_mean, m->norm.node_std);
+    norm_rows(xe, E, Fe, m->norm.edge_mean, m->norm.edge_std);
+    norm_rows(xg, G, Fg, m->norm.global_mean, m->norm.global_std);
+    batch_index(in_ptr, in_idx, dst, N, E);
+    seernet_input in = {
+        .G = G, .N = N, .E = E, .node_ptr = node_ptr, .edge_ptr = edge_ptr, .src = src,
+        .dst = dst, .node_graph = node_graph, .edge_graph = edge_graph, .in_ptr = in_ptr,
+        .in_idx = in_idx, .xn = xn, .xe = xe, .xg = xg,
+    };
+    seernet_forward(&m->net, be, m->params, &in, &a);
+    for (int64_t i = 0; i < G; i++)
+        for (int k = 0; k < m->M; k++)
+            out[(first + i) * m->M + k] = norm_to_native(&m->norm, k, a.pred[i * m->M + k]);
+    seernet_acts_free(&a, be);
+    free(ib), free(fb);
+    return SEER_OK;
+}
+
+seer_status seer_predict_batch(const seer_model *m, const seer_graph *gs, int64_t count,
+                               double *out, char *err, size_t err_len) {
+    if (!m || (!gs && count) || (!out && count) || count < 0)
+        return fail(SEER_ERR_INVALID, err, err_len, "seer_predict: NULL argument or negative count");
+    seer_err e = {{0}};
+    for (int64_t i = 0; i < count; i++)
+        if (check_graph(m, &gs[i], i, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
+    // chunks of whole graphs with at most CHUNK_ROWS nodes + edges (one graph may exceed it)
+    for (int64_t i = 0; i < count;) {
+        int64_t j = i, rows = 0;
+        while (j < count && (j == i || rows + gs[j].n_nodes + gs[j].n_edges <= CHUNK_ROWS))
+            rows += gs[j].n_nodes + gs[j].n_edges, j++;
+        seer_status st = forward(m, gs + i, j - i, i, out, &e);
+        if (st) return fail(st, err, err_len, e.msg);
+        i = j;
+    }
+    return SEER_OK;
+}
+
+seer_status seer_predict(const seer_model *m, const seer_graph *g, double *out, char *err,
+                         size_t err_len) {
+    return seer_predict_batch(m, g, 1, out, err, err_len);
+}
+
+int seer_n_metrics(const seer_model *m) { return m ? m->M : 0; }
+
+const char *seer_metric_name(const seer_model *m, int i) {
+    return m && i >= 0 && i < m->M ? m->metric_names[i] : NULL;
+}
+
+const char *seer_metric_unit(const seer_model *m, int i) {
+    return m && i >= 0 && i < m->M ? m->metric_units[i] : NULL;
+}
+
+int seer_n_features(const seer_model *m, int kind) {
+    return m && kind >= 0 && kind < 3 ? m->F[kind] : 0;
+}
+
+const char *seer_feature_name(const seer_model *m, int kind, int i) {
+    return m && kind >= 0 && kind < 3 && i >= 0 && i < m->F[kind] ? m->features[kind][i] : NULL;
+}
+
+int seer_n_op_types(const seer_model *m) { return m ? m->n_ops : 0; }
+
+const char *seer_op_name(const seer_model *m, int i) {
+    return m && i >= 0 && i < m->n_ops ? m->op_types[i] : NULL;
+}
+
+int seer_uses_op_types(const seer_model *m) {
+    (void)m;
+    return 0; // SeerNet reads the numeric features only
+}
+
+const char *seer_info(const seer_model *m, const char *key) {
+    if (!m || !key) return NULL;
+    if (!strcmp(key, "dtype")) return export_dtype_name(m->dtype);
+    char k[128];
+    if (!strcmp(key, "model")) snprintf(k, sizeof k, "model.name");
+    else snprintf(k, sizeof k, "info.%s", key);
+    const ctr_kv *kv = ctr_find(&m->c, k);
+    return kv && kv->type == KV_STR ? kv->data : NULL;
+}
+
+int64_t seer_n_params(const seer_model *m) {
+    if (!m) return 0;
+    int64_t n = 0;
+    for (int i = 0; i < m->net.pt.n; i++) n += m->net.pt.p[i].rows * m->net.pt.p[i].cols;
+    return n;
+}
+
+const char *seer_version(void) { return SEER_VERSION_STRING; }

@@ -1,0 +1,35 @@
+/* infer: the .seer file (the container of common/container.h, magic "SEERMODL"), shared by the
+ * writer (src/export, seerexport) and the reader (libseer).
+ *
+ *   kv       model.name ("seernet"), model.sizes (the checkpoint's), export.dtype (fp32|fp16|int8),
+ *            schema.{node,edge,global}_features, schema.op_types, metrics.names, metrics.units,
+ *            norm.* (float64 statistics, as in checkpoints), info.* (provenance strings)
+ *   tensors  one per parameter, named as in the checkpoint: fp32 or fp16 (IEEE half), or for
+ *            int8 files an int8 weight (fout, fin) plus "<name>.scale" fp32 (fout), symmetric per
+ *            output channel (w = q * scale); biases stay fp32 in int8 files.
+ * Units: a metric's unit is the suffix after its last underscore when it is a known unit. */
+#ifndef SEER_SEER_FORMAT_H
+#define SEER_SEER_FORMAT_H
+
+#include <stdint.h>
+
+#define SEER_MODEL_MAGIC "SEERMODL"
+#define SEER_MODEL_VERSION 1
+
+enum { EXPORT_FP32 = 0, EXPORT_FP16 = 1, EXPORT_INT8 = 2 };
+
+/* "fp32" / "fp16" / "int8" <-> EXPORT_*; parse returns -1 for anything else. */
+const char *export_dtype_name(int dtype);
+int export_dtype_parse(const char *s);
+
+/* IEEE 754 binary16, round to nearest even (overflow to inf, NaN kept). */
+uint16_t f32_to_f16(float f);
+float f16_to_f32(uint16_t h);
+
+/* Symmetric per-row int8: scale[r] = max|w[r, :]| / 127 (1 for an all-zero row), q = round(w / scale). */
+void quantize_rows_i8(const float *w, int64_t rows, int64_t cols, int8_t *q, float *scale);
+
+/* The unit of a metric name ("train_time_ms" -> "ms"), or "" when the suffix is not a unit. */
+const char *metric_unit(const char *name);
+
+#endif

@@ -1,0 +1,156 @@
+/* test_export: a .seer export predicts what the trainer predicts.
+ *
+ *   test_export CKPT FP32.seer FP16.seer INT8.seer [--graphs-csv OUT.csv]
+ *
+ * The trainer (seercore, OpenBLAS) rebuilds the run from the checkpoint's stored config and
+ * predicts the test split; libseer (no BLAS) loads each export and predicts the same graphs from
+ * the raw dataset features. Checks: fp32 within 1e-5 relative of the trainer, fp16 within 1e-3,
+ * int8 test MAPE within 0.2 points of the trainer's; single-graph and batched calls agree; four
+ * threads predicting at once on one model give the single-threaded results; the model's
+ * metadata. --graphs-csv writes name,prediction... of the fp32 export (the Python binding test
+ * compares against it). */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seer/seer.h"
+#include "testutil.h"
+#include "train/train.h"
+
+typedef struct {
+    const seer_model *m;
+    const seer_graph *gs;
+    int64_t n;
+    double *out;
+    int rc;
+} job;
+
+static void *run_job(void *arg) {
+    job *j = arg;
+    char err[256];
+    // one graph at a time, so the threads interleave many calls
+    for (int64_t i = 0; i < j->n && !j->rc; i++)
+        j->rc = seer_predict(j->m, &j->gs[i], j->out + i * seer_n_metrics(j->m), err, sizeof err);
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 5) {
+        fprintf(stderr, "usage: test_export CKPT FP32.seer FP16.seer INT8.seer [--graphs-csv OUT]\n");
+        return 2;
+    }
+    const char *ckpt = argv[1], *csv = argc > 6 && !strcmp(argv[5], "--graphs-csv") ? argv[6] : NULL;
+    seer_config cfg;
+    seer_err err;
+    config_defaults(&cfg);
+    if (ckpt_read_config(ckpt, &cfg, &err)) seer_die("%s", err.msg);
+    cfg.train_threads = 1;
+    trainer *t = seer_calloc(1, sizeof *t);
+    t->quiet = 1;
+    if (trainer_init(t, &cfg, &err) || trainer_load_params(t, ckpt, NULL, &err)) seer_die("%s", err.msg);
+    int M = t->M;
+    int64_t n = t->n_ids[SPLIT_TEST];
+    const int64_t *ids = t->ids[SPLIT_TEST];
+    double *ref = seer_malloc(sizeof(double) * (size_t)(n * M));
+    label_metrics ref_m[SEERNET_MAX_HEADS];
+    trainer_evaluate(t, ids, n, ref_m, ref);
+
+    pg_dataset ds; // raw features (the trainer's copy is standardised in place)
+    if (pg_read(cfg.data_path, &ds, &err)) seer_die("%s", err.msg);
+    seer_graph *gs = seer_calloc((size_t)n, sizeof *gs);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t g = ids[i], n0 = ds.node_ptr[g], e0 = ds.edge_ptr[g];
+        gs[i] = (seer_graph){
+            .n_nodes = ds.node_ptr[g + 1] - n0, .n_edges = ds.edge_ptr[g + 1] - e0,
+            .n_node_features = ds.Fn, .n_edge_features = ds.Fe, .n_global_features = ds.Fg,
+            .node_x = ds.node_x + n0 * ds.Fn, .node_op = ds.node_op + n0,
+            .edge_index = ds.edge_index + 2 * e0, .edge_x = ds.edge_x + e0 * ds.Fe,
+            .global_x = ds.global_x + g * ds.Fg,
+        };
+    }
+    const double tol[3] = {1e-5, 1e-3, -1}; // int8: judged by MAPE
+    const char *names[3] = {"fp32", "fp16", "int8"};
+    double *pred = seer_malloc(sizeof(double) * (size_t)(n * M));
+    for (int k = 0; k < 3; k++) {
+        seer_model *m;
+        char msg[1024];
+        seer_status st = seer_load(argv[2 + k], &m, msg, sizeof msg);
+        CHECK(st == SEER_OK, "%s", msg);
+        if (st) break;
+        CHECK(seer_n_metrics(m) == M, "%d metrics, want %d", seer_n_metrics(m), M);
+        CHECK(!strcmp(seer_info(m, "dtype"), names[k]), "dtype %s", seer_info(m, "dtype"));
+        CHECK(!strcmp(seer_info(m, "model"), "seernet"), "model %s", seer_info(m, "model"));
+        for (int j = 0; j < M; j++) {
+            CHECK(!strcmp(seer_metric_name(m, j), t->ds.labels[t->label_cols[j]]), "metric %d", j);
+            CHECK(!strcmp(seer_metric_unit(m, j), "ms"), "unit of %s: '%s'", seer_metric_name(m, j),
+                  seer_metric_unit(m, j));
+        }
+        CHECK(seer_info(m, "val_mape") && seer_info(m, "val_mape")[0], "no validation figures");
+        CHECK(seer_n_params(m) > 0 && seer_n_params(m) <= t->P, "%lld params",
+              (long long)seer_n_params(m));
+        CHECK(seer_predict_batch(m, gs, n, pred, msg, sizeof msg) == SEER_OK, "%s", msg);
+        double worst = 0;
+        for (int64_t i = 0; i < n * M; i++) {
+            double r = fabs(pred[i] - ref[i]) / fabs(ref[i]);
+            if (r > worst) worst = r;
+        }
+        label_metrics lm[SEERNET_MAX_HEADS];
+        double mape_ref = 0, mape = 0;
+        for (int j = 0; j < M; j++) {
+            double *p = seer_malloc(sizeof(double) * (size_t)n), *y = seer_malloc(sizeof(double) * (size_t)n);
+            for (int64_t i = 0; i < n; i++)
+                p[i] = pred[i * M + j], y[i] = ds.label_y[ids[i] * ds.M + t->label_cols[j]];
+            metrics_compute(p, y, n, &lm[j]);
+            mape += lm[j].mape / M, mape_ref += ref_m[j].mape / M;
+            free(p), free(y);
+        }
+        printf("%s: %lld test graphs, worst relative difference from the trainer %.3g, test MAPE "
+               "%.4f%% (trainer %.4f%%, change %+.4f points)\n", names[k], (long long)n, worst,
+               mape, mape_ref, mape - mape_ref);
+        if (tol[k] > 0) CHECK(worst <= tol[k], "%s: worst relative difference %.3g > %.0e", names[k], worst, tol[k]);
+        else CHECK(fabs(mape - mape_ref) <= 0.2, "int8 changes test MAPE by %.3f points", mape - mape_ref);
+        if (k == 0) {
+            // one graph per call, from four threads at once, equals the batched call
+            enum { T = 4 };
+            pthread_t th[T];
+            job jobs[T];
+            double *tp = seer_malloc(sizeof(double) * (size_t)(n * M) * T);
+            for (int q = 0; q < T; q++) {
+                jobs[q] = (job){m, gs, n, tp + (size_t)(q * n * M), 0};
+                pthread_create(&th[q], NULL, run_job, &jobs[q]);
+            }
+            for (int q = 0; q < T; q++) pthread_join(th[q], NULL);
+            double wb = 0;
+            for (int q = 0; q < T; q++) {
+                CHECK(jobs[q].rc == SEER_OK, "thread %d failed", q);
+                for (int64_t i = 0; i < n * M; i++) {
+                    double r = fabs(tp[q * n * M + i] - pred[i]) / fabs(pred[i]);
+                    if (r > wb) wb = r;
+                    if (q) CHECK(tp[q * n * M + i] == tp[i], "threads disagree at %lld", (long long)i);
+                }
+            }
+            printf("fp32: single-graph calls on 4 threads vs one batched call: worst relative "
+                   "difference %.3g\n", wb);
+            CHECK(wb <= 1e-6, "single vs batched %.3g", wb);
+            free(tp);
+            if (csv) {
+                FILE *f = fopen(csv, "w");
+                for (int64_t i = 0; i < n; i++) {
+                    fprintf(f, "%lld", (long long)ids[i]);
+                    for (int j = 0; j < M; j++) fprintf(f, ",%.17g", pred[i * M + j]);
+                    fputc('\n', f);
+                }
+                fclose(f);
+            }
+        }
+        seer_free(m);
+    }
+    free(pred), free(ref), free(gs);
+    pg_free(&ds);
+    trainer_free(t);
+    free(t);
+    config_free(&cfg);
+    return test_finish("test_export");
+}
