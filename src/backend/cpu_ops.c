@@ -37,6 +37,12 @@ static void cpu_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src
 void linear_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, const float *w,
                         int64_t ldw, const float *b, int64_t n, int fin, int fout, int flags) {
     if (n == 0) return;
+#ifdef SEER_LIBSEER
+    // libseer: one fused pass (bias and ReLU in the product's epilogue)
+    seer_mb_linear(out, (int)ldo, in, (int)ldi, w, (int)ldw, b, (int)n, fin, fout,
+                   flags & LIN_ACC, flags & LIN_RELU);
+    return;
+#endif
     float beta = flags & LIN_ACC ? 1.0f : 0.0f;
     if (b) {
 #pragma omp parallel for schedule(static)

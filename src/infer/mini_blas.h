@@ -15,6 +15,10 @@ enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112 };
 void seer_mb_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m,
                    int n, int k, float alpha, const float *a, int lda, const float *b, int ldb,
                    float beta, float *c, int ldc);
+/* The whole linear layer out = in W^T (+ out when accumulate) + b, then ReLU when relu != 0, with
+ * bias and ReLU applied as each block of out is stored (one pass over out, not three). */
+void seer_mb_linear(float *out, int ldo, const float *in, int ldi, const float *w, int ldw,
+                    const float *b, int n, int fin, int fout, int accumulate, int relu);
 /* y = alpha op(A) x + beta y, A (m, n). */
 void seer_mb_sgemv(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, int m, int n, float alpha,
                    const float *a, int lda, const float *x, int incx, float beta, float *y,

@@ -3,12 +3,16 @@
  * A loaded model is the .seer container (kept for its strings), the model's parameter table
  * rebuilt from model.sizes, and the weights expanded to fp32. Prediction runs the trainer's own
  * forward pass (src/model, src/backend/cpu_ops.c) compiled for this library without BLAS or
- * OpenMP (src/infer/mini_blas.c), so an fp32 export predicts what the trainer predicts. Every
- * call allocates its own scratch (indexes, standardised features, activations) and touches the
- * model read-only, which is what makes concurrent calls on one model safe. */
+ * OpenMP (src/infer/mini_blas.c), so an fp32 export predicts what the trainer predicts.
+ *
+ * Threads: the model is read-only after loading. A call's scratch (indexes, standardised
+ * features, activations: one buffer) comes from a small pool of slots in the model, each taken
+ * with an atomic flag and grown as needed, so repeated calls reuse warm memory instead of
+ * mapping fresh pages; when every slot is busy the call uses a buffer of its own. */
 #include "seer/seer.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +24,20 @@
 #include "model/seernet.h"
 
 #define SEER_VERSION_STRING "0.2.0"
-// One forward pass covers at most this many nodes + edges; larger batches run in chunks.
-#define CHUNK_ROWS (1 << 16)
+// One forward pass covers about 32 MiB of activations (a SeerNet keeps some 24 H-wide rows per
+// node or edge); larger batches run in chunks of whole graphs.
+#define CHUNK_FLOATS ((int64_t)8 << 20)
+
+#define POOL_SLOTS 16
+
+typedef struct {
+    atomic_int busy;
+    void *buf;
+    size_t cap;
+} scratch_slot;
 
 struct seer_model {
+    scratch_slot *pool; // (POOL_SLOTS) the only state calls change (through the flags)
     seer_container c;
     char origin[256];
     seernet net;
@@ -182,9 +196,15 @@ seer_status seer_load_memory(const void *buf, size_t len, const char *origin, se
     *out = NULL;
     seer_model *m = calloc(1, sizeof *m);
     if (!m) return fail(SEER_ERR_NOMEM, err, err_len, "seer_load: out of memory");
+    m->pool = calloc(POOL_SLOTS, sizeof *m->pool);
+    if (!m->pool) {
+        free(m);
+        return fail(SEER_ERR_NOMEM, err, err_len, "seer_load: out of memory");
+    }
     snprintf(m->origin, sizeof m->origin, "%s", origin ? origin : "(memory)");
     seer_err e = {{0}};
     if (ctr_read_mem(&m->c, buf, len, m->origin, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &e)) {
+        free(m->pool);
         free(m);
         return fail(SEER_ERR_FORMAT, err, err_len, e.msg);
     }
@@ -212,6 +232,8 @@ seer_status seer_load(const char *path, seer_model **out, char *err, size_t err_
 
 void seer_free(seer_model *m) {
     if (!m) return;
+    for (int i = 0; m->pool && i < POOL_SLOTS; i++) free(m->pool[i].buf);
+    free(m->pool);
     free(m->params);
     seernet_free(&m->net);
     ctr_free(&m->c);
@@ -259,21 +281,37 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
     int64_t N = 0, E = 0;
     for (int64_t i = 0; i < G; i++) N += gs[i].n_nodes, E += gs[i].n_edges;
     int Fn = m->F[0], Fe = m->F[1], Fg = m->F[2];
-    size_t ni = (size_t)(2 * (G + 1) + 4 * E + 2 * N + 1), nf = (size_t)(N * Fn + E * Fe + G * Fg);
-    int64_t *ib = malloc(ni * sizeof(int64_t));
-    float *fb = malloc((nf ? nf : 1) * sizeof(float));
-    seernet_acts a;
-    const seer_backend *be = backend_cpu();
-    if (!ib || !fb || seernet_acts_init(&a, &m->net, be, N, E, G)) {
-        free(ib), free(fb);
+    // one buffer: activations (floats, then int64), indexes, standardised features
+    size_t af, ai;
+    seernet_acts_size(&m->net, N, E, G, &af, &ai);
+    size_t ni = (size_t)(2 * (G + 1) + 4 * E + 2 * N + 1) + ai;
+    size_t nf = (size_t)(N * Fn + E * Fe + G * Fg) + af;
+    size_t bytes = ((nf * sizeof(float) + 63) & ~(size_t)63) + ni * sizeof(int64_t);
+    scratch_slot *slot = NULL;
+    void *own = NULL, *buf = NULL;
+    for (int s = 0; s < POOL_SLOTS && !slot; s++)
+        if (!atomic_exchange_explicit(&m->pool[s].busy, 1, memory_order_acquire)) slot = &m->pool[s];
+    if (slot && slot->cap < bytes) {
+        free(slot->buf);
+        slot->buf = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+        slot->cap = slot->buf ? bytes : 0;
+    }
+    buf = slot ? slot->buf : (own = aligned_alloc(64, (bytes + 63) & ~(size_t)63));
+    if (!buf) {
+        if (slot) atomic_store_explicit(&slot->busy, 0, memory_order_release);
         seer_fail(e, "out of memory for a batch of %lld graphs (%lld nodes, %lld edges)",
                   (long long)G, (long long)N, (long long)E);
         return SEER_ERR_NOMEM;
     }
-    int64_t *node_ptr = ib, *edge_ptr = node_ptr + G + 1, *src = edge_ptr + G + 1, *dst = src + E;
+    float *fb = buf;
+    int64_t *ib = (int64_t *)((char *)buf + ((nf * sizeof(float) + 63) & ~(size_t)63));
+    seernet_acts a;
+    const seer_backend *be = backend_cpu();
+    seernet_acts_bind(&a, &m->net, N, E, G, fb, ib); // activations first: 64-byte aligned
+    int64_t *node_ptr = ib + ai, *edge_ptr = node_ptr + G + 1, *src = edge_ptr + G + 1, *dst = src + E;
     int64_t *edge_graph = dst + E, *in_idx = edge_graph + E, *node_graph = in_idx + E;
     int64_t *in_ptr = node_graph + N;
-    float *xn = fb, *xe = xn + N * Fn, *xg = xe + E * Fe;
+    float *xn = fb + af, *xe = xn + N * Fn, *xg = xe + E * Fe;
     node_ptr[0] = edge_ptr[0] = 0;
     for (int64_t i = 0; i < G; i++) {
         const seer_graph *g = &gs[i];
@@ -302,8 +340,8 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
     for (int64_t i = 0; i < G; i++)
         for (int k = 0; k < m->M; k++)
             out[(first + i) * m->M + k] = norm_to_native(&m->norm, k, a.pred[i * m->M + k]);
-    seernet_acts_free(&a, be);
-    free(ib), free(fb);
+    if (slot) atomic_store_explicit(&slot->busy, 0, memory_order_release);
+    free(own);
     return SEER_OK;
 }
 
@@ -314,10 +352,11 @@ seer_status seer_predict_batch(const seer_model *m, const seer_graph *gs, int64_
     seer_err e = {{0}};
     for (int64_t i = 0; i < count; i++)
         if (check_graph(m, &gs[i], i, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
-    // chunks of whole graphs with at most CHUNK_ROWS nodes + edges (one graph may exceed it)
+    // chunks of whole graphs (one graph may exceed the limit alone)
+    int64_t chunk_rows = CHUNK_FLOATS / (24 * (int64_t)m->net.H);
     for (int64_t i = 0; i < count;) {
         int64_t j = i, rows = 0;
-        while (j < count && (j == i || rows + gs[j].n_nodes + gs[j].n_edges <= CHUNK_ROWS))
+        while (j < count && (j == i || rows + gs[j].n_nodes + gs[j].n_edges <= chunk_rows))
             rows += gs[j].n_nodes + gs[j].n_edges, j++;
         seer_status st = forward(m, gs + i, j - i, i, out, &e);
         if (st) return fail(st, err, err_len, e.msg);

@@ -79,6 +79,23 @@ static void layout(seernet_acts *a, const seernet *m, float *fb, int64_t *ib) {
     a->fcount = fo, a->icount = io;
 }
 
+void seernet_acts_size(const seernet *m, int64_t cap_N, int64_t cap_E, int64_t cap_G,
+                       size_t *fcount, size_t *icount) {
+    seernet_acts a;
+    memset(&a, 0, sizeof a);
+    a.cap_N = cap_N, a.cap_E = cap_E, a.cap_G = cap_G;
+    layout(&a, m, NULL, NULL);
+    *fcount = a.fcount, *icount = a.icount;
+}
+
+void seernet_acts_bind(seernet_acts *a, const seernet *m, int64_t cap_N, int64_t cap_E,
+                       int64_t cap_G, float *fbase, int64_t *ibase) {
+    memset(a, 0, sizeof *a);
+    a->cap_N = cap_N, a->cap_E = cap_E, a->cap_G = cap_G;
+    a->fbase = fbase, a->ibase = ibase;
+    layout(a, m, fbase, ibase);
+}
+
 int seernet_acts_init(seernet_acts *a, const seernet *m, const seer_backend *be, int64_t cap_N,
                       int64_t cap_E, int64_t cap_G) {
     memset(a, 0, sizeof *a);

@@ -92,6 +92,12 @@ void seernet_free(seernet *m);
  * (and leaves a empty) when the backend cannot allocate them. */
 int seernet_acts_init(seernet_acts *a, const seernet *m, const seer_backend *be, int64_t cap_N,
                       int64_t cap_E, int64_t cap_G);
+/* The same layout in caller memory: the float and int64 counts it needs, and the binding to
+ * buffers of those sizes (64-byte aligned; not zeroed, the forward pass writes before it reads). */
+void seernet_acts_size(const seernet *m, int64_t cap_N, int64_t cap_E, int64_t cap_G,
+                       size_t *fcount, size_t *icount);
+void seernet_acts_bind(seernet_acts *a, const seernet *m, int64_t cap_N, int64_t cap_E,
+                       int64_t cap_G, float *fbase, int64_t *ibase);
 void seernet_acts_free(seernet_acts *a, const seer_backend *be);
 void seernet_acts_zero(seernet_acts *a, const seer_backend *be);
 

@@ -1,0 +1,187 @@
+"""Python binding of libseer (ctypes; nothing to compile beyond the library itself).
+
+    import seer
+    m = seer.Model("model.seer")
+    m.metrics                      # [("titan_rtx_256_ms", "ms"), ...]
+    y = m.predict(node_x, edge_index, edge_x, global_x)      # numpy arrays -> (M,) float64
+    Y = m.predict_batch([(node_x, edge_index, edge_x, global_x), ...])   # (count, M)
+    m.predict_onnx("net.onnx", batch=8)                      # {"titan_rtx_256_ms": 1.23, ...}
+
+Graphs are PerfGraphs with raw features (datasets/FORMAT.md): node_x (N, Fn) float32,
+edge_index (E, 2) int32 (src, dst), edge_x (E, Fe) float32, global_x (Fg,) float32.
+The libraries are found through $SEER_LIB_DIR, then the build/ folder next to this file's folder,
+then the system's library path (after `cmake --install`). ONNX paths need libseeronnx as well.
+"""
+import ctypes
+import ctypes.util
+import os
+
+import numpy as np
+
+__all__ = ["Model", "SeerError", "load_library"]
+
+
+class SeerError(RuntimeError):
+    pass
+
+
+class _Graph(ctypes.Structure):
+    _fields_ = [
+        ("n_nodes", ctypes.c_int64), ("n_edges", ctypes.c_int64),
+        ("n_node_features", ctypes.c_int), ("n_edge_features", ctypes.c_int),
+        ("n_global_features", ctypes.c_int),
+        ("node_x", ctypes.c_void_p), ("node_op", ctypes.c_void_p), ("edge_index", ctypes.c_void_p),
+        ("edge_x", ctypes.c_void_p), ("global_x", ctypes.c_void_p),
+    ]
+
+
+_libs = {}
+
+
+def _find(name):
+    dirs = []
+    if os.environ.get("SEER_LIB_DIR"):
+        dirs.append(os.environ["SEER_LIB_DIR"])
+    dirs.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build"))
+    for d in dirs:
+        p = os.path.join(d, "lib%s.so" % name)
+        if os.path.exists(p):
+            return p
+    p = ctypes.util.find_library(name)
+    if p:
+        return p
+    raise SeerError("lib%s.so not found: build Seer (cmake --build build), set SEER_LIB_DIR, or "
+                    "install it (cmake --install build)" % name)
+
+
+def load_library(name="seer"):
+    """The ctypes handle of libseer ("seer") or libseeronnx ("seeronnx"), with signatures set."""
+    if name in _libs:
+        return _libs[name]
+    if name == "seeronnx":
+        load_library("seer")  # its dependency, from the same place
+    lib = ctypes.CDLL(_find(name), mode=ctypes.RTLD_GLOBAL)
+    P, I, I64, D, S, E = (ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_double,
+                          ctypes.c_char_p, ctypes.c_size_t)
+    sigs = {
+        "seer": {
+            "seer_load": (I, [S, ctypes.POINTER(P), ctypes.c_char_p, E]),
+            "seer_free": (None, [P]),
+            "seer_predict_batch": (I, [P, P, I64, P, ctypes.c_char_p, E]),
+            "seer_n_metrics": (I, [P]),
+            "seer_metric_name": (S, [P, I]),
+            "seer_metric_unit": (S, [P, I]),
+            "seer_n_features": (I, [P, I]),
+            "seer_feature_name": (S, [P, I, I]),
+            "seer_info": (S, [P, S]),
+            "seer_n_params": (I64, [P]),
+            "seer_version": (S, []),
+        },
+        "seeronnx": {
+            "seer_onnx_load": (I, [S, I64, I, ctypes.POINTER(P), ctypes.c_char_p, E]),
+            "seer_onnx_view": (ctypes.POINTER(_Graph), [P]),
+            "seer_onnx_free": (None, [P]),
+            "seer_onnx_flops": (D, [P]),
+            "seer_onnx_check_schema": (I, [P, ctypes.c_char_p, E]),
+        },
+    }[name]
+    for fn, (res, args) in sigs.items():
+        f = getattr(lib, fn)
+        f.restype, f.argtypes = res, args
+    _libs[name] = lib
+    return lib
+
+
+def _err():
+    return ctypes.create_string_buffer(1024)
+
+
+class Model:
+    """A loaded .seer predictor. Thread-safe for prediction (libseer's guarantee)."""
+
+    def __init__(self, path):
+        self._lib = load_library("seer")
+        self._m = ctypes.c_void_p()
+        e = _err()
+        if self._lib.seer_load(os.fsencode(path), ctypes.byref(self._m), e, len(e)):
+            raise SeerError(e.value.decode())
+        L = self._lib
+        self.n_metrics = L.seer_n_metrics(self._m)
+        self.metrics = [(L.seer_metric_name(self._m, i).decode(), L.seer_metric_unit(self._m, i).decode())
+                        for i in range(self.n_metrics)]
+        self.n_features = tuple(L.seer_n_features(self._m, k) for k in range(3))
+        self.feature_names = [[L.seer_feature_name(self._m, k, i).decode() for i in range(self.n_features[k])]
+                              for k in range(3)]
+
+    def close(self):
+        if self._m:
+            self._lib.seer_free(self._m)
+            self._m = ctypes.c_void_p()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def info(self, key):
+        v = self._lib.seer_info(self._m, key.encode())
+        return v.decode() if v is not None else None
+
+    @property
+    def n_params(self):
+        return self._lib.seer_n_params(self._m)
+
+    def _graph(self, g, keep):
+        node_x, edge_index, edge_x, global_x = g[:4]
+        node_x = np.ascontiguousarray(node_x, dtype=np.float32)
+        edge_x = np.ascontiguousarray(edge_x, dtype=np.float32)
+        global_x = np.ascontiguousarray(global_x, dtype=np.float32).reshape(-1)
+        edge_index = np.ascontiguousarray(edge_index, dtype=np.int32).reshape(-1, 2)
+        Fn, Fe, Fg = self.n_features
+        node_x = node_x.reshape(-1, Fn) if node_x.size else node_x.reshape(0, Fn)
+        edge_x = edge_x.reshape(-1, Fe) if edge_x.size else edge_x.reshape(0, Fe)
+        keep += [node_x, edge_x, global_x, edge_index]
+        return _Graph(node_x.shape[0], edge_index.shape[0], node_x.shape[1], edge_x.shape[1],
+                      global_x.shape[0], node_x.ctypes.data, None, edge_index.ctypes.data,
+                      edge_x.ctypes.data, global_x.ctypes.data)
+
+    def predict_batch(self, graphs):
+        """graphs: a list of (node_x, edge_index, edge_x, global_x) -> (count, M) float64."""
+        keep = []
+        arr = (_Graph * max(len(graphs), 1))(*[self._graph(g, keep) for g in graphs])
+        out = np.empty((len(graphs), self.n_metrics), dtype=np.float64)
+        e = _err()
+        if self._lib.seer_predict_batch(self._m, ctypes.cast(arr, ctypes.c_void_p), len(graphs),
+                                        out.ctypes.data, e, len(e)):
+            raise SeerError(e.value.decode())
+        return out
+
+    def predict(self, node_x, edge_index, edge_x, global_x):
+        """One graph -> (M,) float64 in the metrics' units."""
+        return self.predict_batch([(node_x, edge_index, edge_x, global_x)])[0]
+
+    def predict_onnx(self, path, batch=0, fuse=False):
+        """Converts an ONNX file (libseeronnx) and predicts it: {metric name: value}."""
+        ox = load_library("seeronnx")
+        e = _err()
+        if ox.seer_onnx_check_schema(self._m, e, len(e)):
+            raise SeerError(e.value.decode())
+        h = ctypes.c_void_p()
+        if ox.seer_onnx_load(os.fsencode(path), int(batch), int(bool(fuse)), ctypes.byref(h), e, len(e)):
+            raise SeerError(e.value.decode())
+        try:
+            g = _Graph.from_buffer_copy(ox.seer_onnx_view(h).contents)
+            g.node_op = None  # converter op ids; SeerNet reads the features only
+            out = np.empty(self.n_metrics, dtype=np.float64)
+            if self._lib.seer_predict_batch(self._m, ctypes.addressof(g), 1, out.ctypes.data, e, len(e)):
+                raise SeerError(e.value.decode())
+        finally:
+            ox.seer_onnx_free(h)
+        return {name: float(v) for (name, _), v in zip(self.metrics, out)}
