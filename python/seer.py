@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Model", "SeerError", "load_library"]
+__all__ = ["Model", "SeerError", "load_library", "onnx_graph"]
 
 
 class SeerError(RuntimeError):
@@ -145,8 +145,13 @@ class Model:
         global_x = np.ascontiguousarray(global_x, dtype=np.float32).reshape(-1)
         edge_index = np.ascontiguousarray(edge_index, dtype=np.int32).reshape(-1, 2)
         Fn, Fe, Fg = self.n_features
-        node_x = node_x.reshape(-1, Fn) if node_x.size else node_x.reshape(0, Fn)
-        edge_x = edge_x.reshape(-1, Fe) if edge_x.size else edge_x.reshape(0, Fe)
+        if node_x.size == 0:
+            node_x = node_x.reshape(0, Fn)
+        if edge_x.size == 0:
+            edge_x = edge_x.reshape(0, Fe)
+        if node_x.ndim != 2 or edge_x.ndim != 2:
+            raise SeerError("node_x and edge_x must be 2-D arrays (rows, features), got shapes %s and %s"
+                            % (node_x.shape, edge_x.shape))
         keep += [node_x, edge_x, global_x, edge_index]
         return _Graph(node_x.shape[0], edge_index.shape[0], node_x.shape[1], edge_x.shape[1],
                       global_x.shape[0], node_x.ctypes.data, None, edge_index.ctypes.data,
@@ -185,3 +190,26 @@ class Model:
         finally:
             ox.seer_onnx_free(h)
         return {name: float(v) for (name, _), v in zip(self.metrics, out)}
+
+
+def onnx_graph(path, batch=0, fuse=False):
+    """An ONNX file as PerfGraph arrays (libseeronnx): (node_x, edge_index, edge_x, global_x)."""
+    ox = load_library("seeronnx")
+    e = _err()
+    h = ctypes.c_void_p()
+    if ox.seer_onnx_load(os.fsencode(path), int(batch), int(bool(fuse)), ctypes.byref(h), e, len(e)):
+        raise SeerError(e.value.decode())
+    try:
+        g = ox.seer_onnx_view(h).contents
+        N, E = g.n_nodes, g.n_edges
+
+        def arr(ptr, n, w, ct, dt):
+            if n * w == 0:
+                return np.zeros((n, w), dtype=dt)
+            return np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(ct)), shape=(n, w)).astype(dt, copy=True)
+        return (arr(g.node_x, N, g.n_node_features, ctypes.c_float, np.float32),
+                arr(g.edge_index, E, 2, ctypes.c_int32, np.int32),
+                arr(g.edge_x, E, g.n_edge_features, ctypes.c_float, np.float32),
+                arr(g.global_x, 1, g.n_global_features, ctypes.c_float, np.float32)[0])
+    finally:
+        ox.seer_onnx_free(h)

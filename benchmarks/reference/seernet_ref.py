@@ -12,9 +12,17 @@
                  --threads 2 --label titan_rtx_256_ms]
       Training throughput (graphs/s) of this reference on the CPU, for benchmarks/bench_train_cpu.sh.
 
+  seernet_ref.py infer MODEL.safetensors --data datasets/nb201.h5 [--graphs 300 --batch 64
+                 --threads 1 --onnx NET.onnx --predictions OUT.csv]
+      Inference speed of this reference with the weights of a seerexport --safetensors file (and
+      its JSON sidecar): single-graph latency and batched throughput on the dataset's first
+      graphs, and single-graph latency on ONNX models (converted through libseeronnx), for
+      benchmarks/bench_infer.sh. --predictions writes graph,prediction... for comparison.
+
 Needs torch (Debian: python3-torch), numpy; h5py for bench.
 """
 import argparse
+import os
 import struct
 import sys
 import time
@@ -242,6 +250,93 @@ def bench(args):
              steps, el, loss.item()))
 
 
+def load_exported(path):
+    """SeerNet (float32, eval mode) and the sidecar of a seerexport --safetensors file."""
+    import json
+    import os
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+    import seer_safetensors
+    tensors, _ = seer_safetensors.read(path)
+    side = path[:-len(".safetensors")] + ".json" if path.endswith(".safetensors") else path + ".json"
+    with open(side) as f:
+        meta = json.load(f)
+    a = meta["architecture"]
+    model = SeerNet(a["hidden"], a["blocks"], a["node_features"], a["edge_features"], a["global_features"],
+                    a["outputs"], a["agg"], a["head_hidden"])
+    model.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in tensors.items()}, strict=True)
+    return model.eval(), meta
+
+
+def infer(args):
+    import h5py
+    torch.set_num_threads(args.threads)
+    model, meta = load_exported(args.model)
+    nrm = meta["normalisation"]
+    std = lambda a, k: torch.from_numpy(((a - np.array(nrm[k + "_mean"])) / np.array(nrm[k + "_std"])).astype(np.float32))
+    mu, sigma = np.array(nrm["label_mu"]), np.array(nrm["label_sigma"])
+
+    def graph(xn, ei, xe, xg):
+        ei = torch.from_numpy(ei.astype(np.int64))
+        return (std(xn, "node"), std(xe, "edge"), std(xg.reshape(1, -1), "global"), ei[:, 0], ei[:, 1],
+                torch.zeros(len(xn), dtype=torch.long), torch.zeros(len(xe), dtype=torch.long), 1)
+
+    def batch(gs):
+        xn = np.concatenate([g[0] for g in gs]); xe = np.concatenate([g[2] for g in gs])
+        nn_ = np.array([len(g[0]) for g in gs]); ne_ = np.array([len(g[2]) for g in gs])
+        base = np.repeat(np.cumsum(np.concatenate([[0], nn_[:-1]])), ne_)
+        ei = np.concatenate([g[1] for g in gs]).astype(np.int64)
+        return (std(xn, "node"), std(xe, "edge"), std(np.stack([g[3] for g in gs]), "global"),
+                torch.from_numpy(ei[:, 0] + base), torch.from_numpy(ei[:, 1] + base),
+                torch.from_numpy(np.repeat(np.arange(len(gs)), nn_)),
+                torch.from_numpy(np.repeat(np.arange(len(gs)), ne_)), len(gs))
+
+    with h5py.File(args.data, "r") as f:
+        npt, ept = f["graph/node_ptr"][:], f["graph/edge_ptr"][:]
+        G = min(args.graphs, len(npt) - 1)
+        xn, xe, ei, xg = f["node/x"][:npt[G]], f["edge/x"][:ept[G]], f["edge/index"][:ept[G]], f["global/x"][:G]
+    gs = [(xn[npt[g]:npt[g + 1]], ei[ept[g]:ept[g + 1]], xe[ept[g]:ept[g + 1]], xg[g]) for g in range(G)]
+    lat, preds = [], []
+    with torch.no_grad():
+        for g in gs[:20]:
+            model(*graph(*g))
+        for g in gs:
+            inp = graph(*g)
+            t0 = time.perf_counter()
+            out = model(*inp)
+            lat.append(time.perf_counter() - t0)
+            preds.append(np.exp(out.numpy()[0].astype(np.float64) * sigma + mu))
+        t0, reps = time.perf_counter(), 0
+        bs = [batch(gs[i:i + args.batch]) for i in range(0, G, args.batch)]
+        while time.perf_counter() - t0 < 1.0:
+            for b in bs:
+                model(*b)
+            reps += 1
+        thr = G * reps / (time.perf_counter() - t0)
+    print("pytorch %s threads=%d: %d graphs of %s: single-graph latency median %.1f us, p90 %.1f us; "
+          "batched throughput (batch %d) %.0f graphs/s"
+          % (torch.__version__, args.threads, G, args.data, np.median(lat) * 1e6,
+             np.percentile(lat, 90) * 1e6, args.batch, thr))
+    if args.predictions:
+        with open(args.predictions, "w") as f:
+            for g, p in enumerate(preds):
+                f.write("%d,%s\n" % (g, ",".join("%.9g" % v for v in p)))
+    for path in args.onnx or []:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+        import seer
+        g = seer.onnx_graph(path, batch=1)
+        inp = graph(*g)
+        with torch.no_grad():
+            for _ in range(5):
+                model(*inp)
+            ts = []
+            for _ in range(20):
+                t0 = time.perf_counter()
+                model(*inp)
+                ts.append(time.perf_counter() - t0)
+        print("pytorch %s: graph of %d operators: single-graph latency median %.1f us (the model only; "
+              "converting the ONNX file is not counted)" % (path, len(g[0]), np.median(ts) * 1e6))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -260,8 +355,16 @@ def main():
     b.add_argument("--steps", type=int, default=30)
     b.add_argument("--threads", type=int, default=2)
     b.add_argument("--graphs", type=int, default=20000)
+    i = sub.add_parser("infer")
+    i.add_argument("model")
+    i.add_argument("--data", default="datasets/nb201.h5")
+    i.add_argument("--graphs", type=int, default=300)
+    i.add_argument("--batch", type=int, default=64)
+    i.add_argument("--threads", type=int, default=1)
+    i.add_argument("--onnx", nargs="*")
+    i.add_argument("--predictions")
     args = ap.parse_args()
-    dump(args) if args.cmd == "dump" else bench(args)
+    {"dump": dump, "bench": bench, "infer": infer}[args.cmd](args)
 
 
 if __name__ == "__main__":
