@@ -1,0 +1,31 @@
+#!/bin/sh
+# cmake --install into a scratch prefix; then build examples/model_info.c against the installed
+# headers and pkg-config files, shared and static, and check what the binaries need at run time.
+#   test_install.sh BUILD_DIR SOURCE_DIR WORK MODEL.seer
+set -eu
+build=$1 src=$2 work=$3 model=$4
+fail() { echo "FAIL: $*" >&2; exit 1; }
+rm -rf "$work" && mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" || { cat "$work/install.log"; fail install; }
+lib=$(ls -d "$work"/prefix/lib*/ | head -n 1)
+for f in include/seer/seer.h include/seer/seer_onnx.h bin/seerpredict bin/seerexport; do
+    [ -e "$work/prefix/$f" ] || fail "not installed: $f"
+done
+for f in libseer.a libseer.so libseeronnx.so pkgconfig/seer.pc pkgconfig/seer-onnx.pc; do
+    [ -e "$lib/$f" ] || fail "not installed: lib/$f"
+done
+export PKG_CONFIG_PATH="$lib/pkgconfig"
+cc -std=c11 -Wall -Werror "$src/examples/model_info.c" $(pkg-config --cflags --libs seer) \
+    -Wl,-rpath,"$lib" -o "$work/model_info" || fail "shared build"
+cc -std=c11 -Wall -Werror "$src/examples/model_info.c" $(pkg-config --cflags seer) "$lib/libseer.a" -lm \
+    -o "$work/model_info_static" || fail "static build"
+# libseer needs libc and libm only; the static program needs no libseer at all
+needed=$(objdump -p "$lib/libseer.so" | awk '/NEEDED/ {print $2}' | sort | tr '\n' ' ')
+echo "libseer.so needs: $needed"
+[ "$needed" = "libc.so.6 libm.so.6 " ] || fail "libseer.so depends on more than libc and libm: $needed"
+objdump -p "$work/model_info_static" | grep -q "NEEDED.*libseer" && fail "the static program needs libseer.so"
+"$work/model_info" "$model" | tee "$work/out.txt"
+"$work/model_info_static" "$model" >"$work/out_static.txt"
+cmp "$work/out.txt" "$work/out_static.txt" || fail "shared and static builds print different results"
+grep -q "seernet model" "$work/out.txt" || fail "unexpected output"
+echo "test_install.sh: all checks passed"
