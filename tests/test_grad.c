@@ -124,7 +124,7 @@ static void check_ops(void) {
     pg_dataset ds;
     tg_build(&ds, 6, 3, 2, 2, 1, 7);
     op_ctx c = {.w = 3};
-    batch_init(&c.b, ds.G, ds.N, ds.E, ds.Fn, ds.Fe, ds.Fg, 1);
+    batch_init(&c.b, ds.G, ds.N, ds.E, ds.Fn, ds.Fe, ds.Fg, 1, ds.n_ops);
     int64_t *ids = seer_malloc(sizeof(int64_t) * (size_t)ds.G);
     for (int64_t g = 0; g < ds.G; g++) ids[g] = g;
     batch_build(&c.b, &ds, NULL, ids, ds.G);
@@ -249,12 +249,13 @@ static double model_loss(void *ctx) {
     return loss_mse_masked(c->a.pred, c->b.y, c->b.G, c->m.M, NULL, NULL, NULL);
 }
 
-static void check_model(int agg, int L) {
+static void check_model(int arch, int agg, int L) {
     pg_dataset ds;
-    tg_build(&ds, 5, 4, 3, 2, 2, 11 + (uint64_t)agg);
+    tg_build(&ds, 5, 4, 3, 2, 2, 11 + (uint64_t)agg + 7 * (uint64_t)arch);
     model_ctx c;
-    seernet_init(&c.m, 6, L, ds.Fn, ds.Fe, ds.Fg, ds.M, agg, 5);
-    batch_init(&c.b, ds.G, ds.N, ds.E, ds.Fn, ds.Fe, ds.Fg, ds.M);
+    seernet_init(&c.m, &(model_sizes){arch, 6, L, ds.Fn, ds.Fe, ds.Fg, ds.M, agg, 5,
+                                      arch == ARCH_PERFSAGE ? ds.n_ops : 0, 3});
+    batch_init(&c.b, ds.G, ds.N, ds.E, ds.Fn, ds.Fe, ds.Fg, ds.M, ds.n_ops);
     int64_t ids[64];
     for (int64_t g = 0; g < ds.G; g++) ids[g] = g;
     float *targets = seer_malloc(sizeof(float) * (size_t)(ds.G * ds.M));
@@ -266,8 +267,8 @@ static void check_model(int agg, int L) {
     c.params = seer_malloc(sizeof(float) * (size_t)P);
     c.grads = seer_calloc((size_t)P, sizeof(float));
     params_init_uniform(&c.m.pt, c.params, &rng);
-    printf("model agg=%s L=%d: %lld parameters, loss %.4f\n", agg ? "synmm" : "mean", L,
-           (long long)P, model_loss(&c));
+    printf("model %s agg=%s L=%d: %lld parameters, loss %.4f\n", model_arch_name(arch),
+           agg ? "synmm" : "mean", L, (long long)P, model_loss(&c));
     free(targets);
     seernet_input in = seernet_input_from_batch(&c.b);
     model_loss(&c);
@@ -275,7 +276,7 @@ static void check_model(int agg, int L) {
     loss_mse_masked(c.a.pred, c.b.y, c.b.G, c.m.M, c.d.pred, NULL, NULL);
     seernet_backward(&c.m, be, c.params, c.grads, &in, &c.a, &c.d, -1);
     char what[64];
-    snprintf(what, sizeof what, "seernet(agg=%s, L=%d)", agg ? "synmm" : "mean", L);
+    snprintf(what, sizeof what, "%s(agg=%s, L=%d)", model_arch_name(arch), agg ? "synmm" : "mean", L);
     // 2e-4: small enough that few ReLU kinks or max switches are crossed, large enough that
     // float32 rounding (loss ~1) stays below the absolute tolerance.
     double eps = getenv("SEER_GRAD_EPS") ? atof(getenv("SEER_GRAD_EPS")) : 2e-4;
@@ -318,9 +319,13 @@ int main(void) {
     backend_cpu_set_threads(1);
     rng_seed(&rng, 42);
     check_ops();
-    check_model(AGG_MEAN, 1);
-    check_model(AGG_MEAN, 2);
-    check_model(AGG_SYNMM, 1);
-    check_model(AGG_SYNMM, 2);
+    check_model(ARCH_SEERNET, AGG_MEAN, 1);
+    check_model(ARCH_SEERNET, AGG_MEAN, 2);
+    check_model(ARCH_SEERNET, AGG_SYNMM, 1);
+    check_model(ARCH_SEERNET, AGG_SYNMM, 2);
+    check_model(ARCH_PERFSAGE, AGG_MEAN, 1);
+    check_model(ARCH_PERFSAGE, AGG_MEAN, 2);
+    check_model(ARCH_GCN, AGG_MEAN, 1);
+    check_model(ARCH_GCN, AGG_MEAN, 3);
     return test_finish("test_grad");
 }

@@ -43,13 +43,14 @@ static void check_dump(const char *path) {
     ds.node_op = seer_calloc((size_t)N + 1, sizeof(int32_t));
     const float *y = need(&c, "y", DT_F32)->data;
     graph_batch b;
-    batch_init(&b, G, N, E, Fn, Fe, Fg, M);
+    batch_init(&b, G, N, E, Fn, Fe, Fg, M, 0);
     int64_t *ids = seer_malloc(sizeof(int64_t) * (size_t)G);
     for (int64_t g = 0; g < G; g++) ids[g] = g;
     batch_build(&b, &ds, y, ids, G);
 
     seernet m;
-    seernet_init(&m, H, L, Fn, Fe, Fg, M, strcmp(agg->data, "synmm") == 0 ? AGG_SYNMM : AGG_MEAN, H);
+    seernet_init(&m, &(model_sizes){ARCH_SEERNET, H, L, Fn, Fe, Fg, M,
+                                    strcmp(agg->data, "synmm") == 0 ? AGG_SYNMM : AGG_MEAN, H, 0, 0});
     const seer_backend *be = backend_cpu();
     int64_t P = m.pt.total;
     float *params = seer_calloc((size_t)P, 4), *grads = seer_calloc((size_t)P, 4);

@@ -49,7 +49,7 @@ static void free_names(char **s, int n) {
 /* Builds a .seer image in memory (written to a temp file and read back). */
 static uint8_t *build_model(int dtype, const breakage *b, size_t *len) {
     seernet net;
-    seernet_init(&net, H, L, FN, FE, FG, M, AGG_SYNMM, H);
+    seernet_init(&net, &(model_sizes){ARCH_SEERNET, H, L, FN, FE, FG, M, AGG_SYNMM, H, 0, 0});
     seer_rng rng;
     rng_seed(&rng, 7);
     float *w = calloc((size_t)net.pt.total, sizeof(float));
@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
         {"a node feature width the schema lacks", "schema.node_features", {.short_schema = 1, .sizes_override_idx = -1}, 0},
         {"a zero std", "statistics", {.zero_std = 1, .sizes_override_idx = -1}, 0},
         {"a NaN label mean", "label statistics", {.nan_mu = 1, .sizes_override_idx = -1}, 0},
-        {"another model", "not supported", {.name = "transformer", .sizes_override_idx = -1}, 0},
+        {"another model", "not one this build knows", {.name = "transformer", .sizes_override_idx = -1}, 0},
         {"dtype fp8", "fp8", {.dtype_str = "fp8", .sizes_override_idx = -1}, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -225,12 +225,14 @@ int config_validate(const seer_config *c, seer_err *err) {
             (long long)c->data_val_count);
     REQUIRE(c->data_limit >= 0, data_limit, "[data] limit = %lld: must be >= 0",
             (long long)c->data_limit);
-    REQUIRE(c->model_hidden >= 1 && c->model_hidden <= 8192, model_hidden,
-            "[model] hidden = %lld: must be in 1..8192", (long long)c->model_hidden);
+    REQUIRE(c->model_hidden >= 1 && c->model_hidden <= 4096, model_hidden,
+            "[model] hidden = %lld: must be in 1..4096", (long long)c->model_hidden);
+    REQUIRE(c->model_op_embed >= 1 && c->model_op_embed <= 1024, model_op_embed,
+            "[model] op_embed = %lld: must be in 1..1024", (long long)c->model_op_embed);
     REQUIRE(c->model_blocks >= 1 && c->model_blocks <= 8, model_blocks,
             "[model] blocks = %lld: must be in 1..8", (long long)c->model_blocks);
-    REQUIRE(c->model_head_hidden >= 0 && c->model_head_hidden <= 8192, model_head_hidden,
-            "[model] head_hidden = %lld: must be in 0..8192", (long long)c->model_head_hidden);
+    REQUIRE(c->model_head_hidden >= 0 && c->model_head_hidden <= 4096, model_head_hidden,
+            "[model] head_hidden = %lld: must be in 0..4096", (long long)c->model_head_hidden);
     REQUIRE(c->train_epochs >= 1, train_epochs, "[train] epochs = %lld: must be >= 1",
             (long long)c->train_epochs);
     REQUIRE(c->train_batch_size >= 1, train_batch_size, "[train] batch_size = %lld: must be >= 1",

@@ -24,9 +24,12 @@
     X(data, val_count, INT, "100", NULL, "split=counts: validation graphs (test = rest)")          \
     X(data, split_seed, INT, "0", NULL, "seed of the split (graphs sharing /graph/group stay together)") \
     X(data, limit, INT, "0", NULL, "use only the first N graphs of the file (0 = all)")            \
-    X(model, name, STR, "seernet", "seernet", "predictor architecture")                          \
-    X(model, hidden, INT, "256", NULL, "width H of every hidden state")                          \
-    X(model, blocks, INT, "1", NULL, "message-passing blocks L (1..8)")                          \
+    X(model, name, STR, "seernet", "seernet|perfsage|gcn|linear",                                 \
+      "predictor: SeerNet (PerfSeer), PerfSAGE (GraphSAGE over operators), gcn (BRP-NAS), or "     \
+      "linear (ridge on a bag of operators; no training loop)")                                  \
+    X(model, hidden, INT, "256", NULL, "width H of every hidden state (PerfSAGE: of each of the self and neighbour halves)") \
+    X(model, blocks, INT, "1", NULL, "message-passing blocks / layers L (1..8)")                 \
+    X(model, op_embed, INT, "16", NULL, "perfsage: width of the learned operator-type embedding") \
     X(model, agg, STR, "mean", "mean|synmm", "node aggregation of incoming edge messages")         \
     X(model, head_hidden, INT, "0", NULL, "hidden width of the output MLP (0 = model.hidden)")     \
     X(train, multi_task, STR, "sum", "sum|pcgrad|single",                                        \

@@ -22,6 +22,8 @@ typedef struct {
     seernet net;
     int M;
     const ctr_kv *sizes, *labels;
+    const char *name;
+    int linear;
     char dataset[1024], device[256], saved_at[32];
 } ckpt_view;
 
@@ -41,20 +43,28 @@ static int view_open(ckpt_view *v, const char *path, seer_err *err) {
     if (ckpt_open(path, &v->c, err)) return -1;
     const ctr_kv *name = ctr_get(&v->c, "model.name", KV_STR, path, err);
     if (!name) goto bad;
-    if (strcmp(name->data, "seernet") != 0) {
-        seer_fail(err, "%s: model '%s' cannot be exported yet", path, (const char *)name->data);
-        goto bad;
-    }
-    if (!(v->sizes = ctr_get(&v->c, "model.sizes", KV_I64ARR, path, err))) goto bad;
-    const int64_t *s = v->sizes->data;
-    if (v->sizes->n != 8 || s[1] < 1 || s[1] > SEERNET_MAX_BLOCKS || s[5] < 1 || s[5] > SEERNET_MAX_HEADS) {
-        seer_fail(err, "%s: model.sizes is not a SeerNet's", path);
-        goto bad;
-    }
-    seernet_init(&v->net, (int)s[0], (int)s[1], (int)s[2], (int)s[3], (int)s[4], (int)s[5],
-                 (int)s[6], (int)s[7]);
-    v->M = (int)s[5];
     if (!(v->labels = ctr_get(&v->c, "schema.labels", KV_STRARR, path, err))) goto bad;
+    v->name = name->data;
+    v->linear = !strcmp(name->data, "linear");
+    if (v->linear) {
+        static const char *const lt[] = {"linear.mean", "linear.std", "linear.weight", "linear.bias",
+                                         "linear.lambda"};
+        for (int i = 0; i < 5; i++) {
+            const ctr_tensor *t = ctr_tensor_find(&v->c, lt[i]);
+            if (!t || t->dtype != DT_F64) {
+                seer_fail(err, "%s: linear model without tensor %s", path, lt[i]);
+                goto bad;
+            }
+        }
+        if (!(v->sizes = ctr_get(&v->c, "linear.sizes", KV_I64ARR, path, err))) goto bad;
+        v->M = (int)v->labels->n;
+    } else {
+        if (!(v->sizes = ctr_get(&v->c, "model.sizes", KV_I64ARR, path, err))) goto bad;
+        model_sizes ms;
+        if (model_sizes_from_stored(name->data, v->sizes->data, v->sizes->n, path, &ms, err)) goto bad;
+        seernet_init(&v->net, &ms);
+        v->M = ms.M;
+    }
     for (int i = 0; i < v->net.pt.n; i++) {
         const param_info *pi = &v->net.pt.p[i];
         const ctr_tensor *t = ctr_tensor_find(&v->c, pi->name);
@@ -119,9 +129,10 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
     if (view_open(&v, ckpt_path, err)) return -1;
     seer_container o;
     ctr_init(&o, SEER_MODEL_MAGIC, SEER_MODEL_VERSION);
-    ctr_add_str(&o, "model.name", "seernet");
-    ctr_add_arr(&o, "model.sizes", KV_I64ARR, v.sizes->data, 8);
-    ctr_add_str(&o, "export.dtype", export_dtype_name(dtype));
+    ctr_add_str(&o, "model.name", v.name);
+    ctr_add_arr(&o, v.linear ? "linear.sizes" : "model.sizes", KV_I64ARR, v.sizes->data, v.sizes->n);
+    // the linear baseline's few numbers stay float64 whatever --dtype says
+    ctr_add_str(&o, "export.dtype", v.linear ? "fp64" : export_dtype_name(dtype));
     int rc = -1;
     for (int k = 0; k < 4; k++) {
         const ctr_kv *kv = ctr_get(&v.c, SCHEMA_KEYS[k], KV_STRARR, ckpt_path, err);
@@ -158,6 +169,11 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
         figures(&v, vk[k][0], buf, sizeof buf);
         ctr_add_str(&o, vk[k][1], buf);
     }
+    if (v.linear)
+        for (int i = 0; i < v.c.n_t; i++) {
+            const ctr_tensor *t = &v.c.t[i];
+            if (!strncmp(t->name, "linear.", 7)) ctr_add_tensor(&o, t->name, t->dtype, t->ndim, t->dims, t->data);
+        }
     // weights; the converted buffers stay alive until ctr_write
     const param_table *pt = &v.net.pt;
     size_t elem = dtype == EXPORT_FP16 ? 2 : dtype == EXPORT_INT8 ? 1 : 4;
@@ -192,7 +208,8 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
     free(conv);
     free(scales);
     if (!rc && info) {
-        info->params = count_params(&v.net);
+        const int64_t *ls = v.sizes->data;
+        info->params = v.linear ? ls[2] * (ls[1] + 1) : count_params(&v.net);
         info->bytes = file_size(out_path);
     }
 out:
@@ -251,6 +268,11 @@ int export_safetensors(const char *ckpt_path, const char *out_path, export_info 
                        seer_err *err) {
     ckpt_view v;
     if (view_open(&v, ckpt_path, err)) return -1;
+    if (v.linear) {
+        view_free(&v);
+        return seer_fail(err, "%s: the linear baseline has no network weights to write as "
+                              "safetensors (export it as .seer)", ckpt_path);
+    }
     const param_table *pt = &v.net.pt;
     // header JSON, in memory first (its length leads the file)
     char *hdr = NULL;
@@ -295,13 +317,15 @@ int export_safetensors(const char *ckpt_path, const char *out_path, export_info 
     if (!(f = open_tmp(side, tmp, sizeof tmp, err))) goto out;
     const int64_t *s = v.sizes->data;
     fprintf(f, "{\n  \"format\": \"seer-safetensors-sidecar\",\n  \"version\": 1,\n");
-    fprintf(f, "  \"architecture\": {\"name\": \"seernet\", \"hidden\": %lld, \"blocks\": %lld, "
+    fprintf(f, "  \"architecture\": {\"name\": \"%s\", \"hidden\": %lld, \"blocks\": %lld, "
                "\"node_features\": %lld, \"edge_features\": %lld, \"global_features\": %lld, "
-               "\"outputs\": %lld, \"agg\": \"%s\", \"head_hidden\": %lld,\n"
+               "\"outputs\": %lld, \"agg\": \"%s\", \"head_hidden\": %lld, \"op_types\": %lld, "
+               "\"op_embed\": %lld,\n"
                "    \"reference\": \"benchmarks/reference/seernet_ref.py (class SeerNet; the "
                "tensor names are its state_dict keys)\"},\n",
-            (long long)s[0], (long long)s[1], (long long)s[2], (long long)s[3], (long long)s[4],
-            (long long)s[5], s[6] == AGG_SYNMM ? "synmm" : "mean", (long long)s[7]);
+            v.name, (long long)s[0], (long long)s[1], (long long)s[2], (long long)s[3],
+            (long long)s[4], (long long)s[5], s[6] == AGG_SYNMM ? "synmm" : "mean", (long long)s[7],
+            (long long)v.net.n_ops, (long long)v.net.emb);
     fprintf(f, "  \"schema\": {");
     static const char *const short_keys[] = {"node_features", "edge_features", "global_features", "op_types"};
     for (int k = 0; k < 4; k++) {

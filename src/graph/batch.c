@@ -5,7 +5,7 @@
 #include <string.h>
 
 void batch_init(graph_batch *b, int64_t cap_G, int64_t cap_N, int64_t cap_E, int Fn, int Fe,
-                int Fg, int M) {
+                int Fg, int M, int n_ops) {
     memset(b, 0, sizeof *b);
     b->cap_G = cap_G, b->cap_N = cap_N, b->cap_E = cap_E;
     b->Fn = Fn, b->Fe = Fe, b->Fg = Fg, b->M = M;
@@ -26,6 +26,8 @@ void batch_init(graph_batch *b, int64_t cap_G, int64_t cap_N, int64_t cap_E, int
     b->xe = seer_calloc(e * (size_t)Fe, 4);
     b->xg = seer_calloc(g * (size_t)Fg, 4);
     b->y = seer_calloc(g * (size_t)(M > 0 ? M : 1), 4);
+    b->n_ops = n_ops;
+    b->xbuf = seer_calloc(extra_index_words(cap_N, cap_E, cap_G, n_ops), 8);
 }
 
 void batch_free(graph_batch *b) {
@@ -45,6 +47,7 @@ void batch_free(graph_batch *b) {
     free(b->xe);
     free(b->xg);
     free(b->y);
+    free(b->xbuf);
     memset(b, 0, sizeof *b);
 }
 
@@ -88,6 +91,55 @@ void batch_build(graph_batch *b, const pg_dataset *ds, const float *targets, con
     b->G = count, b->N = N, b->E = E;
     batch_index(b->in_ptr, b->in_idx, b->dst, N, E);
     batch_index(b->out_ptr, b->out_idx, b->src, N, E);
+    extra_index_build(&b->x, b->xbuf, b->src, b->dst, b->node_graph, b->op, N, E, count, b->n_ops);
+}
+
+static size_t edge_set_words(int64_t V, int64_t E) { return (size_t)(4 * E + 2 * (V + 1)); }
+
+static int64_t *edge_set_layout(edge_set *s, int64_t *p, int64_t V, int64_t E) {
+    s->V = V, s->E = E;
+    s->src = p, p += E;
+    s->dst = p, p += E;
+    s->in_ptr = p, p += V + 1;
+    s->in_idx = p, p += E;
+    s->out_ptr = p, p += V + 1;
+    s->out_idx = p, p += E;
+    return p;
+}
+
+size_t extra_index_words(int64_t N, int64_t E, int64_t G, int n_ops) {
+    return edge_set_words(N, 2 * E) + edge_set_words(N + G, E + 2 * N + G) + (size_t)(2 * N) +
+           (size_t)n_ops + 1;
+}
+
+void extra_index_build(extra_index *x, int64_t *buf, const int64_t *src, const int64_t *dst,
+                       const int64_t *node_graph, const int32_t *op, int64_t N, int64_t E,
+                       int64_t G, int n_ops) {
+    int64_t *p = edge_set_layout(&x->sym, buf, N, 2 * E);
+    for (int64_t e = 0; e < E; e++) {
+        x->sym.src[e] = src[e], x->sym.dst[e] = dst[e];
+        x->sym.src[E + e] = dst[e], x->sym.dst[E + e] = src[e];
+    }
+    p = edge_set_layout(&x->gcn, p, N + G, E + 2 * N + G);
+    edge_set *c = &x->gcn;
+    memcpy(c->src, src, sizeof(int64_t) * (size_t)E);
+    memcpy(c->dst, dst, sizeof(int64_t) * (size_t)E);
+    for (int64_t v = 0; v < N; v++) {
+        c->src[E + v] = v, c->dst[E + v] = v;                          // self loop
+        c->src[E + N + v] = v, c->dst[E + N + v] = N + node_graph[v]; // to the global node
+    }
+    for (int64_t g = 0; g < G; g++) c->src[E + 2 * N + g] = c->dst[E + 2 * N + g] = N + g;
+    edge_set *sets[2] = {&x->sym, &x->gcn};
+    for (int k = 0; k < 2; k++) {
+        batch_index(sets[k]->in_ptr, sets[k]->in_idx, sets[k]->dst, sets[k]->V, sets[k]->E);
+        batch_index(sets[k]->out_ptr, sets[k]->out_idx, sets[k]->src, sets[k]->V, sets[k]->E);
+    }
+    x->op = p, p += N;
+    x->op_idx = p, p += N;
+    x->op_ptr = p;
+    x->n_ops = n_ops;
+    for (int64_t v = 0; v < N; v++) x->op[v] = op ? op[v] : 0;
+    if (n_ops > 0) batch_index(x->op_ptr, x->op_idx, x->op, n_ops, N);
 }
 
 static int cmp_desc(const void *a, const void *b) {

@@ -4,13 +4,94 @@
 #include <stdio.h>
 #include <string.h>
 
-void seernet_init(seernet *m, int H, int L, int Fn, int Fe, int Fg, int M, int agg,
-                  int head_hidden) {
-    SEER_ASSERT(L >= 1 && L <= SEERNET_MAX_BLOCKS && M >= 1 && M <= SEERNET_MAX_HEADS);
-    memset(m, 0, sizeof *m);
-    m->H = H, m->L = L, m->Fn = Fn, m->Fe = Fe, m->Fg = Fg, m->M = M, m->agg = agg;
-    m->head_hidden = head_hidden;
+const char *model_arch_name(int arch) {
+    return arch == ARCH_PERFSAGE ? "perfsage" : arch == ARCH_GCN ? "gcn" : "seernet";
+}
+
+int model_arch_parse(const char *s) {
+    if (!strcmp(s, "seernet")) return ARCH_SEERNET;
+    if (!strcmp(s, "perfsage")) return ARCH_PERFSAGE;
+    if (!strcmp(s, "gcn")) return ARCH_GCN;
+    return -1;
+}
+
+int model_sizes_to_stored(const model_sizes *s, int64_t out[10]) {
+    int64_t v[10] = {s->H, s->L, s->Fn, s->Fe, s->Fg, s->M, s->agg, s->head_hidden, s->n_ops, s->emb};
+    memcpy(out, v, sizeof v);
+    return 10;
+}
+
+int model_sizes_from_stored(const char *name, const int64_t *v, int64_t n, const char *origin,
+                            model_sizes *s, seer_err *err) {
+    memset(s, 0, sizeof *s);
+    if ((s->arch = model_arch_parse(name)) < 0)
+        return seer_fail(err, "%s: model '%s' is not one this build knows (seernet, perfsage, gcn)",
+                         origin, name);
+    if ((n != 8 && n != 10) || (s->arch == ARCH_PERFSAGE && n != 10))
+        return seer_fail(err, "%s: model.sizes has %lld values (8 or 10 expected)", origin, (long long)n);
+    int64_t lo[10] = {1, 1, 1, 1, 1, 1, 0, 1, 0, 0}, hi[10] = {4096, SEERNET_MAX_BLOCKS, 4096, 4096,
+                      4096, SEERNET_MAX_HEADS, 1, 4096, 4096, 1024};
+    if (s->arch == ARCH_PERFSAGE) lo[8] = lo[9] = 1;
+    static const char *const what[10] = {"width", "blocks", "node features", "edge features",
+                                          "global features", "metrics", "aggregation",
+                                          "head width", "operator types", "embedding width"};
+    for (int i = 0; i < n; i++)
+        if (v[i] < lo[i] || v[i] > hi[i])
+            return seer_fail(err, "%s: model.sizes: %s = %lld is out of range (%lld..%lld)", origin,
+                             what[i], (long long)v[i], (long long)lo[i], (long long)hi[i]);
+    *s = (model_sizes){s->arch, (int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4], (int)v[5],
+                       (int)v[6], (int)v[7], n == 10 ? (int)v[8] : 0, n == 10 ? (int)v[9] : 0};
+    return 0;
+}
+
+model_sizes seernet_sizes(const seernet *m) {
+    return (model_sizes){m->arch, m->H, m->L, m->Fn, m->Fe, m->Fg, m->M, m->agg, m->head_hidden,
+                         m->n_ops, m->emb};
+}
+
+static void heads_init(seernet *m) {
     param_table *t = &m->pt;
+    m->trunk_params = t->total;
+    for (int h = 0; h < m->M; h++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "head%d", h);
+        m->head_begin[h] = t->total;
+        m->head[h] = params_mlp(t, nm, m->D, m->head_hidden, 1);
+    }
+    m->head_begin[m->M] = t->total;
+}
+
+void seernet_init(seernet *m, const model_sizes *s) {
+    int H = s->H, L = s->L, Fn = s->Fn, Fe = s->Fe, Fg = s->Fg, agg = s->agg;
+    SEER_ASSERT(L >= 1 && L <= SEERNET_MAX_BLOCKS && s->M >= 1 && s->M <= SEERNET_MAX_HEADS);
+    memset(m, 0, sizeof *m);
+    m->arch = s->arch, m->H = H, m->L = L, m->Fn = Fn, m->Fe = Fe, m->Fg = Fg, m->M = s->M;
+    m->agg = agg, m->head_hidden = s->head_hidden, m->n_ops = s->n_ops, m->emb = s->emb;
+    m->D = s->arch == ARCH_PERFSAGE ? 2 * H : H;
+    param_table *t = &m->pt;
+    if (m->arch == ARCH_PERFSAGE) {
+        SEER_ASSERT(s->n_ops >= 1 && s->emb >= 1);
+        m->embed = params_add(t, "op_embed.weight", s->n_ops, s->emb);
+        for (int l = 0; l < L; l++) {
+            char nm[32];
+            int in = l ? 2 * H : Fn + s->emb;
+            snprintf(nm, sizeof nm, "sage%d.self", l);
+            m->sage_self[l] = params_linear(t, nm, in, H);
+            snprintf(nm, sizeof nm, "sage%d.neigh", l);
+            m->sage_nbr[l] = params_linear(t, nm, in, H);
+        }
+        heads_init(m);
+        return;
+    }
+    if (m->arch == ARCH_GCN) {
+        for (int l = 0; l < L; l++) {
+            char nm[32];
+            snprintf(nm, sizeof nm, "gcn%d", l);
+            m->gcn[l] = params_linear(t, nm, l ? H : Fn, H);
+        }
+        heads_init(m);
+        return;
+    }
     m->enc_n = params_mlp(t, "enc_node", Fn, H, H);
     m->enc_e = params_mlp(t, "enc_edge", Fe, H, H);
     m->enc_g = params_mlp(t, "enc_global", Fg, H, H);
@@ -28,14 +109,7 @@ void seernet_init(seernet *m, int H, int L, int Fn, int Fe, int Fg, int M, int a
         b->phi_u = params_mlp(t, NAME("phi_u"), 3 * H, H, H);
 #undef NAME
     }
-    m->trunk_params = t->total;
-    for (int h = 0; h < M; h++) {
-        char nm[32];
-        snprintf(nm, sizeof nm, "head%d", h);
-        m->head_begin[h] = t->total;
-        m->head[h] = params_mlp(t, nm, H, head_hidden, 1);
-    }
-    m->head_begin[M] = t->total;
+    heads_init(m);
 }
 
 void seernet_free(seernet *m) { params_free(&m->pt); }
@@ -45,8 +119,25 @@ static void layout(seernet_acts *a, const seernet *m, float *fb, int64_t *ib) {
     int64_t N = a->cap_N, E = a->cap_E, G = a->cap_G;
     int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H;
     size_t fo = 0, io = 0;
+    int64_t D = m->D;
 #define F(rows, cols) (fo += (size_t)((rows) * (cols) + 15) & ~(size_t)15, fb ? fb + fo - ((size_t)((rows) * (cols) + 15) & ~(size_t)15) : NULL)
 #define I(rows, cols) (io += (size_t)((rows) * (cols)), ib ? ib + io - (size_t)((rows) * (cols)) : NULL)
+    if (m->arch != ARCH_SEERNET) {
+        // PerfSAGE over N nodes and 2E directed neighbour pairs; GCN over N + G nodes and
+        // E + 2N + G edges (graph/batch.h)
+        int sage = m->arch == ARCH_PERFSAGE;
+        int64_t V = sage ? N : N + G, EE = sage ? 2 * E : E + 2 * N + G;
+        for (int l = 0; l < m->L; l++) {
+            int64_t in = l ? (sage ? 2 * H : H) : (sage ? m->Fn + m->emb : m->Fn);
+            if (l == 0) a->px[0] = F(V, in);
+            a->pmsg[l] = F(EE, in), a->pagg[l] = F(V, in);
+            a->px[l + 1] = F(V, sage ? 2 * H : H);
+        }
+        a->emb = sage ? F(G, D) : NULL; // GCN: rows of px[L], set by the forward pass
+        a->head_hid = F(m->M * G, m->head_hidden), a->pred = F(G, m->M);
+        a->fcount = fo, a->icount = io;
+        return;
+    }
     a->enc_n.hid = F(N, H), a->enc_n.out = F(N, H);
     a->enc_e.hid = F(E, H), a->enc_e.out = F(E, H);
     a->enc_g.hid = F(G, H), a->enc_g.out = F(G, H);
@@ -74,6 +165,7 @@ static void layout(seernet_acts *a, const seernet *m, float *fb, int64_t *ib) {
         a->g[l + 1] = F(G, H);
     }
     a->head_hid = F(m->M * G, m->head_hidden), a->pred = F(G, m->M);
+    a->emb = a->g[m->L];
 #undef F
 #undef I
     a->fcount = fo, a->icount = io;
@@ -128,7 +220,7 @@ seernet_input seernet_input_from_batch(const graph_batch *b) {
         .node_ptr = b->node_ptr, .edge_ptr = b->edge_ptr, .src = b->src, .dst = b->dst,
         .node_graph = b->node_graph, .edge_graph = b->edge_graph,
         .in_ptr = b->in_ptr, .in_idx = b->in_idx, .out_ptr = b->out_ptr, .out_idx = b->out_idx,
-        .xn = b->xn, .xe = b->xe, .xg = b->xg,
+        .xn = b->xn, .xe = b->xe, .xg = b->xg, .x = &b->x,
     };
     return in;
 }
@@ -176,11 +268,92 @@ static void mlp_bwd(const seer_backend *be, const float *params, float *grads, m
     lin_bwd(be, params, grads, p.l1, dx, lddx, dhid, p.l1.fout, x, ldx, n);
 }
 
+static void heads_forward(const seernet *m, const seer_backend *be, const float *params,
+                          int64_t G, seernet_acts *a) {
+    int hh = m->head_hidden;
+    for (int h = 0; h < m->M; h++) {
+        float *hid = a->head_hid + (int64_t)h * a->cap_G * hh;
+        lin_fwd(be, params, m->head[h].l1, hid, hh, a->emb, m->D, G, LIN_RELU);
+        lin_fwd(be, params, m->head[h].l2, a->pred + h, m->M, hid, hh, G, 0);
+    }
+}
+
+static void heads_backward(const seernet *m, const seer_backend *be, const float *params,
+                           float *grads, int64_t G, const seernet_acts *a, seernet_acts *d,
+                           int head) {
+    int hh = m->head_hidden;
+    for (int h = head < 0 ? 0 : head; h < (head < 0 ? m->M : head + 1); h++) {
+        float *hid = a->head_hid + (int64_t)h * a->cap_G * hh;
+        float *dhid = d->head_hid + (int64_t)h * d->cap_G * hh;
+        lin_bwd(be, params, grads, m->head[h].l2, dhid, hh, d->pred + h, m->M, hid, hh, G);
+        be->relu_backward(dhid, hid, G * hh);
+        lin_bwd(be, params, grads, m->head[h].l1, d->emb, m->D, dhid, hh, a->emb, m->D, G);
+    }
+}
+
+/* PerfSAGE and GCN trunks (equations at the top of seernet.h). */
+static void graph_trunk_forward(const seernet *m, const seer_backend *be, const float *params,
+                                const seernet_input *in, seernet_acts *a) {
+    int64_t N = in->N, G = in->G;
+    int H = m->H, Fn = m->Fn, sage = m->arch == ARCH_PERFSAGE;
+    const edge_set *es = sage ? &in->x->sym : &in->x->gcn;
+    int64_t V = es->V, in0 = sage ? Fn + m->emb : Fn, out_w = sage ? 2 * H : H;
+    be->copy_rows(a->px[0], in0, in->xn, Fn, N, Fn);
+    if (sage) be->gather_forward(a->px[0] + Fn, in0, P(m->embed), m->emb, in->x->op, N, m->emb, 0);
+    else be->zero(a->px[0] + N * in0, sizeof(float) * (size_t)(G * in0)); // global nodes: zero input
+    for (int l = 0; l < m->L; l++) {
+        int64_t w = l ? out_w : in0;
+        be->gather_forward(a->pmsg[l], w, a->px[l], w, es->src, es->E, (int)w, 0);
+        be->seg_mean_forward(a->pagg[l], w, a->pmsg[l], w, es->in_ptr, es->in_idx, V, (int)w);
+        if (sage) {
+            lin_fwd(be, params, m->sage_self[l], a->px[l + 1], out_w, a->px[l], w, V, LIN_RELU);
+            lin_fwd(be, params, m->sage_nbr[l], a->px[l + 1] + H, out_w, a->pagg[l], w, V, LIN_RELU);
+        } else {
+            lin_fwd(be, params, m->gcn[l], a->px[l + 1], out_w, a->pagg[l], w, V, LIN_RELU);
+        }
+    }
+    if (sage) be->seg_mean_forward(a->emb, out_w, a->px[m->L], out_w, in->node_ptr, NULL, G, (int)out_w);
+    else a->emb = a->px[m->L] + N * out_w; // the global nodes' rows
+}
+
+static void graph_trunk_backward(const seernet *m, const seer_backend *be, const float *params,
+                                 float *grads, const seernet_input *in, const seernet_acts *a,
+                                 seernet_acts *d) {
+    int64_t G = in->G;
+    int H = m->H, Fn = m->Fn, sage = m->arch == ARCH_PERFSAGE;
+    const edge_set *es = sage ? &in->x->sym : &in->x->gcn;
+    int64_t V = es->V, in0 = sage ? Fn + m->emb : Fn, out_w = sage ? 2 * H : H;
+    if (sage)
+        be->seg_mean_backward(d->px[m->L], out_w, d->emb, out_w, in->node_ptr, NULL, G, (int)out_w);
+    for (int l = m->L - 1; l >= 0; l--) {
+        int64_t w = l ? out_w : in0;
+        be->relu_backward(d->px[l + 1], a->px[l + 1], V * out_w);
+        if (sage) {
+            lin_bwd(be, params, grads, m->sage_self[l], d->px[l], w, d->px[l + 1], out_w, a->px[l], w, V);
+            lin_bwd(be, params, grads, m->sage_nbr[l], d->pagg[l], w, d->px[l + 1] + H, out_w,
+                    a->pagg[l], w, V);
+        } else {
+            lin_bwd(be, params, grads, m->gcn[l], d->pagg[l], w, d->px[l + 1], out_w, a->pagg[l], w, V);
+        }
+        be->seg_mean_backward(d->pmsg[l], w, d->pagg[l], w, es->in_ptr, es->in_idx, V, (int)w);
+        if (l > 0 || sage) // the backward of the gather, on the transposed index
+            be->seg_sum_forward(d->px[l], w, d->pmsg[l], w, es->out_ptr, es->out_idx, V, (int)w);
+    }
+    if (sage) // the embedding rows: nodes grouped by operator
+        be->seg_sum_forward(D(m->embed), m->emb, d->px[0] + Fn, in0, in->x->op_ptr, in->x->op_idx,
+                            m->n_ops, m->emb);
+}
+
 void seernet_forward(const seernet *m, const seer_backend *be, const float *params,
                      const seernet_input *in, seernet_acts *a) {
     int64_t N = in->N, E = in->E, G = in->G;
     int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H;
     SEER_ASSERT(N <= a->cap_N && E <= a->cap_E && G <= a->cap_G);
+    if (m->arch != ARCH_SEERNET) {
+        graph_trunk_forward(m, be, params, in, a);
+        heads_forward(m, be, params, G, a);
+        return;
+    }
     mlp_fwd(be, params, m->enc_n, in->xn, m->Fn, N, a->enc_n);
     mlp_fwd(be, params, m->enc_e, in->xe, m->Fe, E, a->enc_e);
     mlp_fwd(be, params, m->enc_g, in->xg, m->Fg, G, a->enc_g);
@@ -238,24 +411,18 @@ void seernet_forward(const seernet *m, const seer_backend *be, const float *para
         be->copy_rows(a->g[l + 1], H, g, H, G, H);
         be->add_rows(a->g[l + 1], H, b->u.out, H, G, H);
     }
-    int hh = m->head_hidden;
-    for (int h = 0; h < m->M; h++) {
-        float *hid = a->head_hid + (int64_t)h * a->cap_G * hh;
-        lin_fwd(be, params, m->head[h].l1, hid, hh, a->g[m->L], H, G, LIN_RELU);
-        lin_fwd(be, params, m->head[h].l2, a->pred + h, m->M, hid, hh, G, 0);
-    }
+    heads_forward(m, be, params, G, a);
 }
 
 void seernet_backward(const seernet *m, const seer_backend *be, const float *params, float *grads,
                       const seernet_input *in, const seernet_acts *a, seernet_acts *d, int head) {
     int64_t N = in->N, E = in->E, G = in->G;
-    int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H, hh = m->head_hidden;
-    for (int h = head < 0 ? 0 : head; h < (head < 0 ? m->M : head + 1); h++) {
-        float *hid = a->head_hid + (int64_t)h * a->cap_G * hh;
-        float *dhid = d->head_hid + (int64_t)h * d->cap_G * hh;
-        lin_bwd(be, params, grads, m->head[h].l2, dhid, hh, d->pred + h, m->M, hid, hh, G);
-        be->relu_backward(dhid, hid, G * hh);
-        lin_bwd(be, params, grads, m->head[h].l1, d->g[m->L], H, dhid, hh, a->g[m->L], H, G);
+    int H = m->H, aw = m->agg == AGG_SYNMM ? 2 * H : H;
+    if (m->arch == ARCH_GCN) d->emb = d->px[m->L] + N * H; // the global nodes' rows
+    heads_backward(m, be, params, grads, G, a, d, head);
+    if (m->arch != ARCH_SEERNET) {
+        graph_trunk_backward(m, be, params, grads, in, a, d);
+        return;
     }
     for (int l = m->L - 1; l >= 0; l--) {
         const seernet_block *p = &m->blk[l];

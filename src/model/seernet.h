@@ -1,4 +1,14 @@
-/* model: SeerNet (PerfSeer, arXiv 2502.01206) built from backend ops, forward and backward.
+/* model: the predictor networks, built from backend ops, forward and backward. Three trunks
+ * share the per-label heads (and so multi-task training, PCGrad and the export):
+ *   SeerNet (PerfSeer, arXiv 2502.01206), arch = ARCH_SEERNET, below;
+ *   PerfSAGE (arXiv 2301.10999), ARCH_PERFSAGE: x0 = [xn, E[op]] (a learned operator
+ *     embedding, n_ops x emb); L GraphSAGE-mean layers x' = [relu(x Ws^T + bs), relu(mean_nbr(x)
+ *     Wn^T + bn)] (width 2H; neighbours = predecessors and successors, full neighbourhoods);
+ *     mean pooling per graph (G, 2H) into the heads;
+ *   GCN (BRP-NAS's latency predictor), ARCH_GCN: a global node per graph that every node feeds;
+ *     L layers x' = relu(mean_{u in {v} + pred(v)} (x_u) W^T + b) of width H over the nodes and
+ *     the global nodes (whose input is zero); the global node's final state goes to the heads.
+ * The SeerNet trunk:
  *
  * Size letters: G graphs, N nodes, E edges of a batch; H width; L blocks; M outputs.
  *   encoders     h0 = mlp_n(xn) (N,H), e0 = mlp_e(xe) (E,H), g0 = mlp_g(xg) (G,H)
@@ -23,6 +33,16 @@
 #define SEERNET_MAX_HEADS 64
 
 enum { AGG_MEAN = 0, AGG_SYNMM = 1 };
+enum { ARCH_SEERNET = 0, ARCH_PERFSAGE = 1, ARCH_GCN = 2 };
+
+/* Everything that fixes a model's parameter table (saved in checkpoints and exports). */
+typedef struct {
+    int arch, H, L, Fn, Fe, Fg, M, agg, head_hidden, n_ops, emb;
+} model_sizes;
+
+/* "seernet" / "perfsage" / "gcn" <-> ARCH_*; parse returns -1 for anything else. */
+const char *model_arch_name(int arch);
+int model_arch_parse(const char *s);
 
 typedef struct {
     mlp_p phi_e, phi_v, phi_z, phi_u;
@@ -30,11 +50,17 @@ typedef struct {
 } seernet_block;
 
 typedef struct {
-    int H, L, Fn, Fe, Fg, M, agg, head_hidden;
+    int arch, H, L, Fn, Fe, Fg, M, agg, head_hidden, n_ops, emb;
+    int D; // width of the graph embedding the heads read (H; PerfSAGE 2H)
     mlp_p enc_n, enc_e, enc_g;
     lin_p attn0;
     seernet_block blk[SEERNET_MAX_BLOCKS];
     mlp_p head[SEERNET_MAX_HEADS];
+    // PerfSAGE: the operator embedding table (n_ops, emb) and the self / neighbour layers
+    int64_t embed;
+    lin_p sage_self[SEERNET_MAX_BLOCKS], sage_nbr[SEERNET_MAX_BLOCKS];
+    // GCN layers
+    lin_p gcn[SEERNET_MAX_BLOCKS];
     // Parameters [0, trunk_params) are the shared trunk; head m owns
     // [head_begin[m], head_begin[m + 1]) (the heads come last in the table).
     int64_t trunk_params, head_begin[SEERNET_MAX_HEADS + 1];
@@ -81,11 +107,22 @@ typedef struct {
     seernet_block_act blk[SEERNET_MAX_BLOCKS];
     float *h[SEERNET_MAX_BLOCKS + 1], *e[SEERNET_MAX_BLOCKS + 1];
     float *g[SEERNET_MAX_BLOCKS + 1], *z[SEERNET_MAX_BLOCKS + 1];
+    float *emb; // (G, D) the graph embedding the heads read (set by the forward pass)
+    // PerfSAGE and GCN: layer inputs x[l] (x[L] the output), gathered neighbour rows msg[l]
+    // and their per-node means agg[l]
+    float *px[SEERNET_MAX_BLOCKS + 1], *pmsg[SEERNET_MAX_BLOCKS], *pagg[SEERNET_MAX_BLOCKS];
 } seernet_acts;
 
-/* Builds the parameter table for the given sizes (no memory for values). */
-void seernet_init(seernet *m, int H, int L, int Fn, int Fe, int Fg, int M, int agg,
-                  int head_hidden);
+/* Builds the parameter table for the given sizes (no memory for values). The sizes must be in
+ * range (checked by the callers that read them from files). */
+void seernet_init(seernet *m, const model_sizes *s);
+model_sizes seernet_sizes(const seernet *m);
+/* The sizes as stored in files (model.name, model.sizes: H, L, Fn, Fe, Fg, M, agg, head width,
+ * and for PerfSAGE n_ops, emb), and back; from_stored checks every range before anything is
+ * sized from them and returns -1 with a message naming origin. */
+int model_sizes_to_stored(const model_sizes *s, int64_t out[10]);
+int model_sizes_from_stored(const char *name, const int64_t *v, int64_t n, const char *origin,
+                            model_sizes *s, seer_err *err);
 void seernet_free(seernet *m);
 
 /* Lays out activations for batches up to the given capacities in backend memory; returns -1
@@ -107,6 +144,7 @@ typedef struct {
     const int64_t *node_ptr, *edge_ptr, *src, *dst, *node_graph, *edge_graph;
     const int64_t *in_ptr, *in_idx, *out_ptr, *out_idx;
     const float *xn, *xe, *xg;
+    const extra_index *x; // PerfSAGE / GCN indexes (graph/batch.h)
 } seernet_input;
 
 seernet_input seernet_input_from_batch(const graph_batch *b);

@@ -52,9 +52,27 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     ctr_add_arr(&c, "norm.label_mu", KV_F64ARR, n->label_mu, n->M);
     ctr_add_arr(&c, "norm.label_sigma", KV_F64ARR, n->label_sigma, n->M);
     const seernet *m = &t->model;
-    ctr_add_str(&c, "model.name", "seernet");
-    int64_t sizes[8] = {m->H, m->L, m->Fn, m->Fe, m->Fg, m->M, m->agg, m->head_hidden};
-    ctr_add_arr(&c, "model.sizes", KV_I64ARR, sizes, 8);
+    if (t->linear) {
+        // the ridge solution: raw-feature statistics and weights per label (float64)
+        ctr_add_str(&c, "model.name", "linear");
+        int64_t sz[3] = {t->lin.n_ops, t->lin.F, t->M}, F = t->lin.F, MF[2] = {t->M, t->lin.F};
+        int64_t Md = t->M;
+        ctr_add_arr(&c, "linear.sizes", KV_I64ARR, sz, 3);
+        ctr_add_tensor(&c, "linear.mean", DT_F64, 1, &F, t->lin_mean);
+        ctr_add_tensor(&c, "linear.std", DT_F64, 1, &F, t->lin_std);
+        ctr_add_tensor(&c, "linear.weight", DT_F64, 2, MF, t->lin_w);
+        ctr_add_tensor(&c, "linear.bias", DT_F64, 1, &Md, t->lin_b);
+        ctr_add_tensor(&c, "linear.lambda", DT_F64, 1, &Md, t->lin_lambda);
+        ctr_add_i64(&c, "train.step", 0);
+        ctr_add_i64(&c, "train.epoch", t->epoch);
+        int rc = ctr_write(&c, path, err);
+        ctr_free(&c);
+        return rc;
+    }
+    ctr_add_str(&c, "model.name", model_arch_name(m->arch));
+    model_sizes ms = seernet_sizes(m);
+    int64_t sizes[10];
+    ctr_add_arr(&c, "model.sizes", KV_I64ARR, sizes, model_sizes_to_stored(&ms, sizes));
     ctr_add_i64(&c, "train.step", t->step);
     ctr_add_i64(&c, "train.epoch", t->epoch);
     ctr_add_i64(&c, "train.batch_in_epoch", t->batch_in_epoch);
@@ -90,14 +108,43 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     return rc;
 }
 
+/* The linear baseline's solution. */
+static int read_linear(trainer *t, const seer_container *c, const char *path, seer_err *err) {
+    int F = t->lin.F, M = t->M;
+    struct { const char *name; double *dst; int64_t n; } want[] = {
+        {"linear.mean", t->lin_mean, F}, {"linear.std", t->lin_std, F},
+        {"linear.weight", t->lin_w, (int64_t)M * F}, {"linear.bias", t->lin_b, M},
+        {"linear.lambda", t->lin_lambda, M}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const ctr_tensor *ct = ctr_tensor_find(c, want[i].name);
+        if (!ct || ct->dtype != DT_F64 || ct->nbytes != sizeof(double) * (uint64_t)want[i].n)
+            return seer_fail(err, "%s: tensor %s is missing or has the wrong size (a linear "
+                                  "model for other data?)", path, want[i].name);
+        memcpy(want[i].dst, ct->data, ct->nbytes);
+    }
+    return 0;
+}
+
 /* Copies every parameter tensor into params after checking it matches the model's table. */
 static int read_params(trainer *t, const seer_container *c, const char *path, seer_err *err) {
     const seernet *m = &t->model;
+    const ctr_kv *name = ctr_get(c, "model.name", KV_STR, path, err);
+    if (!name) return -1;
+    const char *want_name = t->linear ? "linear" : model_arch_name(m->arch);
+    if (strcmp(name->data, want_name) != 0)
+        return seer_fail(err, "%s: a %s model, the config asks for %s", path,
+                         (const char *)name->data, want_name);
+    if (t->linear) return read_linear(t, c, path, err);
     const ctr_kv *sz = ctr_get(c, "model.sizes", KV_I64ARR, path, err);
     if (!sz) return -1;
     const int64_t *s = sz->data;
-    int64_t want[8] = {m->H, m->L, m->Fn, m->Fe, m->Fg, m->M, m->agg, m->head_hidden};
-    if (sz->n != 8 || memcmp(s, want, sizeof want) != 0)
+    model_sizes ms = seernet_sizes(m), got;
+    int64_t want[10];
+    int nw = model_sizes_to_stored(&ms, want);
+    if (model_sizes_from_stored(name->data, s, sz->n, path, &got, err)) return -1;
+    int64_t have[10];
+    model_sizes_to_stored(&got, have);
+    if (memcmp(have, want, sizeof(int64_t) * (size_t)nw) != 0)
         return seer_fail(err, "%s: model sizes (H %lld, L %lld, features %lld/%lld/%lld, labels "
                               "%lld) differ from the config's (H %d, L %d, features %d/%d/%d, "
                               "labels %d)", path, (long long)s[0], (long long)s[1],
@@ -156,6 +203,9 @@ int trainer_load_params(trainer *t, const char *path, int64_t *step, seer_err *e
 }
 
 int trainer_load(trainer *t, const char *path, seer_err *err) {
+    if (t->linear)
+        return seer_fail(err, "%s: the linear baseline is fitted in one go; there is nothing to "
+                              "resume (run it again)", path);
     seer_container c;
     if (ctr_read(&c, path, CKPT_MAGIC, CKPT_VERSION, err)) return -1;
     int rc = read_params(t, &c, path, err);

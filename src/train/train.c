@@ -51,6 +51,43 @@ static void limit_graphs(pg_dataset *ds, int64_t n) {
     ds->E = ds->edge_ptr[n];
 }
 
+/* The linear baseline's features of every graph, standardised with training statistics. */
+static int linear_prepare(trainer *t, seer_err *err) {
+    pg_dataset *ds = &t->ds;
+    if (linear_schema_init(&t->lin, ds->node_features, ds->Fn, ds->global_features, ds->Fg,
+                           ds->n_ops, t->cfg.data_path, err))
+        return -1;
+    int F = t->lin.F;
+    t->lin_X = seer_malloc(sizeof(double) * (size_t)(ds->G * F));
+    for (int64_t g = 0; g < ds->G; g++) {
+        int64_t n0 = ds->node_ptr[g];
+        linear_features(&t->lin, ds->node_x + n0 * ds->Fn, ds->Fn, ds->node_op + n0,
+                        ds->node_ptr[g + 1] - n0, ds->global_x + g * ds->Fg, t->lin_X + g * F);
+    }
+    t->lin_mean = seer_calloc((size_t)F, sizeof(double));
+    t->lin_std = seer_calloc((size_t)F, sizeof(double));
+    const int64_t *tr = t->ids[SPLIT_TRAIN];
+    int64_t n = t->n_ids[SPLIT_TRAIN];
+    for (int j = 0; j < F; j++) {
+        double s = 0, s2 = 0;
+        for (int64_t i = 0; i < n; i++) s += t->lin_X[tr[i] * F + j];
+        double mean = n ? s / (double)n : 0;
+        for (int64_t i = 0; i < n; i++) {
+            double d = t->lin_X[tr[i] * F + j] - mean;
+            s2 += d * d;
+        }
+        double sd = n ? sqrt(s2 / (double)n) : 0;
+        t->lin_mean[j] = mean, t->lin_std[j] = sd > 1e-9 ? sd : 1.0; // constant: centred only
+    }
+    for (int64_t g = 0; g < ds->G; g++)
+        for (int j = 0; j < F; j++)
+            t->lin_X[g * F + j] = (t->lin_X[g * F + j] - t->lin_mean[j]) / t->lin_std[j];
+    t->lin_w = seer_calloc((size_t)(t->M * F), sizeof(double));
+    t->lin_b = seer_calloc((size_t)t->M, sizeof(double));
+    t->lin_lambda = seer_calloc((size_t)t->M, sizeof(double));
+    return 0;
+}
+
 int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     memset(t, 0, sizeof *t);
     t->cfg = *cfg; // shares the strings; cfg must outlive the trainer
@@ -80,14 +117,26 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
         t->n_ids[k] = split_ids(t->which, t->ds.G, k, t->ids[k]);
     }
     if (norm_fit(&t->norm, &t->ds, t->which, t->label_cols, t->M, err)) return -1;
+    t->linear = strcmp(cfg->model_name, "linear") == 0;
+    if (t->linear && linear_prepare(t, err)) return -1; // from the raw features
     norm_apply(&t->norm, &t->ds);
     t->targets = seer_malloc(sizeof(float) * (size_t)(t->ds.G * t->M));
     norm_targets(&t->norm, &t->ds, t->label_cols, t->targets);
+    t->best_val = INFINITY;
+    if (t->linear) return 0;
 
     int H = (int)cfg->model_hidden;
-    seernet_init(&t->model, H, (int)cfg->model_blocks, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M,
-                 strcmp(cfg->model_agg, "synmm") == 0 ? AGG_SYNMM : AGG_MEAN,
-                 cfg->model_head_hidden > 0 ? (int)cfg->model_head_hidden : H);
+    model_sizes ms = {
+        .arch = model_arch_parse(cfg->model_name), .H = H, .L = (int)cfg->model_blocks,
+        .Fn = t->ds.Fn, .Fe = t->ds.Fe, .Fg = t->ds.Fg, .M = t->M,
+        .agg = strcmp(cfg->model_agg, "synmm") == 0 ? AGG_SYNMM : AGG_MEAN,
+        .head_hidden = cfg->model_head_hidden > 0 ? (int)cfg->model_head_hidden : H,
+    };
+    if (ms.arch == ARCH_PERFSAGE) ms.n_ops = t->ds.n_ops, ms.emb = (int)cfg->model_op_embed;
+    if (ms.arch == ARCH_PERFSAGE && t->ds.n_ops < 1)
+        return seer_fail(err, "%s: perfsage needs operator types (/schema/op_types is empty)",
+                         cfg->data_path);
+    seernet_init(&t->model, &ms);
     t->P = t->model.pt.total;
     size_t pb = sizeof(float) * (size_t)t->P;
     t->params = t->be->alloc(pb), t->grads = t->be->alloc(pb);
@@ -111,7 +160,7 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     all_n = tn > all_n ? tn : all_n, all_e = te > all_e ? te : all_e;
     seernet_acts_init(&t->acts, &t->model, t->be, all_n, all_e, cap_g);
     seernet_acts_init(&t->dacts, &t->model, t->be, tn, te, bs);
-    batch_init(&t->batch, cap_g, all_n, all_e, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M);
+    batch_init(&t->batch, cap_g, all_n, all_e, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M, t->ds.n_ops);
     size_t gm = sizeof(float) * (size_t)(cap_g * t->M);
     t->host_pred = seer_malloc(gm), t->host_dpred = seer_malloc(gm), t->host_one = seer_malloc(gm);
     t->pcgrad = strcmp(cfg->train_multi_task, "pcgrad") == 0 && t->M > 1;
@@ -130,7 +179,6 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
                                                            : SCHED_NONE;
     sched_init(&t->sched, sk, cfg->train_lr, cfg->train_min_lr, cfg->train_plateau_factor,
                cfg->train_plateau_patience, cfg->train_epochs);
-    t->best_val = INFINITY;
     return 0;
 }
 
@@ -149,6 +197,8 @@ void trainer_free(trainer *t) {
     norm_free(&t->norm);
     pg_free(&t->ds);
     free(t->label_cols), free(t->which), free(t->targets);
+    free(t->lin_X), free(t->lin_mean), free(t->lin_std), free(t->lin_w), free(t->lin_b);
+    free(t->lin_lambda);
     for (int k = 0; k < 3; k++) free(t->ids[k]);
     memset(t, 0, sizeof *t);
 }
@@ -222,7 +272,16 @@ double trainer_evaluate(trainer *t, const int64_t *ids, int64_t count, label_met
     int64_t bs = t->cfg.train_eval_batch_size;
     float *pred = seer_malloc(sizeof(float) * (size_t)(count * M + 1));
     float *tgt = seer_malloc(sizeof(float) * (size_t)(count * M + 1));
-    for (int64_t i = 0; i < count; i += bs) {
+    for (int64_t i = 0; i < count && t->linear; i++) {
+        int F = t->lin.F;
+        for (int m = 0; m < M; m++) {
+            double s = t->lin_b[m];
+            for (int j = 0; j < F; j++) s += t->lin_w[m * F + j] * t->lin_X[ids[i] * F + j];
+            pred[i * M + m] = (float)s;
+            tgt[i * M + m] = t->targets[ids[i] * M + m];
+        }
+    }
+    for (int64_t i = 0; i < count && !t->linear; i += bs) {
         int64_t n = count - i < bs ? count - i : bs;
         batch_build(&t->batch, &t->ds, t->targets, ids + i, n);
         seernet_input in = seernet_input_from_batch(&t->batch);
@@ -305,9 +364,103 @@ static void mean_baseline(const trainer *t, double *mape) {
     }
 }
 
+/* summary.json and the final table (printed even with --quiet, which silences progress only). */
+static void final_report(trainer *t, const label_metrics *vm, const label_metrics *tm,
+                         int64_t best_step) {
+    int M = t->M;
+    char path[1200];
+    memcpy(t->final_val, vm, sizeof(label_metrics) * (size_t)M);
+    memcpy(t->final_test, tm, sizeof(label_metrics) * (size_t)M);
+    double *base = seer_calloc((size_t)M, sizeof(double)), base_mean = 0;
+    mean_baseline(t, base);
+    for (int m = 0; m < M; m++) base_mean += base[m] / M;
+    snprintf(path, sizeof path, "%s/summary.json", t->run_dir);
+    FILE *s = fopen(path, "w");
+    if (s) {
+        fprintf(s, "{\"model\":\"%s\",\"multi_task\":\"%s\",\"train_seconds\":%.1f,"
+                   "\"best_step\":%lld,\"best_val_loss\":%.6g,\"mean_val_mape\":%.6g,"
+                   "\"mean_test_mape\":%.6g,\"train_mean_val_mape\":%.6g,",
+                t->cfg.model_name, t->cfg.train_multi_task, t->train_seconds, (long long)best_step,
+                t->best_val, mean_mape(vm, M), mean_mape(tm, M), base_mean);
+        json_metrics(s, t, "val", vm);
+        fputc(',', s);
+        json_metrics(s, t, "test", tm);
+        fputs("}\n", s);
+        fclose(s);
+    }
+    if (t->linear) printf("\nlinear baseline (ridge on a bag of operators), val loss %.4f\n", t->best_val);
+    else printf("\nbest checkpoint: step %lld (val loss %.4f)\n", (long long)best_step, t->best_val);
+    metrics_print_header(stdout);
+    print_table(t, "val", vm, stdout);
+    print_table(t, "test", tm, stdout);
+    printf("mean MAPE: val %.3f%%, test %.3f%%; predicting the training mean gives %.3f%% on val\n",
+           mean_mape(vm, M), mean_mape(tm, M), base_mean);
+    free(base);
+}
+
+/* model.name = linear: one ridge per label, lambda from a grid by validation loss; the
+ * checkpoint holds the solution (last.ckpt = best.ckpt). */
+static int linear_run(trainer *t, seer_err *err) {
+    static const double grid[] = {1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0};
+    int M = t->M, F = t->lin.F;
+    int64_t ntr = t->n_ids[SPLIT_TRAIN], nva = t->n_ids[SPLIT_VAL];
+    double t0 = seer_now();
+    double *X = seer_malloc(sizeof(double) * (size_t)((ntr ? ntr : 1) * F));
+    double *y = seer_malloc(sizeof(double) * (size_t)(ntr ? ntr : 1));
+    double *w = seer_malloc(sizeof(double) * (size_t)F);
+    for (int64_t i = 0; i < ntr; i++)
+        memcpy(X + i * F, t->lin_X + t->ids[SPLIT_TRAIN][i] * F, sizeof(double) * (size_t)F);
+    double val_sum = 0;
+    int rc = 0;
+    for (int m = 0; m < M; m++) {
+        for (int64_t i = 0; i < ntr; i++) y[i] = t->targets[t->ids[SPLIT_TRAIN][i] * M + m];
+        double best = INFINITY;
+        for (size_t k = 0; k < sizeof grid / sizeof *grid; k++) {
+            double b;
+            if ((rc = ridge_fit(X, y, ntr, F, grid[k], w, &b, err))) goto out;
+            double se = 0;
+            int64_t n = 0;
+            for (int64_t i = 0; i < nva; i++) {
+                int64_t g = t->ids[SPLIT_VAL][i];
+                float tg = t->targets[g * M + m];
+                if (isnan(tg)) continue;
+                double p = b;
+                for (int j = 0; j < F; j++) p += w[j] * t->lin_X[g * F + j];
+                se += (p - tg) * (p - tg), n++;
+            }
+            double loss = n ? se / (double)n : (grid[k] == 1e-3 ? 0 : INFINITY); // no val: 1e-3
+            if (loss < best) {
+                best = loss, t->lin_lambda[m] = grid[k], t->lin_b[m] = b;
+                memcpy(t->lin_w + m * F, w, sizeof(double) * (size_t)F);
+            }
+        }
+        val_sum += best;
+    }
+    t->best_val = val_sum / M;
+    t->train_seconds = seer_now() - t0;
+    t->epoch = 1;
+    char last[1200], best[1200];
+    snprintf(last, sizeof last, "%s/last.ckpt", t->run_dir);
+    snprintf(best, sizeof best, "%s/best.ckpt", t->run_dir);
+    label_metrics vm[SEERNET_MAX_HEADS] = {{0}}, tm[SEERNET_MAX_HEADS] = {{0}};
+    if (nva) trainer_evaluate(t, t->ids[SPLIT_VAL], nva, vm, NULL);
+    if (t->n_ids[SPLIT_TEST]) trainer_evaluate(t, t->ids[SPLIT_TEST], t->n_ids[SPLIT_TEST], tm, NULL);
+    if (nva) memcpy(t->last_val, vm, sizeof(label_metrics) * (size_t)M), t->has_last_val = 1;
+    if ((rc = trainer_save(t, last, err)) || (rc = trainer_save(t, best, err))) goto out;
+    if (!t->quiet)
+        printf("seertrain: linear baseline, %d features, %lld train / %lld val / %lld test graphs, "
+               "fitted in %.2f s\n", F, (long long)ntr, (long long)nva,
+               (long long)t->n_ids[SPLIT_TEST], t->train_seconds);
+    final_report(t, vm, tm, 0);
+out:
+    free(X), free(y), free(w);
+    return rc;
+}
+
 int trainer_run(trainer *t, seer_err *err) {
     const seer_config *c = &t->cfg;
     if (mkdir_p(t->run_dir, err)) return -1;
+    if (t->linear) return linear_run(t, err);
     char path[1200], last[1200], best[1200];
     snprintf(last, sizeof last, "%s/last.ckpt", t->run_dir);
     snprintf(best, sizeof best, "%s/best.ckpt", t->run_dir);
@@ -425,35 +578,7 @@ int trainer_run(trainer *t, seer_err *err) {
             trainer_evaluate(t, t->ids[SPLIT_TEST], t->n_ids[SPLIT_TEST], tm, NULL);
         t->be->upload(t->params, keep, pb);
         free(keep);
-        memcpy(t->final_val, vm, sizeof(label_metrics) * (size_t)M);
-        memcpy(t->final_test, tm, sizeof(label_metrics) * (size_t)M);
-        double *base = seer_calloc((size_t)M, sizeof(double)), base_mean = 0;
-        mean_baseline(t, base);
-        for (int m = 0; m < M; m++) base_mean += base[m] / M;
-        snprintf(path, sizeof path, "%s/summary.json", t->run_dir);
-        FILE *s = fopen(path, "w");
-        if (s) {
-            fprintf(s, "{\"multi_task\":\"%s\",\"train_seconds\":%.1f,\"best_step\":%lld,"
-                       "\"best_val_loss\":%.6g,\"mean_val_mape\":%.6g,\"mean_test_mape\":%.6g,"
-                       "\"train_mean_val_mape\":%.6g,",
-                    t->cfg.train_multi_task, t->train_seconds, (long long)best_step, t->best_val,
-                    mean_mape(vm, M), mean_mape(tm, M), base_mean);
-            json_metrics(s, t, "val", vm);
-            fputc(',', s);
-            json_metrics(s, t, "test", tm);
-            fputs("}\n", s);
-            fclose(s);
-        }
-        { // the final table is printed even with --quiet (which silences progress only)
-            printf("\nbest checkpoint: step %lld (val loss %.4f)\n", (long long)best_step,
-                   t->best_val);
-            metrics_print_header(stdout);
-            print_table(t, "val", vm, stdout);
-            print_table(t, "test", tm, stdout);
-            printf("mean MAPE: val %.3f%%, test %.3f%%; predicting the training mean gives "
-                   "%.3f%% on val\n", mean_mape(vm, M), mean_mape(tm, M), base_mean);
-        }
-        free(base);
+        final_report(t, vm, tm, best_step);
     }
 out:
     fclose(log);

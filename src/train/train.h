@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "data/prep.h"
 #include "graph/batch.h"
+#include "model/linear.h"
 #include "model/seernet.h"
 #include "optim/optim.h"
 #include "optim/pcgrad.h"
@@ -49,6 +50,12 @@ typedef struct {
     label_metrics last_val[SEERNET_MAX_HEADS];
     int has_last_val;
     double train_seconds;
+    // model.name = linear: ridge on a bag of operators, fitted in closed form (model/linear.h)
+    int linear;
+    linear_schema lin;
+    double *lin_X;                 // (G, F) standardised features of every graph
+    double *lin_mean, *lin_std;    // (F) training statistics of the raw features
+    double *lin_w, *lin_b, *lin_lambda; // (M, F), (M), (M) in standardised-log-target units
 } trainer;
 
 /* Sets up a run from a resolved config: loads and splits the data, fits normalisation, builds the
