@@ -1,15 +1,24 @@
 #!/bin/sh
-# End to end on real data: train on a NAS-Bench-201 subset and require the validation MAPE to
-# fall well below (under half) what predicting the training mean gives, for every label.
-# usage: test_e2e.sh SEERTRAIN DATA.h5 CONFIG WORKDIR PYTHON
+# End to end on real data: train each model (seernet, perfsage, gcn, linear) on a NAS-Bench-201
+# subset and require the validation MAPE to fall well below (under half) what predicting the
+# training mean gives, for every label.
+# usage: test_e2e.sh SEERTRAIN DATA.h5 CONFIG WORKDIR PYTHON [MODEL]
 set -eu
-seertrain=$1 data=$2 config=$3 work=$4 python=$5
+seertrain=$1 data=$2 config=$3 work=$4 python=$5 model=${6:-seernet}
 rm -rf "$work"
+case $model in
+    perfsage) extra="--set model.hidden=16 --set model.blocks=2 --set model.op_embed=4" ;;
+    gcn) extra="--set model.hidden=32 --set model.blocks=3 --set model.head_hidden=16" ;;
+    *) extra="" ;;
+esac
+# shellcheck disable=SC2086
 $seertrain "$config" --set data.path="$data" --set output.dir="$work" --set output.run=e2e \
-    --set data.limit=1500 --set train.epochs=12 --set train.batch_size=32
-$python - "$work/e2e/summary.json" <<'PY'
+    --set data.limit=1500 --set train.epochs=12 --set train.batch_size=32 --set model.name="$model" $extra
+$python - "$work/e2e/summary.json" "$model" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
+assert s["model"] == sys.argv[2], s["model"]
+print("model", s["model"])
 base = s["train_mean_val_mape"]
 print("mean val MAPE %.3f%%, test %.3f%%; training-mean predictor %.3f%%"
       % (s["mean_val_mape"], s["mean_test_mape"], base))

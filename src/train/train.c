@@ -364,6 +364,37 @@ static void mean_baseline(const trainer *t, double *mape) {
     }
 }
 
+/* Test predictions of the reported weights: test_predictions.csv with graph id, name, and per
+ * label the measurement and the prediction (native units; empty when not measured). */
+static void write_test_predictions(trainer *t, label_metrics *tm) {
+    int M = t->M;
+    int64_t n = t->n_ids[SPLIT_TEST];
+    if (!n) return;
+    double *pred = seer_malloc(sizeof(double) * (size_t)(n * M));
+    trainer_evaluate(t, t->ids[SPLIT_TEST], n, tm, pred);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/test_predictions.csv", t->run_dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "graph,name");
+        for (int m = 0; m < M; m++)
+            fprintf(f, ",%s,%s_pred", t->ds.labels[t->label_cols[m]], t->ds.labels[t->label_cols[m]]);
+        fputc('\n', f);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t g = t->ids[SPLIT_TEST][i];
+            fprintf(f, "%lld,%s", (long long)g, t->ds.name[g]);
+            for (int m = 0; m < M; m++) {
+                float y = t->ds.label_y[g * t->ds.M + t->label_cols[m]];
+                if (isnan(y)) fprintf(f, ",,%.9g", pred[i * M + m]);
+                else fprintf(f, ",%.9g,%.9g", (double)y, pred[i * M + m]);
+            }
+            fputc('\n', f);
+        }
+        fclose(f);
+    }
+    free(pred);
+}
+
 /* summary.json and the final table (printed even with --quiet, which silences progress only). */
 static void final_report(trainer *t, const label_metrics *vm, const label_metrics *tm,
                          int64_t best_step) {
@@ -444,7 +475,7 @@ static int linear_run(trainer *t, seer_err *err) {
     snprintf(best, sizeof best, "%s/best.ckpt", t->run_dir);
     label_metrics vm[SEERNET_MAX_HEADS] = {{0}}, tm[SEERNET_MAX_HEADS] = {{0}};
     if (nva) trainer_evaluate(t, t->ids[SPLIT_VAL], nva, vm, NULL);
-    if (t->n_ids[SPLIT_TEST]) trainer_evaluate(t, t->ids[SPLIT_TEST], t->n_ids[SPLIT_TEST], tm, NULL);
+    write_test_predictions(t, tm);
     if (nva) memcpy(t->last_val, vm, sizeof(label_metrics) * (size_t)M), t->has_last_val = 1;
     if ((rc = trainer_save(t, last, err)) || (rc = trainer_save(t, best, err))) goto out;
     if (!t->quiet)
@@ -574,8 +605,7 @@ int trainer_run(trainer *t, seer_err *err) {
             goto out;
         }
         if (t->n_ids[SPLIT_VAL]) trainer_evaluate(t, t->ids[SPLIT_VAL], t->n_ids[SPLIT_VAL], vm, NULL);
-        if (t->n_ids[SPLIT_TEST])
-            trainer_evaluate(t, t->ids[SPLIT_TEST], t->n_ids[SPLIT_TEST], tm, NULL);
+        write_test_predictions(t, tm);
         t->be->upload(t->params, keep, pb);
         free(keep);
         final_report(t, vm, tm, best_step);
