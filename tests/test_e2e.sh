@@ -2,9 +2,11 @@
 # End to end on real data: train each model (seernet, perfsage, gcn, linear) on a NAS-Bench-201
 # subset and require the validation MAPE to fall well below (under half) what predicting the
 # training mean gives, for every label.
-# usage: test_e2e.sh SEERTRAIN DATA.h5 CONFIG WORKDIR PYTHON [MODEL]
+# With SEEREXPORT and SEERPREDICT, the trained model is also exported and libseer's predictions
+# of the test split must equal the trainer's (test_predictions.csv) to 1e-4.
+# usage: test_e2e.sh SEERTRAIN DATA.h5 CONFIG WORKDIR PYTHON [MODEL [SEEREXPORT SEERPREDICT]]
 set -eu
-seertrain=$1 data=$2 config=$3 work=$4 python=$5 model=${6:-seernet}
+seertrain=$1 data=$2 config=$3 work=$4 python=$5 model=${6:-seernet} seerexport=${7:-} seerpredict=${8:-}
 rm -rf "$work"
 case $model in
     perfsage) extra="--set model.hidden=16 --set model.blocks=2 --set model.op_embed=4" ;;
@@ -29,3 +31,20 @@ for name, m in s["val"].items():
 assert s["mean_test_mape"] < 0.5 * base
 print("test_e2e: passed")
 PY
+if [ -n "$seerexport" ]; then
+    "$seerexport" "$work/e2e" -o "$work/m.seer"
+    "$seerpredict" "$work/m.seer" "$data" --predictions "$work/all.csv" >/dev/null
+    $python - "$work/e2e/test_predictions.csv" "$work/all.csv" <<'PY'
+import csv, sys
+trainer = list(csv.DictReader(open(sys.argv[1])))
+lib = {r["name"]: r for r in csv.DictReader(open(sys.argv[2]))}
+worst = 0.0
+for r in trainer:
+    for k, v in r.items():
+        if k.endswith("_pred"):
+            a, b = float(v), float(lib[r["name"]][k[:-5]])
+            worst = max(worst, abs(a - b) / abs(a))
+print("libseer vs trainer on %d test graphs: worst relative difference %.3g" % (len(trainer), worst))
+assert worst < 1e-4, worst
+PY
+fi

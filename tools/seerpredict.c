@@ -53,10 +53,47 @@ static void json_str(const char *s) {
     putchar('"');
 }
 
+/* Maps each operator name of a table to the model's op id (-1: the model has never seen it). */
+static int32_t *op_map(const seer_model *m, int n, const char *(*name_of)(int, const void *),
+                       const void *ctx) {
+    int32_t *map = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) {
+        map[i] = -1;
+        for (int k = 0; k < seer_n_op_types(m); k++)
+            if (!strcmp(name_of(i, ctx), seer_op_name(m, k))) map[i] = k;
+    }
+    return map;
+}
+
+static const char *onnx_op(int i, const void *ctx) {
+    (void)ctx;
+    return seer_onnx_op_name(i);
+}
+
+static const char *ds_op(int i, const void *ctx) { return ((const pg_dataset *)ctx)->op_types[i]; }
+
+/* The graph's op ids in the model's table (a new array), or NULL when the model ignores them. */
+static int32_t *remap_ops(const seer_model *m, const int32_t *ids, int64_t n, const int32_t *map,
+                          const char *what) {
+    if (!seer_uses_op_types(m)) return NULL;
+    int32_t *out = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    for (int64_t v = 0; v < n; v++) {
+        out[v] = map[ids[v]];
+        if (out[v] < 0) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s: node %lld has an operator type the model was not trained on",
+                     what, (long long)v);
+            die("%s%s", msg, "");
+        }
+    }
+    return out;
+}
+
 static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int64_t *batches,
                         int n_batches, int fuse, int json) {
     char err[1024];
     if (seer_onnx_check_schema(m, err, sizeof err)) die("%s%s", err, "");
+    int32_t *map = op_map(m, seer_onnx_n_op_types(), onnx_op, NULL);
     int M = seer_n_metrics(m);
     double y[SEER_MAX_METRICS];
     if (json) printf("{\"model_info\":{\"model\":\"%s\",\"dtype\":\"%s\"},\"results\":[",
@@ -67,8 +104,10 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
             seer_onnx_graph *og;
             if (seer_onnx_load(nets[i], batches[b], fuse, &og, err, sizeof err)) die("%s%s", err, "");
             seer_graph g = *seer_onnx_view(og);
-            g.node_op = NULL; // op ids are the converter's; this model reads the features only
+            int32_t *ops = remap_ops(m, g.node_op, g.n_nodes, map, nets[i]);
+            g.node_op = ops; // the model's op table (NULL for models that read features only)
             if (seer_predict(m, &g, y, err, sizeof err)) die("%s: %s", nets[i], err);
+            free(ops);
             if (json) {
                 printf("%s{\"onnx\":", first ? "" : ",");
                 json_str(nets[i]);
@@ -93,6 +132,7 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
             seer_onnx_free(og);
         }
     if (json) printf("]}\n");
+    free(map);
     return 0;
 }
 
@@ -120,6 +160,8 @@ static int predict_h5(const seer_model *m, const char *path, int64_t limit, cons
     }
     int64_t G = limit > 0 && limit < ds.G ? limit : ds.G;
     int M = seer_n_metrics(m);
+    int32_t *map = op_map(m, ds.n_ops, ds_op, &ds);
+    int32_t *ops = remap_ops(m, ds.node_op, ds.node_ptr[G], map, path);
     seer_graph *gs = calloc((size_t)(G ? G : 1), sizeof *gs);
     double *pred = malloc(sizeof(double) * (size_t)(G ? G : 1) * (size_t)M);
     if (!gs || !pred) die("out of memory for %s%s", path, "");
@@ -128,7 +170,8 @@ static int predict_h5(const seer_model *m, const char *path, int64_t limit, cons
         gs[g] = (seer_graph){
             .n_nodes = ds.node_ptr[g + 1] - n0, .n_edges = ds.edge_ptr[g + 1] - e0,
             .n_node_features = ds.Fn, .n_edge_features = ds.Fe, .n_global_features = ds.Fg,
-            .node_x = ds.node_x + n0 * ds.Fn, .edge_index = ds.edge_index + 2 * e0,
+            .node_x = ds.node_x + n0 * ds.Fn, .node_op = ops ? ops + n0 : NULL,
+            .edge_index = ds.edge_index + 2 * e0,
             .edge_x = ds.edge_x + e0 * ds.Fe, .global_x = ds.global_x + g * ds.Fg,
         };
     }
@@ -186,7 +229,7 @@ static int predict_h5(const seer_model *m, const char *path, int64_t limit, cons
             metrics_print_rows(stdout, "all", mnames, lm, n_scored);
         } else printf("(the file has no labels named like the model's metrics: nothing to score)\n");
     }
-    free(pv), free(tv), free(gs), free(pred);
+    free(pv), free(tv), free(gs), free(pred), free(ops), free(map);
     pg_free(&ds);
     return 0;
 }

@@ -374,6 +374,7 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
         memcpy(xg + i * Fg, g->global_x, sizeof(float) * (size_t)Fg);
         for (int64_t v = 0; v < g->n_nodes; v++) node_graph[n0 + v] = i;
         if (extra && g->node_op) memcpy(op + n0, g->node_op, sizeof(int32_t) * (size_t)g->n_nodes);
+        else if (extra) memset(op + n0, 0, sizeof(int32_t) * (size_t)g->n_nodes); // unused ids
         for (int64_t k = 0; k < g->n_edges; k++) {
             src[e0 + k] = n0 + g->edge_index[2 * k];
             dst[e0 + k] = n0 + g->edge_index[2 * k + 1];
