@@ -258,6 +258,8 @@ int config_validate(const seer_config *c, seer_err *err) {
             (long long)c->train_early_stop);
     REQUIRE(c->train_max_steps >= 0, train_max_steps, "[train] max_steps = %lld: must be >= 0",
             (long long)c->train_max_steps);
+    REQUIRE(c->train_stop_epoch >= 0, train_stop_epoch, "[train] stop_epoch = %lld: must be >= 0",
+            (long long)c->train_stop_epoch);
     REQUIRE(c->train_threads >= 0 && c->train_threads <= 1024, train_threads,
             "[train] threads = %lld: must be in 0..1024", (long long)c->train_threads);
     REQUIRE(c->output_save_every >= 0, output_save_every, "[output] save_every = %lld: must be >= 0",

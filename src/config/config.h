@@ -52,6 +52,8 @@
     X(train, grad_clip, DBL, "1.0", NULL, "clip the global gradient norm to this (0 = off)")      \
     X(train, early_stop, INT, "15", NULL, "stop after this many epochs without a better validation loss (0 = off)") \
     X(train, max_steps, INT, "0", NULL, "stop after this many optimizer steps in total (0 = no limit)") \
+    X(train, stop_epoch, INT, "0", NULL,                                                        \
+      "pause after this epoch (resumable; the schedule still spans [train] epochs; 0 = off): how seersweep runs a trial rung by rung") \
     X(train, seed, INT, "1", NULL, "seed of initialisation and shuffling")                       \
     X(train, threads, INT, "0", NULL, "CPU threads for BLAS and the sparse ops (0 = all cores)")  \
     X(output, dir, STR, "checkpoints", NULL, "folder that holds run folders")                    \

@@ -513,7 +513,8 @@ int trainer_run(trainer *t, seer_err *err) {
                "%lld steps per epoch, run folder %s\n",
                (long long)ntr, (long long)t->n_ids[SPLIT_VAL], (long long)t->n_ids[SPLIT_TEST], M,
                (long long)t->P, (long long)per_epoch, t->run_dir);
-    while (t->epoch < c->train_epochs && !stopped) {
+    while (t->epoch < c->train_epochs && !stopped &&
+           (c->train_stop_epoch <= 0 || t->epoch < c->train_stop_epoch)) {
         // The shuffle of epoch e comes from the generator state saved at its start.
         seer_rng r = t->rng_epoch;
         memcpy(perm, t->ids[SPLIT_TRAIN], sizeof(int64_t) * (size_t)ntr);
