@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Model", "SeerError", "load_library", "onnx_graph"]
+__all__ = ["Model", "SeerError", "load_library", "onnx_graph", "onnx_info"]
 
 
 class SeerError(RuntimeError):
@@ -211,5 +211,21 @@ def onnx_graph(path, batch=0, fuse=False):
                 arr(g.edge_index, E, 2, ctypes.c_int32, np.int32),
                 arr(g.edge_x, E, g.n_edge_features, ctypes.c_float, np.float32),
                 arr(g.global_x, 1, g.n_global_features, ctypes.c_float, np.float32)[0])
+    finally:
+        ox.seer_onnx_free(h)
+
+
+def onnx_info(path, batch=0, fuse=False):
+    """Seer's count for an ONNX file: {"flops", "params", "operators", "edges"} (libseeronnx)."""
+    ox = load_library("seeronnx")
+    ox.seer_onnx_params.restype, ox.seer_onnx_params.argtypes = ctypes.c_double, [ctypes.c_void_p]
+    e = _err()
+    h = ctypes.c_void_p()
+    if ox.seer_onnx_load(os.fsencode(path), int(batch), int(bool(fuse)), ctypes.byref(h), e, len(e)):
+        raise SeerError(e.value.decode())
+    try:
+        g = ox.seer_onnx_view(h).contents
+        return {"flops": ox.seer_onnx_flops(h), "params": ox.seer_onnx_params(h),
+                "operators": g.n_nodes, "edges": g.n_edges}
     finally:
         ox.seer_onnx_free(h)

@@ -11,11 +11,12 @@ if [ "${SEER_NO_APT:-0}" != 1 ]; then
     # build: compiler, cmake; libraries: HDF5 (datasets), OpenBLAS built for OpenMP (dense
     # products), inih (INI configs), protobuf-c + onnx.proto (the ONNX reader); python3 with
     # numpy, h5py and onnx for the dataset builder and the tests; clang with its fuzzer runtime
-    # for the libFuzzer test of libseer's loader; matplotlib for seersweep's plot.
+    # for the libFuzzer test of libseer's loader; matplotlib for seersweep's plot; torch (CPU)
+    # for the design-space builder and the measurement harness (scripts/space, scripts/measure).
     apt-get install -y -qq --no-install-recommends build-essential cmake pkg-config \
         libhdf5-dev libopenblas-openmp-dev libinih-dev protobuf-c-compiler libprotobuf-c-dev \
         libonnx-dev python3 python3-numpy python3-h5py python3-onnx clang libclang-rt-14-dev \
-        python3-matplotlib >/dev/null
+        python3-matplotlib python3-torch >/dev/null
 fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)"

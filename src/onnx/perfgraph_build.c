@@ -168,7 +168,9 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
             n->bytes_in += tbytes(t);
             if (t->is_init && is_float(t->dtype)) {
                 n->weight_bytes += tbytes(t);
-                int buffer = op_is(n, "BatchNormalization") && (i == 3 || i == 4);
+                // BN running statistics and Clip's bounds are not learned parameters
+                int buffer = (op_is(n, "BatchNormalization") && (i == 3 || i == 4)) ||
+                             (op_is(n, "Clip") && i >= 1);
                 if (!counted[n->in[i]]) {
                     counted[n->in[i]] = 1;
                     out->weight_bytes += tbytes(t);

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Measurement harness: time and memory of design-space models (scripts/space) on a GPU or CPU.
+
+    measure.py specs.jsonl -o measurements.jsonl [--device cuda|cpu] [--batches 1,2,4,...,256]
+               [--repeats 10] [--warmup 5] [--threads 1] [--time-budget SECONDS] [--limit N]
+
+For each (architecture, batch size), in spec order and then batch order, one JSON line:
+  train_time_ms   one training step (zero_grad, forward, cross-entropy, backward, SGD step),
+  infer_time_ms   one no-grad forward pass, both the median of --repeats timed runs after
+                  --warmup untimed ones (CUDA: device events around each run; CPU: wall clock),
+  *_spread        (q75 - q25) / median of the timed runs,
+  train_mem_mb / infer_mem_mb  peak memory: CUDA allocated (and *_reserved_mb reserved) during
+                  the phase; CPU: the peak resident set of a process that runs only this
+                  configuration (each CPU configuration runs in a forked child),
+  train_util_pct / infer_util_pct  average SM utilisation over the timed window (NVML, sampled
+                  every 20 ms; CUDA only, when pynvml is importable),
+  train_energy_mj / infer_energy_mj  energy per iteration from NVML's total-energy counter (GPUs
+                  that report it),
+plus the device name, driver, library versions, precision (fp32) and thread count. Out of memory
+is recorded as {"oom": true} (not measured). Lines are appended as they are measured, and a rerun
+skips the (id, batch) pairs already in the file, so a run can stop and resume; --time-budget
+stops cleanly before a configuration that would start after the budget.
+"""
+import argparse
+import json
+import os
+import platform
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "space"))
+import space  # noqa: E402
+
+
+def stats(ts):
+    ts = sorted(ts)
+    n = len(ts)
+    q = lambda f: ts[min(n - 1, int(round(f * (n - 1))))]
+    med = q(0.5)
+    return med, ((q(0.75) - q(0.25)) / med) if med > 0 else 0.0
+
+
+class NvmlSampler:
+    """Average SM utilisation over a window, and the energy counter (both optional)."""
+
+    def __init__(self, index):
+        self.ok = False
+        try:
+            import pynvml
+            pynvml.nvmlInit()
+            self.nv = pynvml
+            self.h = pynvml.nvmlDeviceGetHandleByIndex(index)
+            self.ok = True
+        except Exception:
+            pass
+
+    def driver(self):
+        try:
+            return self.nv.nvmlSystemGetDriverVersion() if self.ok else None
+        except Exception:
+            return None
+
+    def energy_mj(self):
+        try:
+            return float(self.nv.nvmlDeviceGetTotalEnergyConsumption(self.h)) if self.ok else None
+        except Exception:
+            return None
+
+    def start(self):
+        self.samples, self.stop_flag = [], False
+        if not self.ok:
+            return
+
+        def run():
+            while not self.stop_flag:
+                try:
+                    self.samples.append(self.nv.nvmlDeviceGetUtilizationRates(self.h).gpu)
+                except Exception:
+                    return
+                time.sleep(0.02)
+        self.t = threading.Thread(target=run, daemon=True)
+        self.t.start()
+
+    def stop(self):
+        if not self.ok:
+            return None
+        self.stop_flag = True
+        self.t.join()
+        return sum(self.samples) / len(self.samples) if self.samples else None
+
+
+def measure_one(spec, batch, a, nvml):
+    import torch
+    import torch.nn.functional as F
+    dev = torch.device(a.device)
+    cuda = dev.type == "cuda"
+    torch.manual_seed(0)
+    model = space.torch_model(spec).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    x = torch.randn([batch] + spec["input"], device=dev)
+    y = torch.randint(0, spec["head"]["classes"], (batch,), device=dev)
+    out = {}
+
+    def train_step():
+        opt.zero_grad(set_to_none=True)
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+
+    def infer_step():
+        with torch.no_grad():
+            model(x)
+
+    for phase, step in (("train", train_step), ("infer", infer_step)):
+        model.train(phase == "train")
+        if cuda:
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats(dev)
+        for _ in range(a.warmup):
+            step()
+        ts = []
+        if cuda:
+            torch.cuda.synchronize()
+        nvml.start()
+        e0 = nvml.energy_mj()
+        for _ in range(a.repeats):
+            if cuda:
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record()
+                step()
+                e.record()
+                e.synchronize()
+                ts.append(s.elapsed_time(e))
+            else:
+                t0 = time.perf_counter()
+                step()
+                ts.append((time.perf_counter() - t0) * 1e3)
+        e1 = nvml.energy_mj()
+        util = nvml.stop()
+        med, spread = stats(ts)
+        out[phase + "_time_ms"], out[phase + "_spread"] = med, spread
+        if cuda:
+            out[phase + "_mem_mb"] = torch.cuda.max_memory_allocated(dev) / 2 ** 20
+            out[phase + "_reserved_mb"] = torch.cuda.max_memory_reserved(dev) / 2 ** 20
+        if util is not None:
+            out[phase + "_util_pct"] = util
+        if e0 is not None and e1 is not None:
+            out[phase + "_energy_mj"] = (e1 - e0) / a.repeats
+    return out
+
+
+def run_cpu_child(spec, batch, a, nvml):
+    """CPU: measure in a forked child so its peak RSS is this configuration's alone."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            res = measure_one(spec, batch, a, nvml)
+            res["infer_mem_mb"] = None  # filled by the parent from the child's rusage
+        except MemoryError:
+            res = {"oom": True}
+        except Exception as e:  # noqa: BLE001
+            res = {"error": "%s: %s" % (type(e).__name__, e)}
+        os.write(w, json.dumps(res).encode())
+        os.close(w)
+        os._exit(0)
+    os.close(w)
+    data = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    _, status, ru = os.wait4(pid, 0)
+    res = json.loads(data.decode()) if data else {"error": "child died with status %d" % status}
+    if "train_time_ms" in res:
+        # ru_maxrss (KiB) covers the whole child: training dominates; the forward pass alone is not
+        # separated on the CPU, so both carry the configuration's peak
+        res["train_mem_mb"] = res["infer_mem_mb"] = ru.ru_maxrss / 1024.0
+    return res
+
+
+def env_info(a, nvml):
+    import torch
+    info = {"torch": torch.__version__, "python": platform.python_version(), "precision": "fp32",
+            "threads": a.threads, "warmup": a.warmup, "repeats": a.repeats}
+    if a.device.startswith("cuda"):
+        info.update({"device_name": torch.cuda.get_device_name(0), "cuda": torch.version.cuda,
+                     "cudnn": torch.backends.cudnn.version(), "driver": nvml.driver()})
+    else:
+        name = platform.processor() or "cpu"
+        try:
+            with open("/proc/cpuinfo") as f:
+                name = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+        except (OSError, StopIteration):
+            pass
+        info.update({"device_name": name})
+    return info
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("specs")
+    ap.add_argument("-o", "--out", required=True)
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--batches", default="1,2,4,8,16,32,64,128,256")
+    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--time-budget", type=float, default=0, help="seconds (0 = no limit)")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N specs")
+    a = ap.parse_args()
+    import torch
+    torch.set_num_threads(a.threads)
+    if a.device.startswith("cuda") and not torch.cuda.is_available():
+        sys.exit("measure.py: error: --device %s: no CUDA device here (use --device cpu)" % a.device)
+    nvml = NvmlSampler(0) if a.device.startswith("cuda") else NvmlSampler.__new__(NvmlSampler)
+    if not a.device.startswith("cuda"):
+        nvml.ok = False
+    info = env_info(a, nvml)
+    specs = space.read_specs(a.specs)[: a.limit or None]
+    batches = [int(b) for b in a.batches.split(",")]
+    done = set()
+    if os.path.exists(a.out):
+        with open(a.out) as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                    done.add((r["id"], r["batch"]))
+                except (ValueError, KeyError):
+                    pass  # a line cut by a crash: measured again
+    t0, n_new = time.time(), 0
+    todo = [(s, b) for s in specs for b in batches if (s["id"], b) not in done]
+    print("measure.py: %d configurations to measure (%d already in %s) on %s"
+          % (len(todo), len(done), a.out, info["device_name"]), file=sys.stderr)
+    last = 0.0
+    for spec, b in todo:
+        if a.time_budget and time.time() - t0 + last > a.time_budget:
+            print("measure.py: time budget reached", file=sys.stderr)
+            break
+        t1 = time.time()
+        if a.device.startswith("cuda"):
+            try:
+                res = measure_one(spec, b, a, nvml)
+            except torch.cuda.OutOfMemoryError:
+                res = {"oom": True}
+            finally:
+                torch.cuda.empty_cache()
+        else:
+            res = run_cpu_child(spec, b, a, nvml)
+        last = time.time() - t1
+        rec = {"id": spec["id"], "batch": b, "flops": space.flops(spec, b)}
+        rec.update(res)
+        rec.update(info)
+        with open(a.out, "a") as f:
+            f.write(json.dumps(rec, sort_keys=True) + "\n")
+        n_new += 1
+        if n_new % 10 == 0:
+            print("  %d/%d measured, %.0f s" % (n_new, len(todo), time.time() - t0), file=sys.stderr)
+    print("measure.py: %d configurations measured in %.0f s -> %s" % (n_new, time.time() - t0, a.out),
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

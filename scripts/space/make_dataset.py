@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Specs + measurements -> a PerfGraph dataset (through seerconvert) and its dataset card.
+
+    make_dataset.py --specs specs.jsonl --measurements measurements.jsonl -o datasets/<device>.h5
+                    [--onnx-dir DIR] [--seerconvert build/seerconvert] [--card README.md]
+
+Writes the weight-stripped ONNX model of every measured architecture (space.py's direct writer),
+a manifest with one row per measured (architecture, batch): the six PerfSeer metrics
+train/infer x time (ms) / memory (MB) / utilisation (%) plus energy per iteration (mJ) where the
+device reported it, empty (NaN, masked in training) where it did not or where the configuration
+ran out of memory; runs seerconvert on it; and writes a dataset card next to the file (counts,
+ranges, the protocol, how to rebuild).
+
+    make_dataset.py --scale 134912 -o /tmp/space_134k.h5      # generator only: synthetic labels
+
+--scale N samples N (architecture, batch) graphs without measuring, with a synthetic label
+(log-linear in FLOPs with noise, named synthetic_ms), to build the large datasets that the
+scale benchmarks load; the card says the labels are synthetic.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import space  # noqa: E402
+
+METRICS = ["train_time_ms", "infer_time_ms", "train_mem_mb", "infer_mem_mb", "train_util_pct",
+           "infer_util_pct", "train_energy_mj", "infer_energy_mj"]
+
+
+def fmt(v):
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else "%.9g" % v
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--specs")
+    ap.add_argument("--measurements")
+    ap.add_argument("-o", required=True)
+    ap.add_argument("--onnx-dir", default=None)
+    ap.add_argument("--seerconvert", default=os.path.join(ROOT, "build", "seerconvert"))
+    ap.add_argument("--card", default=None)
+    ap.add_argument("--scale", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    out = os.path.abspath(a.o)
+    onnx_dir = a.onnx_dir or os.path.splitext(out)[0] + "_onnx"
+    os.makedirs(onnx_dir, exist_ok=True)
+    t0 = time.time()
+    rows, labels = [], METRICS
+    if a.scale:
+        batches = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+        n_arch = (a.scale + len(batches) - 1) // len(batches)
+        specs = space.sample(n_arch, a.seed, diverse=0)
+        rng = random.Random(a.seed)
+        labels = ["synthetic_ms"]
+        for s in specs:
+            for b in batches:
+                if len(rows) == a.scale:
+                    break
+                ms = 0.02 * (space.flops(s, b) / 1e9) ** 0.9 * math.exp(rng.gauss(0, 0.05)) + 0.05
+                rows.append((s, b, {"synthetic_ms": ms}))
+        device = "none (synthetic labels)"
+    else:
+        specs = {s["id"]: s for s in space.read_specs(a.specs)}
+        device = None
+        with open(a.measurements) as f:
+            for line in f:
+                r = json.loads(line)
+                device = device or r.get("device_name")
+                rows.append((specs[r["id"]], r["batch"], r))
+    written = set()
+    for s, _, _ in rows:
+        if s["id"] not in written:
+            space.export_direct(s, os.path.join(onnx_dir, s["id"] + ".onnx"))
+            written.add(s["id"])
+    manifest = os.path.join(onnx_dir, "manifest.csv")
+    with open(manifest, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["onnx", "batch", "name", "group"] + labels)
+        for s, b, r in rows:
+            vals = [fmt(None if r.get("oom") else r.get(m)) for m in labels]
+            w.writerow([s["id"] + ".onnx", b, "space/%s@bs%d" % (s["id"], b), int(s["id"][1:])] + vals)
+    src = "PerfSeer design space (scripts/space/space.py), %s" % ("synthetic labels" if a.scale else
+                                                                   "measured with scripts/measure/measure.py")
+    subprocess.run([a.seerconvert, "--manifest", manifest, "-o", out, "--source", src, "--device", device or "?"],
+                   check=True)
+    print("make_dataset.py: %d graphs of %d architectures -> %s in %.0f s" % (len(rows), len(written), out, time.time() - t0))
+    if a.card or not a.scale:
+        card = a.card or os.path.join(os.path.dirname(out), "README-%s.md" % os.path.splitext(os.path.basename(out))[0])
+        write_card(card, out, rows, labels, device, a)
+
+
+def write_card(path, out, rows, labels, device, a):
+    lines = ["# %s" % os.path.basename(out), "",
+             "PerfGraph dataset (datasets/FORMAT.md) of CNNs from PerfSeer's design space "
+             "(scripts/space/space.py: stem, four VGG / Inception / ResNeXt / DenseNet / MobileNet-style "
+             "stages, head; input 3x224x224), %s." % ("with synthetic labels (throughput benchmarks only)" if a.scale
+                                                    else "measured on %s" % device), ""]
+    archs = len({s["id"] for s, _, _ in rows})
+    lines.append("- graphs: %d (%d architectures; batch sizes %s)" % (
+        len(rows), archs, ",".join(str(b) for b in sorted({b for _, b, _ in rows}))))
+    fl = [space.flops(s, b) for s, b, _ in rows]
+    lines.append("- FLOPs per graph: %.3g to %.3g" % (min(fl), max(fl)))
+    for m in labels:
+        v = [r.get(m) for _, _, r in rows if r.get(m) is not None and not r.get("oom")]
+        if v:
+            lines.append("- %s: %d measured, %.4g to %.4g (median %.4g)" % (m, len(v), min(v), max(v), sorted(v)[len(v) // 2]))
+        else:
+            lines.append("- %s: not measured on this device (NaN)" % m)
+    oom = sum(1 for _, _, r in rows if r.get("oom"))
+    lines.append("- out of memory (not measured): %d" % oom)
+    if not a.scale:
+        sp = sorted(r.get("train_spread", 0) for _, _, r in rows if "train_spread" in r)
+        si = sorted(r.get("infer_spread", 0) for _, _, r in rows if "infer_spread" in r)
+        if sp:
+            lines.append("- timing spread ((q75 - q25) / median of the repeats), median over configurations: "
+                         "train %.2f%%, infer %.2f%%" % (100 * sp[len(sp) // 2], 100 * si[len(si) // 2]))
+        r0 = rows[0][2]
+        lines += ["", "Protocol: scripts/measure/measure.py (see its --help): per configuration %s warm-up "
+                  "runs then %s timed runs, median; training step = zero_grad + forward + cross-entropy + "
+                  "backward + SGD step, inference = no-grad forward; torch %s, %s, %s thread(s)."
+                  % (r0.get("warmup", "?"), r0.get("repeats", "?"), r0.get("torch"), r0.get("precision"),
+                     r0.get("threads"))]
+        lines += ["", "Rebuild: `python3 scripts/space/space.py sample -n N --seed S -o specs.jsonl`, "
+                  "`python3 scripts/measure/measure.py specs.jsonl -o measurements.jsonl --device cpu|cuda ...`, "
+                  "`python3 scripts/space/make_dataset.py --specs specs.jsonl --measurements measurements.jsonl -o %s`."
+                  % os.path.relpath(out, ROOT)]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("dataset card -> %s" % path)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The design-space generator and the measurement harness.
+
+    test_space.py SEERCONVERT WORKDIR
+
+- the sampler is deterministic (same seed, same specs; another seed, other specs) and any
+  prefix is diverse (the first 10 specs use every stage style and activation);
+- a spec of every style (all four stages in it) builds in PyTorch and runs a forward pass,
+  exports through torch.onnx and directly, and converts (seerconvert);
+- seerconvert's FLOPs (libseeronnx) equal the builder's own count exactly, for 30 sampled specs at
+  batch 1 and 8, and PyTorch's parameter count equals Seer's;
+- the harness measures on the CPU, appends JSON lines with every field, resumes without
+  measuring again, and stops at the time budget; make_dataset turns it into a PerfGraph file.
+Needs python3-torch, python3-onnx, python3-h5py, and the build's libseeronnx (SEER_LIB_DIR).
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts", "space"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import space  # noqa: E402
+import seer  # noqa: E402
+
+fails = 0
+
+
+def check(c, msg):
+    global fails
+    if not c:
+        fails += 1
+        print("FAIL:", msg, file=sys.stderr)
+
+
+def main():
+    seerconvert, work = sys.argv[1], sys.argv[2]
+    os.makedirs(work, exist_ok=True)
+    a, b, c = space.sample(40, 3), space.sample(40, 3), space.sample(40, 4)
+    check(a == b, "the sampler is not deterministic")
+    check(a != c, "another seed gives the same specs")
+    styles = {st["style"] for s in a[:10] for st in s["stages"]}
+    check(styles == set(space.STYLES), "first 10 specs use styles %s" % styles)
+    check({s["act"] for s in a[:10]} == set(space.ACTS), "first 10 specs miss an activation")
+
+    import torch
+    for style in space.STYLES:
+        s = dict(a[0])
+        s["id"] = "style_" + style
+        s["stages"] = [dict(st, style=style, depth=2, groups=2, bottleneck=0.5, growth=16, expand=3)
+                       for st in a[0]["stages"]]
+        m = space.torch_model(s).eval()
+        with torch.no_grad():
+            y = m(torch.zeros([2] + s["input"]))
+        check(tuple(y.shape) == (2, 1000), "%s: output %s" % (style, tuple(y.shape)))
+        for how, fn in (("direct", space.export_direct), ("torch", space.export_torch)):
+            p = os.path.join(work, "%s_%s.onnx" % (style, how))
+            fn(s, p)
+            r = subprocess.run([seerconvert, p, "--batch", "4"], capture_output=True, text=True)
+            check(r.returncode == 0, "%s (%s export) does not convert: %s" % (style, how, r.stderr.strip()))
+        info = seer.onnx_info(os.path.join(work, "%s_direct.onnx" % style), batch=4)
+        check(info["flops"] == space.flops(s, 4), "%s: seerconvert %d FLOPs, builder %d" % (style, info["flops"], space.flops(s, 4)))
+        n_params = sum(p.numel() for n, p in m.named_parameters())
+        n_bn = sum(mod.running_mean.numel() for mod in m.modules() if isinstance(mod, torch.nn.BatchNorm2d))
+        check(info["params"] == n_params, "%s: Seer counts %d parameters, PyTorch %d (+%d BN statistics)"
+              % (style, info["params"], n_params, n_bn))
+        print("%-10s builds, exports (torch.onnx and direct), converts; %d operators, %.3g GFLOPs at batch 4"
+              % (style, info["operators"], info["flops"] / 1e9))
+    worst = 0
+    for s in a[:30]:
+        p = os.path.join(work, s["id"] + ".onnx")
+        space.export_direct(s, p)
+        for bs in (1, 8):
+            got = seer.onnx_info(p, batch=bs)["flops"]
+            if got != space.flops(s, bs):
+                worst += 1
+                print("FLOPs differ: %s batch %d: seer %d, builder %d" % (s["id"], bs, got, space.flops(s, bs)))
+    check(worst == 0, "%d FLOP counts differ" % worst)
+    print("FLOPs: seerconvert equals the builder on 30 specs x 2 batch sizes")
+
+    specs = os.path.join(work, "specs.jsonl")
+    with open(specs, "w") as f:
+        for s in sorted(a[:8], key=lambda s: space.flops(s, 1))[:2]:  # the two cheapest
+            f.write(json.dumps(s) + "\n")
+    out = os.path.join(work, "m.jsonl")
+    if os.path.exists(out):
+        os.remove(out)
+    cmd = [sys.executable, os.path.join(ROOT, "scripts", "measure", "measure.py"), specs, "-o", out,
+           "--device", "cpu", "--batches", "1,2", "--repeats", "3", "--warmup", "1"]
+    subprocess.run(cmd + ["--limit", "1"], check=True)
+    rows = [json.loads(l) for l in open(out)]
+    check(len(rows) == 2, "expected 2 measurements, got %d" % len(rows))
+    for r in rows:
+        for k in ("id", "batch", "flops", "train_time_ms", "infer_time_ms", "train_mem_mb", "train_spread",
+                  "device_name", "torch", "precision", "threads"):
+            check(k in r, "measurement lacks %s: %s" % (k, r))
+        check(r.get("train_time_ms", 0) > r.get("infer_time_ms", 1e9), "a training step should take longer than inference")
+    subprocess.run(cmd + ["--limit", "1"], check=True)
+    check(len(open(out).readlines()) == 2, "the rerun measured again instead of resuming")
+    subprocess.run(cmd + ["--time-budget", "0.001"], check=True)
+    n = len(open(out).readlines())
+    check(n == 3, "with a tiny budget exactly one more configuration is measured, got %d lines" % n)
+    h5 = os.path.join(work, "space.h5")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
+                    "--measurements", out, "-o", h5, "--seerconvert", seerconvert], check=True)
+    import h5py
+    import numpy as np
+    with h5py.File(h5, "r") as f:
+        labels = [x.decode() for x in f["schema/labels"][:]]
+        y = f["label/y"][:]
+    check(len(y) == 3 and "train_time_ms" in labels, "dataset: %d graphs, labels %s" % (len(y), labels))
+    check(np.isnan(y[:, labels.index("train_util_pct")]).all(), "CPU utilisation must be NaN (not measured)")
+    if fails:
+        print("test_space: %d check(s) failed" % fails, file=sys.stderr)
+        return 1
+    print("test_space: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
