@@ -129,8 +129,10 @@ def main():
                 res.setdefault((m, d), []).append(figures(t[keep], p[keep]))
                 if (~keep).any():
                     degen.setdefault((m, d), []).append(figures(t[~keep], p[~keep]))
-    lines = ["Test cells per seed: %d (%d degenerate cells reported apart); seeds %s; mean over seeds "
-             "(min..max of Spearman in brackets)." % (len(cells), int((~keep).sum()), a.seeds), ""]
+    nds = [x["n"] for x in degen.get((models[0], DEVICES[0]), [])]
+    lines = ["Test cells per seed: %d, of which %s degenerate (reported apart); seeds %s; mean over "
+             "seeds (min..max of Spearman in brackets)." % (len(cells), "%d to %d" % (min(nds), max(nds))
+                                                          if nds else "none", a.seeds), ""]
     lines.append("| device | " + " | ".join("%s Spearman | %s Kendall | %s MAPE%% | %s <10%%" % (m, m, m, m) for m in models)
                  + " | BRP-NAS Spearman (HELP Tab. 3) |")
     lines.append("| --- " * (1 + 4 * len(models) + 1) + "|")
@@ -162,7 +164,8 @@ def main():
                                                             "yes" if s["spearman"] > l["spearman"] and s["mape"] < l["mape"] else "no"))
         lines.append("")
     if degen:
-        lines.append("Degenerate cells (no input-to-output path), per device: count and MAPE (mean over seeds).")
+        lines.append("Degenerate cells (no input-to-output path), per device: count (seed %d) and MAPE (mean "
+                     "over seeds)." % seeds[0])
         lines.append("")
         lines.append("| device | cells | " + " | ".join("%s MAPE%%" % m for m in models) + " |")
         lines.append("| --- " * (2 + len(models)) + "|")

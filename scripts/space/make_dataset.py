@@ -124,7 +124,7 @@ def write_card(path, out, rows, labels, device, a):
         if sp:
             lines.append("- timing spread ((q75 - q25) / median of the repeats), median over configurations: "
                          "train %.2f%%, infer %.2f%%" % (100 * sp[len(sp) // 2], 100 * si[len(si) // 2]))
-        r0 = rows[0][2]
+        r0 = next((r for _, _, r in rows if "warmup" in r), rows[0][2])
         lines += ["", "Protocol: scripts/measure/measure.py (see its --help): per configuration %s warm-up "
                   "runs then %s timed runs, median; training step = zero_grad + forward + cross-entropy + "
                   "backward + SGD step, inference = no-grad forward; torch %s, %s, %s thread(s)."
