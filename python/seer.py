@@ -8,7 +8,9 @@
     m.predict_onnx("net.onnx", batch=8)                      # {"titan_rtx_256_ms": 1.23, ...}
 
 Graphs are PerfGraphs with raw features (datasets/FORMAT.md): node_x (N, Fn) float32,
-edge_index (E, 2) int32 (src, dst), edge_x (E, Fe) float32, global_x (Fg,) float32.
+edge_index (E, 2) int32 (src, dst), edge_x (E, Fe) float32, global_x (Fg,) float32, and for
+models that read operator types (m.uses_op_types: PerfSAGE, linear) node_op (N,) int32 ids into
+m.op_types (a fifth tuple element / the node_op argument).
 The libraries are found through $SEER_LIB_DIR, then the build/ folder next to this file's folder,
 then the system's library path (after `cmake --install`). ONNX paths need libseeronnx as well.
 """
@@ -18,7 +20,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Model", "SeerError", "load_library", "onnx_graph", "onnx_info"]
+__all__ = ["Model", "SeerError", "load_library", "onnx_graph", "onnx_info", "onnx_op_names"]
 
 
 class SeerError(RuntimeError):
@@ -76,6 +78,9 @@ def load_library(name="seer"):
             "seer_info": (S, [P, S]),
             "seer_n_params": (I64, [P]),
             "seer_version": (S, []),
+            "seer_uses_op_types": (I, [P]),
+            "seer_n_op_types": (I, [P]),
+            "seer_op_name": (S, [P, I]),
         },
         "seeronnx": {
             "seer_onnx_load": (I, [S, I64, I, ctypes.POINTER(P), ctypes.c_char_p, E]),
@@ -83,6 +88,8 @@ def load_library(name="seer"):
             "seer_onnx_free": (None, [P]),
             "seer_onnx_flops": (D, [P]),
             "seer_onnx_check_schema": (I, [P, ctypes.c_char_p, E]),
+            "seer_onnx_n_op_types": (I, []),
+            "seer_onnx_op_name": (S, [I]),
         },
     }[name]
     for fn, (res, args) in sigs.items():
@@ -112,6 +119,8 @@ class Model:
         self.n_features = tuple(L.seer_n_features(self._m, k) for k in range(3))
         self.feature_names = [[L.seer_feature_name(self._m, k, i).decode() for i in range(self.n_features[k])]
                               for k in range(3)]
+        self.uses_op_types = bool(L.seer_uses_op_types(self._m))
+        self.op_types = [L.seer_op_name(self._m, i).decode() for i in range(L.seer_n_op_types(self._m))]
 
     def close(self):
         if self._m:
@@ -140,6 +149,11 @@ class Model:
 
     def _graph(self, g, keep):
         node_x, edge_index, edge_x, global_x = g[:4]
+        # op ids only for models that read them (others ignore them, and may use another table)
+        node_op = g[4] if len(g) > 4 and g[4] is not None and self.uses_op_types else None
+        if node_op is not None:
+            node_op = np.ascontiguousarray(node_op, dtype=np.int32).reshape(-1)
+            keep.append(node_op)
         node_x = np.ascontiguousarray(node_x, dtype=np.float32)
         edge_x = np.ascontiguousarray(edge_x, dtype=np.float32)
         global_x = np.ascontiguousarray(global_x, dtype=np.float32).reshape(-1)
@@ -154,11 +168,12 @@ class Model:
                             % (node_x.shape, edge_x.shape))
         keep += [node_x, edge_x, global_x, edge_index]
         return _Graph(node_x.shape[0], edge_index.shape[0], node_x.shape[1], edge_x.shape[1],
-                      global_x.shape[0], node_x.ctypes.data, None, edge_index.ctypes.data,
+                      global_x.shape[0], node_x.ctypes.data,
+                      node_op.ctypes.data if node_op is not None else None, edge_index.ctypes.data,
                       edge_x.ctypes.data, global_x.ctypes.data)
 
     def predict_batch(self, graphs):
-        """graphs: a list of (node_x, edge_index, edge_x, global_x) -> (count, M) float64."""
+        """graphs: a list of (node_x, edge_index, edge_x, global_x[, node_op]) -> (count, M) float64."""
         keep = []
         arr = (_Graph * max(len(graphs), 1))(*[self._graph(g, keep) for g in graphs])
         out = np.empty((len(graphs), self.n_metrics), dtype=np.float64)
@@ -168,9 +183,9 @@ class Model:
             raise SeerError(e.value.decode())
         return out
 
-    def predict(self, node_x, edge_index, edge_x, global_x):
+    def predict(self, node_x, edge_index, edge_x, global_x, node_op=None):
         """One graph -> (M,) float64 in the metrics' units."""
-        return self.predict_batch([(node_x, edge_index, edge_x, global_x)])[0]
+        return self.predict_batch([(node_x, edge_index, edge_x, global_x, node_op)])[0]
 
     def predict_onnx(self, path, batch=0, fuse=False):
         """Converts an ONNX file (libseeronnx) and predicts it: {metric name: value}."""
@@ -183,7 +198,16 @@ class Model:
             raise SeerError(e.value.decode())
         try:
             g = _Graph.from_buffer_copy(ox.seer_onnx_view(h).contents)
-            g.node_op = None  # converter op ids; SeerNet reads the features only
+            ops = None
+            if self.uses_op_types:  # the converter's op ids, renumbered into the model's table
+                names = [ox.seer_onnx_op_name(i).decode() for i in range(ox.seer_onnx_n_op_types())]
+                index = {n: i for i, n in enumerate(self.op_types)}
+                conv = np.ctypeslib.as_array(ctypes.cast(g.node_op, ctypes.POINTER(ctypes.c_int32)), shape=(g.n_nodes,))
+                missing = {names[k] for k in conv if names[k] not in index}
+                if missing:
+                    raise SeerError("%s: operators the model was not trained on: %s" % (path, ", ".join(sorted(missing))))
+                ops = np.array([index[names[k]] for k in conv], dtype=np.int32)
+            g.node_op = ops.ctypes.data if ops is not None else None
             out = np.empty(self.n_metrics, dtype=np.float64)
             if self._lib.seer_predict_batch(self._m, ctypes.addressof(g), 1, out.ctypes.data, e, len(e)):
                 raise SeerError(e.value.decode())
@@ -193,7 +217,8 @@ class Model:
 
 
 def onnx_graph(path, batch=0, fuse=False):
-    """An ONNX file as PerfGraph arrays (libseeronnx): (node_x, edge_index, edge_x, global_x)."""
+    """An ONNX file as PerfGraph arrays (libseeronnx): (node_x, edge_index, edge_x, global_x,
+    node_op) with node_op naming operators by onnx_op_names()'s table."""
     ox = load_library("seeronnx")
     e = _err()
     h = ctypes.c_void_p()
@@ -210,7 +235,8 @@ def onnx_graph(path, batch=0, fuse=False):
         return (arr(g.node_x, N, g.n_node_features, ctypes.c_float, np.float32),
                 arr(g.edge_index, E, 2, ctypes.c_int32, np.int32),
                 arr(g.edge_x, E, g.n_edge_features, ctypes.c_float, np.float32),
-                arr(g.global_x, 1, g.n_global_features, ctypes.c_float, np.float32)[0])
+                arr(g.global_x, 1, g.n_global_features, ctypes.c_float, np.float32)[0],
+                arr(g.node_op, N, 1, ctypes.c_int32, np.int32)[:, 0])
     finally:
         ox.seer_onnx_free(h)
 
@@ -229,3 +255,9 @@ def onnx_info(path, batch=0, fuse=False):
                 "operators": g.n_nodes, "edges": g.n_edges}
     finally:
         ox.seer_onnx_free(h)
+
+
+def onnx_op_names():
+    """The ONNX front end's operator table (the ids onnx_graph's node_op uses)."""
+    ox = load_library("seeronnx")
+    return [ox.seer_onnx_op_name(i).decode() for i in range(ox.seer_onnx_n_op_types())]

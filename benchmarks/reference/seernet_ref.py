@@ -324,7 +324,7 @@ def infer(args):
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
         import seer
         g = seer.onnx_graph(path, batch=1)
-        inp = graph(*g)
+        inp = graph(*g[:4])
         with torch.no_grad():
             for _ in range(5):
                 model(*inp)
