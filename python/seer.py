@@ -14,6 +14,7 @@ m.op_types (a fifth tuple element / the node_op argument).
 The libraries are found through $SEER_LIB_DIR, then the build/ folder next to this file's folder,
 then the system's library path (after `cmake --install`). ONNX paths need libseeronnx as well.
 """
+import contextlib
 import ctypes
 import ctypes.util
 import os
@@ -87,6 +88,7 @@ def load_library(name="seer"):
             "seer_onnx_view": (ctypes.POINTER(_Graph), [P]),
             "seer_onnx_free": (None, [P]),
             "seer_onnx_flops": (D, [P]),
+            "seer_onnx_params": (D, [P]),
             "seer_onnx_check_schema": (I, [P, ctypes.c_char_p, E]),
             "seer_onnx_n_op_types": (I, []),
             "seer_onnx_op_name": (S, [I]),
@@ -193,38 +195,35 @@ class Model:
         e = _err()
         if ox.seer_onnx_check_schema(self._m, e, len(e)):
             raise SeerError(e.value.decode())
-        h = ctypes.c_void_p()
-        if ox.seer_onnx_load(os.fsencode(path), int(batch), int(bool(fuse)), ctypes.byref(h), e, len(e)):
-            raise SeerError(e.value.decode())
-        try:
-            g = _Graph.from_buffer_copy(ox.seer_onnx_view(h).contents)
-            ops = None
-            if self.uses_op_types:  # the converter's op ids, renumbered into the model's table
-                names = [ox.seer_onnx_op_name(i).decode() for i in range(ox.seer_onnx_n_op_types())]
-                index = {n: i for i, n in enumerate(self.op_types)}
-                conv = np.ctypeslib.as_array(ctypes.cast(g.node_op, ctypes.POINTER(ctypes.c_int32)), shape=(g.n_nodes,))
-                missing = {names[k] for k in conv if names[k] not in index}
-                if missing:
-                    raise SeerError("%s: operators the model was not trained on: %s" % (path, ", ".join(sorted(missing))))
-                ops = np.array([index[names[k]] for k in conv], dtype=np.int32)
-            g.node_op = ops.ctypes.data if ops is not None else None
-            out = np.empty(self.n_metrics, dtype=np.float64)
-            if self._lib.seer_predict_batch(self._m, ctypes.addressof(g), 1, out.ctypes.data, e, len(e)):
-                raise SeerError(e.value.decode())
-        finally:
-            ox.seer_onnx_free(h)
+        g = list(onnx_graph(path, batch, fuse))
+        if self.uses_op_types:  # the converter's op ids, renumbered into the model's table
+            names, index = onnx_op_names(), {n: i for i, n in enumerate(self.op_types)}
+            missing = {names[k] for k in g[4] if names[k] not in index}
+            if missing:
+                raise SeerError("%s: operators the model was not trained on: %s" % (path, ", ".join(sorted(missing))))
+            g[4] = np.array([index[names[k]] for k in g[4]], dtype=np.int32)
+        out = self.predict(*g)
         return {name: float(v) for (name, _), v in zip(self.metrics, out)}
 
 
-def onnx_graph(path, batch=0, fuse=False):
-    """An ONNX file as PerfGraph arrays (libseeronnx): (node_x, edge_index, edge_x, global_x,
-    node_op) with node_op naming operators by onnx_op_names()'s table."""
+@contextlib.contextmanager
+def _onnx(path, batch, fuse):
+    """(libseeronnx, handle) of a converted ONNX file, freed on exit."""
     ox = load_library("seeronnx")
     e = _err()
     h = ctypes.c_void_p()
     if ox.seer_onnx_load(os.fsencode(path), int(batch), int(bool(fuse)), ctypes.byref(h), e, len(e)):
         raise SeerError(e.value.decode())
     try:
+        yield ox, h
+    finally:
+        ox.seer_onnx_free(h)
+
+
+def onnx_graph(path, batch=0, fuse=False):
+    """An ONNX file as PerfGraph arrays (libseeronnx): (node_x, edge_index, edge_x, global_x,
+    node_op) with node_op naming operators by onnx_op_names()'s table."""
+    with _onnx(path, batch, fuse) as (ox, h):
         g = ox.seer_onnx_view(h).contents
         N, E = g.n_nodes, g.n_edges
 
@@ -237,24 +236,14 @@ def onnx_graph(path, batch=0, fuse=False):
                 arr(g.edge_x, E, g.n_edge_features, ctypes.c_float, np.float32),
                 arr(g.global_x, 1, g.n_global_features, ctypes.c_float, np.float32)[0],
                 arr(g.node_op, N, 1, ctypes.c_int32, np.int32)[:, 0])
-    finally:
-        ox.seer_onnx_free(h)
 
 
 def onnx_info(path, batch=0, fuse=False):
     """Seer's count for an ONNX file: {"flops", "params", "operators", "edges"} (libseeronnx)."""
-    ox = load_library("seeronnx")
-    ox.seer_onnx_params.restype, ox.seer_onnx_params.argtypes = ctypes.c_double, [ctypes.c_void_p]
-    e = _err()
-    h = ctypes.c_void_p()
-    if ox.seer_onnx_load(os.fsencode(path), int(batch), int(bool(fuse)), ctypes.byref(h), e, len(e)):
-        raise SeerError(e.value.decode())
-    try:
+    with _onnx(path, batch, fuse) as (ox, h):
         g = ox.seer_onnx_view(h).contents
         return {"flops": ox.seer_onnx_flops(h), "params": ox.seer_onnx_params(h),
                 "operators": g.n_nodes, "edges": g.n_edges}
-    finally:
-        ox.seer_onnx_free(h)
 
 
 def onnx_op_names():
