@@ -81,10 +81,9 @@ static int view_open(ckpt_view *v, const char *path, seer_err *err) {
     const char *data_path = "";
     if (cfgkv && cfgkv->type == KV_STR && config_load_string(&cfg, cfgkv->data, path, NULL) == 0)
         data_path = cfg.data_path;
-    snprintf(v->dataset, sizeof v->dataset, "%s%s%s", data_path,
-             src && src->type == KV_STR && *(char *)src->data ? " (" : "",
-             src && src->type == KV_STR && *(char *)src->data ? (char *)src->data : "");
-    if (src && src->type == KV_STR && *(char *)src->data) strncat(v->dataset, ")", sizeof v->dataset - strlen(v->dataset) - 1);
+    const char *source = src && src->type == KV_STR ? src->data : "";
+    if (*source) snprintf(v->dataset, sizeof v->dataset, "%s (%s)", data_path, source);
+    else snprintf(v->dataset, sizeof v->dataset, "%s", data_path);
     config_free(&cfg);
     snprintf(v->device, sizeof v->device, "%s", dev && dev->type == KV_STR ? (char *)dev->data : "");
     struct stat st;
