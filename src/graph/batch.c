@@ -27,6 +27,7 @@ void batch_init(graph_batch *b, int64_t cap_G, int64_t cap_N, int64_t cap_E, int
     b->xg = seer_calloc(g * (size_t)Fg, 4);
     b->y = seer_calloc(g * (size_t)(M > 0 ? M : 1), 4);
     b->n_ops = n_ops;
+    b->want_extra = 1;
     b->xbuf = seer_calloc(extra_index_words(cap_N, cap_E, cap_G, n_ops), 8);
 }
 
@@ -91,7 +92,8 @@ void batch_build(graph_batch *b, const pg_dataset *ds, const float *targets, con
     b->G = count, b->N = N, b->E = E;
     batch_index(b->in_ptr, b->in_idx, b->dst, N, E);
     batch_index(b->out_ptr, b->out_idx, b->src, N, E);
-    extra_index_build(&b->x, b->xbuf, b->src, b->dst, b->node_graph, b->op, N, E, count, b->n_ops);
+    if (b->want_extra)
+        extra_index_build(&b->x, b->xbuf, b->src, b->dst, b->node_graph, b->op, N, E, count, b->n_ops);
 }
 
 static size_t edge_set_words(int64_t V, int64_t E) { return (size_t)(4 * E + 2 * (V + 1)); }

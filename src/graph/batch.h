@@ -54,6 +54,7 @@ typedef struct {
     float *xn, *xe, *xg;             // (N, Fn), (E, Fe), (G, Fg)
     float *y;                        // (G, M) standardised targets, NaN = masked
     int n_ops;
+    int want_extra;                  // build x (default 1; SeerNet's trainer turns it off)
     int64_t *xbuf;                   // storage of x
     extra_index x;
 } graph_batch;

@@ -161,6 +161,7 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     seernet_acts_init(&t->acts, &t->model, t->be, all_n, all_e, cap_g);
     seernet_acts_init(&t->dacts, &t->model, t->be, tn, te, bs);
     batch_init(&t->batch, cap_g, all_n, all_e, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M, t->ds.n_ops);
+    t->batch.want_extra = t->model.arch != ARCH_SEERNET; // SeerNet needs no PerfSAGE/GCN indexes
     size_t gm = sizeof(float) * (size_t)(cap_g * t->M);
     t->host_pred = seer_malloc(gm), t->host_dpred = seer_malloc(gm), t->host_one = seer_malloc(gm);
     t->pcgrad = strcmp(cfg->train_multi_task, "pcgrad") == 0 && t->M > 1;
