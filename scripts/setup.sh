@@ -12,11 +12,12 @@ if [ "${SEER_NO_APT:-0}" != 1 ]; then
     # products), inih (INI configs), protobuf-c + onnx.proto (the ONNX reader); python3 with
     # numpy, h5py and onnx for the dataset builder and the tests; clang with its fuzzer runtime
     # for the libFuzzer test of libseer's loader; matplotlib for seersweep's plot; torch (CPU)
-    # for the design-space builder and the measurement harness (scripts/space, scripts/measure).
+    # for the design-space builder and the measurement harness (scripts/space, scripts/measure);
+    # Open MPI for data-parallel training (mpirun; only libseer_mpi.so links it).
     apt-get install -y -qq --no-install-recommends build-essential cmake pkg-config \
         libhdf5-dev libopenblas-openmp-dev libinih-dev protobuf-c-compiler libprotobuf-c-dev \
         libonnx-dev python3 python3-numpy python3-h5py python3-onnx clang libclang-rt-14-dev \
-        python3-matplotlib python3-torch >/dev/null
+        python3-matplotlib python3-torch openmpi-bin libopenmpi-dev >/dev/null
 fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)"

@@ -69,6 +69,52 @@ int main(void) {
         pg_free(&back);
     }
 
+    // sharded reads: R contiguous shards balanced by nodes, one hyperslab per dataset covering
+    // exactly the shard's rows, data equal to the slice of the whole file
+    for (int R = 1; R <= 3; R++) {
+        pg_index ix;
+        CHECK(pg_read_index(path, &ix, &err) == 0, "index: %s", err.msg);
+        if (test_failures) break;
+        int64_t next = 0, rows_sum[PG_RD_N] = {0};
+        for (int r = 0; r < R; r++) {
+            int64_t lo, hi;
+            pg_shard(&ix, r, R, &lo, &hi);
+            CHECK(lo == next && hi >= lo, "R=%d rank %d: shard [%lld, %lld) does not follow %lld", R,
+                  r, (long long)lo, (long long)hi, (long long)next);
+            next = hi;
+            pg_dataset sh;
+            pg_read_stats st;
+            CHECK(pg_read_range(path, &ix, lo, hi, &sh, &st, &err) == 0, "range: %s", err.msg);
+            if (test_failures) break;
+            int64_t n0 = ds.node_ptr[lo], e0 = ds.edge_ptr[lo];
+            int64_t want_first[PG_RD_N] = {n0, n0, e0, e0, lo, lo};
+            int64_t want_rows[PG_RD_N] = {sh.N, sh.N, sh.E, sh.E, hi - lo, hi - lo};
+            int64_t want_reads = 0;
+            for (int k = 0; k < PG_RD_N; k++) {
+                want_reads += want_rows[k] > 0;
+                rows_sum[k] += st.rows[k];
+                CHECK(st.rows[k] == want_rows[k] && (!st.rows[k] || st.first[k] == want_first[k]),
+                      "R=%d rank %d dataset %d: read rows %lld from %lld, shard has %lld from %lld",
+                      R, r, k, (long long)st.rows[k], (long long)st.first[k],
+                      (long long)want_rows[k], (long long)want_first[k]);
+            }
+            CHECK(st.reads == want_reads, "R=%d rank %d: %lld hyperslab reads, expected %lld", R, r,
+                  (long long)st.reads, (long long)want_reads);
+            CHECK(sh.g0 == lo && sh.G == hi - lo, "shard placement");
+            CHECK(!memcmp(sh.node_x, ds.node_x + n0 * ds.Fn, 4 * (size_t)(sh.N * ds.Fn)) &&
+                      !memcmp(sh.edge_index, ds.edge_index + 2 * e0, 8 * (size_t)sh.E) &&
+                      !memcmp(sh.label_y, ds.label_y + lo * ds.M, 4 * (size_t)((hi - lo) * ds.M)),
+                  "R=%d rank %d: shard data differs from the whole file's slice", R, r);
+            for (int64_t g = 0; g <= sh.G; g++)
+                CHECK(sh.node_ptr[g] == ds.node_ptr[lo + g] - n0, "rebased node_ptr");
+            pg_free(&sh);
+        }
+        CHECK(next == ds.G, "R=%d: shards end at %lld of %lld graphs", R, (long long)next, (long long)ds.G);
+        CHECK(rows_sum[PG_RD_NODE_X] == ds.N && rows_sum[PG_RD_EDGE_X] == ds.E &&
+                  rows_sum[PG_RD_LABEL_Y] == ds.G, "R=%d: the shards' rows do not add up to the file", R);
+        pg_index_free(&ix);
+    }
+
     // truncated file
     {
         FILE *f = fopen(path, "rb");
@@ -153,17 +199,17 @@ int main(void) {
 
     // splits: seeded, by counts and fractions, groups kept together
     int8_t *w1 = seer_malloc((size_t)ds.G), *w2 = seer_malloc((size_t)ds.G);
-    CHECK(split_assign(&ds, 0, 0.5, 0.25, 0, 0, 9, w1, &err) == 0, "%s", err.msg);
-    CHECK(split_assign(&ds, 0, 0.5, 0.25, 0, 0, 9, w2, &err) == 0, "%s", err.msg);
+    CHECK(split_assign(ds.G, ds.group, 0, 0.5, 0.25, 0, 0, 9, w1, &err) == 0, "%s", err.msg);
+    CHECK(split_assign(ds.G, ds.group, 0, 0.5, 0.25, 0, 0, 9, w2, &err) == 0, "%s", err.msg);
     CHECK(!memcmp(w1, w2, (size_t)ds.G), "split not deterministic");
     for (int64_t g = 0; g + 1 < ds.G; g++)
         if (ds.group[g] == ds.group[g + 1]) CHECK(w1[g] == w1[g + 1], "group %lld split apart", (long long)ds.group[g]);
-    CHECK(split_assign(&ds, 1, 0, 0, 6, 3, 9, w1, &err) == 0, "%s", err.msg);
+    CHECK(split_assign(ds.G, ds.group, 1, 0, 0, 6, 3, 9, w1, &err) == 0, "%s", err.msg);
     int64_t cnt[3] = {0};
     for (int64_t g = 0; g < ds.G; g++) cnt[w1[g]]++;
     CHECK(cnt[0] >= 6 && cnt[0] <= 7 && cnt[1] >= 3 && cnt[1] <= 4, "counts split %lld/%lld/%lld",
           (long long)cnt[0], (long long)cnt[1], (long long)cnt[2]);
-    CHECK(split_assign(&ds, 1, 0, 0, 12, 3, 9, w1, &err) != 0 && strstr(err.msg, "leaves no test"),
+    CHECK(split_assign(ds.G, ds.group, 1, 0, 0, 12, 3, 9, w1, &err) != 0 && strstr(err.msg, "leaves no test"),
           "over-large counts accepted: %s", err.msg);
     free(w1), free(w2);
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "dist/dist.h"
 #include "train/train.h"
 
 static void usage(FILE *f) {
@@ -23,7 +24,9 @@ static void usage(FILE *f) {
           "                           --set train.max_steps=2000)\n"
           "  --print-config           print the resolved config and exit\n"
           "  --quiet                  no progress or per-epoch lines\n"
-          "  --help-config            list every config key with its type, default and meaning\n",
+          "  --help-config            list every config key with its type, default and meaning\n\n"
+          "Data-parallel: `mpirun -np R seertrain CONFIG.ini` (or srun under Slurm) trains on R\n"
+          "ranks; each reads only its shard of the dataset; see [dist] in --help-config.\n",
           f);
 }
 
@@ -40,7 +43,7 @@ static trainer *train_one(const seer_config *cfg, const char *run_dir, int resum
     seer_err err;
     trainer *t = calloc(1, sizeof *t);
     if (trainer_init(t, cfg, &err)) seer_die("%s", err.msg);
-    t->quiet = quiet;
+    t->quiet = quiet || dist_rank() != 0; // rank 0 speaks for a parallel run
     snprintf(t->run_dir, sizeof t->run_dir, "%s", run_dir);
     if (resume) {
         char ckpt[1100];
@@ -76,11 +79,14 @@ static void train_single(const seer_config *cfg, const char *run_dir, int resume
     snprintf(path, sizeof path, "%s/config.ini", run_dir);
     char cmd[1300];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", run_dir);
-    if (system(cmd) != 0) seer_die("%s: cannot create the run folder", run_dir);
-    FILE *f = fopen(path, "w");
-    if (!f) seer_die("%s: cannot write", path);
-    fputs(text, f);
-    fclose(f);
+    FILE *f = NULL;
+    if (dist_rank() == 0) { // rank 0 writes the files of a parallel run
+        if (system(cmd) != 0) seer_die("%s: cannot create the run folder", run_dir);
+        if (!(f = fopen(path, "w"))) seer_die("%s: cannot write", path);
+        fputs(text, f);
+        fclose(f);
+    }
+    quiet = quiet || dist_rank() != 0;
     label_metrics *val = calloc((size_t)M, sizeof *val), *test = calloc((size_t)M, sizeof *test);
     double seconds = 0;
     for (int m = 0; m < M; m++) {
@@ -103,6 +109,7 @@ static void train_single(const seer_config *cfg, const char *run_dir, int resume
         free(t);
         config_free(&one);
     }
+    if (dist_rank() != 0) goto done;
     printf("\nsingle-metric models, one per label (best checkpoints), %.0f s of training\n", seconds);
     metrics_print_header(stdout);
     metrics_print_rows(stdout, "val", names, val, M);
@@ -122,6 +129,7 @@ static void train_single(const seer_config *cfg, const char *run_dir, int resume
         fputs("}}\n", f);
         fclose(f);
     }
+done:
     free(val), free(test), free(text);
     if (names != all) {
         for (int m = 0; m < M; m++) free(names[m]);
@@ -199,6 +207,7 @@ int main(int argc, char **argv) {
         free(s);
         return 0;
     }
+    if (dist_init(cfg.dist_backend, cfg.dist_timeout, &err)) seer_die("%s", err.msg);
     char run_dir[1100];
     if (resume) {
         snprintf(run_dir, sizeof run_dir, "%s", resume);
@@ -217,5 +226,6 @@ int main(int argc, char **argv) {
     }
     config_free(&cfg);
     free(sets);
+    dist_finalize();
     return 0;
 }

@@ -20,13 +20,18 @@ int seer_fail(seer_err *err, const char *fmt, ...) {
     return -1;
 }
 
+char seer_err_prefix[48];
+void (*seer_die_hook)(void);
+
 void seer_die(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fputs("seer: error: ", stderr);
+    fprintf(stderr, "seer: error: %s", seer_err_prefix);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+    fflush(stderr);
+    if (seer_die_hook) seer_die_hook();
     exit(1);
 }
 

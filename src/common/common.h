@@ -20,8 +20,11 @@ typedef struct {
  * `return seer_fail(err, "...")`. */
 int seer_fail(seer_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Prints "seer: error: <msg>" to stderr and exits with status 1. */
+/* Prints "seer: error: <prefix><msg>" to stderr, calls the hook when set (a parallel job sets
+ * both: the prefix names the rank, the hook ends every rank), and exits with status 1. */
 _Noreturn void seer_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern char seer_err_prefix[48];
+extern void (*seer_die_hook)(void);
 
 #define SEER_ASSERT(cond)                                                                     \
     do {                                                                                      \

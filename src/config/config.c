@@ -233,6 +233,19 @@ int config_validate(const seer_config *c, seer_err *err) {
             "[model] blocks = %lld: must be in 1..8", (long long)c->model_blocks);
     REQUIRE(c->model_head_hidden >= 0 && c->model_head_hidden <= 4096, model_head_hidden,
             "[model] head_hidden = %lld: must be in 0..4096", (long long)c->model_head_hidden);
+    REQUIRE(c->dist_timeout >= 0, dist_timeout, "[dist] timeout = %g: must be >= 0 (0 = no limit)",
+            c->dist_timeout);
+    {
+        int rank, step, used = 0;
+        char kind[16] = "";
+        const char *f = c->dist_inject_failure;
+        REQUIRE(!f[0] || (sscanf(f, "%d:%d:%15[a-z]%n", &rank, &step, kind, &used) == 3 &&
+                          !f[used] && rank >= 0 && step >= 1 &&
+                          (!strcmp(kind, "error") || !strcmp(kind, "oom") ||
+                           !strcmp(kind, "crash") || !strcmp(kind, "hang"))),
+                dist_inject_failure, "[dist] inject_failure = '%s': expected RANK:STEP:KIND with "
+                "STEP >= 1 and KIND error|oom|crash|hang", f);
+    }
     REQUIRE(c->train_epochs >= 1, train_epochs, "[train] epochs = %lld: must be >= 1",
             (long long)c->train_epochs);
     REQUIRE(c->train_batch_size >= 1, train_batch_size, "[train] batch_size = %lld: must be >= 1",

@@ -59,7 +59,18 @@
     X(output, dir, STR, "checkpoints", NULL, "folder that holds run folders")                    \
     X(output, run, STR, "", NULL, "run folder name (empty = the config file's base name)")       \
     X(output, save_every, INT, "0", NULL, "also checkpoint every N steps (0 = at epoch ends only)") \
-    X(backend, device, STR, "auto", "auto|cpu|cuda", "where to train: auto picks CUDA when a GPU is present and the build has it")
+    X(output, step_log, INT, "0", NULL, "1: also write steps.tsv, the loss and learning rate of every step") \
+    X(backend, device, STR, "auto", "auto|cpu|cuda", "where to train: auto picks CUDA when a GPU is present and the build has it")    \
+    X(dist, backend, STR, "auto", "auto|mpi|none",                                               \
+      "data-parallel ranks: auto joins the job when mpirun/srun started seertrain (MPI through libseer_mpi.so); none = one process") \
+    X(dist, batch, STR, "global", "global|per_rank",                                             \
+      "global: train.batch_size is the whole step's batch, each rank runs the graphs of it that it holds (R ranks match one rank); per_rank: the step's batch is ranks x batch_size") \
+    X(dist, collectives, STR, "auto", "auto|mpi|nccl",                                          \
+      "all-reduce through NCCL when training on GPUs (auto), or MPI; CPU ranks always use MPI")   \
+    X(dist, timeout, DBL, "300", NULL,                                                         \
+      "seconds a collective may wait for the other ranks before the job ends with an error (0 = no limit)") \
+    X(dist, inject_failure, STR, "", NULL,                                                     \
+      "test only: RANK:STEP:KIND makes rank RANK fail at step STEP; KIND is error, oom, crash or hang")
 
 #define CFG_FIELD_STR(name) char *name;
 #define CFG_FIELD_INT(name) int64_t name;

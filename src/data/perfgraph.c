@@ -34,16 +34,18 @@ static int h5_shape(hid_t f, const char *path, const char *dset, int *rank, hsiz
     return 0;
 }
 
-/* Reads a numeric dataset of the expected shape into a new buffer converted to mem_type. */
-static void *h5_read_num(hid_t f, const char *path, const char *dset, hid_t mem_type, size_t elem,
-                         int64_t rows, int64_t cols, seer_err *err) {
+/* Reads rows [r0, r0 + rows) of a numeric dataset of total_rows x cols (cols < 0: 1-D) with one
+ * hyperslab, converted to mem_type, into a new buffer; counts the read in st (may be NULL). */
+static void *h5_read_rows(hid_t f, const char *path, const char *dset, hid_t mem_type, size_t elem,
+                          int64_t total_rows, int64_t cols, int64_t r0, int64_t rows, int which,
+                          pg_read_stats *st, seer_err *err) {
     int rank;
     hsize_t dims[2];
     if (h5_shape(f, path, dset, &rank, dims, err)) return NULL;
     int64_t got_cols = rank == 2 ? (int64_t)dims[1] : 1;
-    if ((int64_t)dims[0] != rows || (cols >= 0 && got_cols != cols) || (cols < 0 && rank != 1)) {
+    if ((int64_t)dims[0] != total_rows || (cols >= 0 && got_cols != cols) || (cols < 0 && rank != 1)) {
         seer_fail(err, "%s: %s: shape (%lld, %lld), expected (%lld, %lld)", path, dset,
-                  (long long)dims[0], (long long)got_cols, (long long)rows,
+                  (long long)dims[0], (long long)got_cols, (long long)total_rows,
                   (long long)(cols < 0 ? 1 : cols));
         return NULL;
     }
@@ -58,16 +60,33 @@ static void *h5_read_num(hid_t f, const char *path, const char *dset, hid_t mem_
                   want == H5T_FLOAT ? "float32" : "an integer type");
         return NULL;
     }
-    size_t n = (size_t)rows * (size_t)(cols < 0 ? 1 : cols);
-    void *buf = seer_malloc(n * elem);
-    herr_t st = n ? H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : 0;
+    int64_t w = cols < 0 ? 1 : cols;
+    void *buf = seer_malloc((size_t)(rows * w) * elem);
+    herr_t status = 0;
+    if (rows * w > 0) {
+        hsize_t start[2] = {(hsize_t)r0, 0}, count[2] = {(hsize_t)rows, (hsize_t)w};
+        hid_t fs = H5Dget_space(d), ms = H5Screate_simple(rank, count, NULL);
+        status = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+        if (status >= 0) status = H5Dread(d, mem_type, ms, fs, H5P_DEFAULT, buf);
+        H5Sclose(ms), H5Sclose(fs);
+        if (st) {
+            if (st->rows[which] == 0) st->first[which] = r0;
+            st->rows[which] += rows, st->reads++;
+        }
+    }
     H5Dclose(d);
-    if (st < 0) {
+    if (status < 0) {
         free(buf);
         seer_fail(err, "%s: %s: read failed (file truncated or damaged?)", path, dset);
         return NULL;
     }
     return buf;
+}
+
+/* Reads a whole numeric dataset of the expected shape. */
+static void *h5_read_num(hid_t f, const char *path, const char *dset, hid_t mem_type, size_t elem,
+                         int64_t rows, int64_t cols, seer_err *err) {
+    return h5_read_rows(f, path, dset, mem_type, elem, rows, cols, 0, rows, 0, NULL, err);
 }
 
 /* Reads a 1-D string dataset (variable or fixed length). */
@@ -200,7 +219,7 @@ int pg_find_name(char *const *names, int n, const char *name) {
     return -1;
 }
 
-static const char *gname(const pg_dataset *ds, int64_t g) {
+static const char *gname(const pg_dataset *ds, int64_t g) { // g local
     return ds->name && ds->name[g] ? ds->name[g] : "?";
 }
 
@@ -217,7 +236,7 @@ static int check_finite(const float *x, int64_t rows, int w, const int64_t *ptr,
                 g = r;
             return seer_fail(err, "%s: %s: graph %lld (%s), %s %lld, column %d (%s): non-finite "
                              "value %g; features must be finite (fix the converter's input)",
-                             path, dset, (long long)g, gname(ds, g),
+                             path, dset, (long long)(ds->g0 + g), gname(ds, g),
                              ptr ? (ptr == ds->node_ptr ? "node" : "edge") : "row",
                              (long long)(ptr ? r - ptr[g] : 0), c,
                              cols ? cols[c] : "?", (double)x[r * w + c]);
@@ -250,7 +269,7 @@ int pg_validate(const pg_dataset *ds, const char *path, seer_err *err) {
             if (s < 0 || s >= nn || d < 0 || d >= nn)
                 return seer_fail(err, "%s: /edge/index: graph %lld (%s), edge %lld: (%d, %d) is "
                                  "outside the graph's %lld nodes (ids are local to each graph)",
-                                 path, (long long)g, gname(ds, g),
+                                 path, (long long)(ds->g0 + g), gname(ds, g),
                                  (long long)(e - ds->edge_ptr[g]), s, d, (long long)nn);
         }
     }
@@ -258,7 +277,7 @@ int pg_validate(const pg_dataset *ds, const char *path, seer_err *err) {
         if (ds->node_op[n] >= 0 && ds->node_op[n] < ds->n_ops) continue;
         while (g < ds->G && ds->node_ptr[g + 1] <= n) g++;
         return seer_fail(err, "%s: /node/op: graph %lld (%s), node %lld: op id %d outside "
-                         "/schema/op_types (%d entries)", path, (long long)g, gname(ds, g),
+                         "/schema/op_types (%d entries)", path, (long long)(ds->g0 + g), gname(ds, g),
                          (long long)(n - ds->node_ptr[g]), ds->node_op[n], ds->n_ops);
     }
     if (check_finite(ds->node_x, ds->N, ds->Fn, ds->node_ptr, ds->G, ds, path, "/node/x",
@@ -275,13 +294,13 @@ int pg_validate(const pg_dataset *ds, const char *path, seer_err *err) {
             if (!isfinite(y) || y <= 0)
                 return seer_fail(err, "%s: /label/y: graph %lld (%s), label %s: value %g; labels "
                                  "must be positive and finite (write NaN for 'not measured')",
-                                 path, (long long)g, gname(ds, g), ds->labels[m], (double)y);
+                                 path, (long long)(ds->g0 + g), gname(ds, g), ds->labels[m], (double)y);
         }
     return 0;
 }
 
-int pg_read(const char *path, pg_dataset *ds, seer_err *err) {
-    memset(ds, 0, sizeof *ds);
+/* Opens a PerfGraph file after checking that it is HDF5 with the format and version attributes. */
+static int pg_open(const char *path, hid_t *out, seer_err *err) {
     h5_quiet();
     FILE *probe = fopen(path, "rb");
     if (!probe) return seer_fail(err, "%s: cannot open dataset file (check [data] path; build "
@@ -291,19 +310,101 @@ int pg_read(const char *path, pg_dataset *ds, seer_err *err) {
         return seer_fail(err, "%s: not an HDF5 file (or truncated/damaged)", path);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) return seer_fail(err, "%s: cannot open as HDF5 (truncated or damaged?)", path);
-    int rc = -1;
-    int64_t version = 0, n = 0;
+    int64_t version = 0;
     char *fmt = h5_read_attr_str(f, "format");
-    if (!fmt || strcmp(fmt, "seer-perfgraph") != 0) {
-        seer_fail(err, "%s: /: attribute format is %s%s%s, expected \"seer-perfgraph\"", path,
-                  fmt ? "\"" : "", fmt ? fmt : "missing", fmt ? "\"" : "");
+    int rc = 0;
+    if (!fmt || strcmp(fmt, "seer-perfgraph") != 0)
+        rc = seer_fail(err, "%s: /: attribute format is %s%s%s, expected \"seer-perfgraph\"", path,
+                       fmt ? "\"" : "", fmt ? fmt : "missing", fmt ? "\"" : "");
+    else if (h5_read_attr_i64(f, "version", &version) || version != PG_VERSION)
+        rc = seer_fail(err, "%s: /: format version %lld is not supported (this build reads "
+                            "version %d)", path, (long long)version, PG_VERSION);
+    free(fmt);
+    if (rc) H5Fclose(f);
+    else *out = f;
+    return rc;
+}
+
+void pg_index_free(pg_index *ix) {
+    if (ix->name)
+        for (int64_t g = 0; g < ix->G_file; g++) free(ix->name[g]);
+    free(ix->name), free(ix->node_ptr), free(ix->edge_ptr), free(ix->group);
+    memset(ix, 0, sizeof *ix);
+}
+
+int pg_read_index(const char *path, pg_index *ix, seer_err *err) {
+    memset(ix, 0, sizeof *ix);
+    hid_t f;
+    if (pg_open(path, &f, err)) return -1;
+    int rc = -1, rank;
+    int64_t n = 0;
+    hsize_t dims[2];
+    if (h5_shape(f, path, "/graph/node_ptr", &rank, dims, err)) goto done;
+    if (rank != 1 || dims[0] < 1) {
+        seer_fail(err, "%s: /graph/node_ptr: expected a 1-D dataset of G+1 offsets", path);
         goto done;
     }
-    if (h5_read_attr_i64(f, "version", &version) || version != PG_VERSION) {
-        seer_fail(err, "%s: /: format version %lld is not supported (this build reads version %d)",
-                  path, (long long)version, PG_VERSION);
+    ix->G = ix->G_file = (int64_t)dims[0] - 1;
+    if (!(ix->node_ptr = h5_read_num(f, path, "/graph/node_ptr", H5T_NATIVE_INT64, 8, ix->G + 1,
+                                     -1, err)) ||
+        !(ix->edge_ptr = h5_read_num(f, path, "/graph/edge_ptr", H5T_NATIVE_INT64, 8, ix->G + 1,
+                                     -1, err)) ||
+        !(ix->group = h5_read_num(f, path, "/graph/group", H5T_NATIVE_INT64, 8, ix->G, -1, err)))
+        goto done;
+    ix->name = h5_read_strings(f, path, "/graph/name", &n, err);
+    if (!ix->name) goto done;
+    if (n != ix->G) {
+        for (int64_t g = 0; g < n; g++) free(ix->name[g]);
+        free(ix->name), ix->name = NULL;
+        seer_fail(err, "%s: /graph/name: %lld names for %lld graphs", path, (long long)n,
+                  (long long)ix->G);
         goto done;
     }
+    if (h5_shape(f, path, "/node/x", &rank, dims, err)) goto done;
+    ix->N = (int64_t)dims[0];
+    if (h5_shape(f, path, "/edge/index", &rank, dims, err)) goto done;
+    ix->E = (int64_t)dims[0];
+    if (check_ptr(ix->node_ptr, ix->G, ix->N, path, "/graph/node_ptr", err) ||
+        check_ptr(ix->edge_ptr, ix->G, ix->E, path, "/graph/edge_ptr", err))
+        goto done;
+    rc = 0;
+done:
+    H5Fclose(f);
+    if (rc) pg_index_free(ix);
+    return rc;
+}
+
+void pg_index_limit(pg_index *ix, int64_t n) {
+    if (n > 0 && n < ix->G) ix->G = n;
+}
+
+void pg_shard(const pg_index *ix, int rank, int ranks, int64_t *lo, int64_t *hi) {
+    int64_t N = ix->node_ptr[ix->G];
+    int64_t b[2];
+    for (int k = 0; k < 2; k++) {
+        int r = rank + k;
+        if (r >= ranks) { b[k] = ix->G; continue; }
+        // the first graph boundary at or after r/ranks of the nodes
+        int64_t target = (int64_t)((double)N * r / ranks + 0.5), a = 0, z = ix->G;
+        while (a < z) {
+            int64_t mid = a + (z - a) / 2;
+            if (ix->node_ptr[mid] < target) a = mid + 1;
+            else z = mid;
+        }
+        b[k] = a;
+    }
+    *lo = b[0], *hi = b[1];
+}
+
+int pg_read_range(const char *path, const pg_index *ix, int64_t lo, int64_t hi, pg_dataset *ds,
+                  pg_read_stats *st, seer_err *err) {
+    memset(ds, 0, sizeof *ds);
+    if (st) memset(st, 0, sizeof *st);
+    SEER_ASSERT(lo >= 0 && lo <= hi && hi <= ix->G);
+    hid_t f;
+    if (pg_open(path, &f, err)) return -1;
+    int rc = -1;
+    int64_t n = 0;
     ds->source = h5_read_attr_str(f, "source");
     ds->device = h5_read_attr_str(f, "device");
     if (!(ds->node_features = h5_read_strings(f, path, "/schema/node_features", &n, err))) goto done;
@@ -318,45 +419,45 @@ int pg_read(const char *path, pg_dataset *ds, seer_err *err) {
     if (!(ds->labels = h5_read_strings(f, path, "/schema/labels", &n, err))) goto done;
     ds->M = (int)n;
 
-    int rank;
-    hsize_t dims[2];
-    if (h5_shape(f, path, "/graph/node_ptr", &rank, dims, err)) goto done;
-    if (rank != 1 || dims[0] < 1) {
-        seer_fail(err, "%s: /graph/node_ptr: expected a 1-D dataset of G+1 offsets", path);
-        goto done;
-    }
-    ds->G = (int64_t)dims[0] - 1;
-    if (!(ds->node_ptr = h5_read_num(f, path, "/graph/node_ptr", H5T_NATIVE_INT64, 8, ds->G + 1,
-                                     -1, err)) ||
-        !(ds->edge_ptr = h5_read_num(f, path, "/graph/edge_ptr", H5T_NATIVE_INT64, 8, ds->G + 1,
-                                     -1, err)) ||
-        !(ds->group = h5_read_num(f, path, "/graph/group", H5T_NATIVE_INT64, 8, ds->G, -1, err)))
-        goto done;
-    ds->name = h5_read_strings(f, path, "/graph/name", &n, err);
-    if (!ds->name) goto done;
-    if (n != ds->G) {
-        seer_fail(err, "%s: /graph/name: %lld names for %lld graphs", path, (long long)n,
-                  (long long)ds->G);
-        goto done;
-    }
-    if (h5_shape(f, path, "/node/x", &rank, dims, err)) goto done;
-    ds->N = (int64_t)dims[0];
-    if (h5_shape(f, path, "/edge/index", &rank, dims, err)) goto done;
-    ds->E = (int64_t)dims[0];
-    if (!(ds->node_x = h5_read_num(f, path, "/node/x", H5T_NATIVE_FLOAT, 4, ds->N, ds->Fn, err)) ||
-        !(ds->node_op = h5_read_num(f, path, "/node/op", H5T_NATIVE_INT32, 4, ds->N, -1, err)) ||
-        !(ds->edge_index =
-              h5_read_num(f, path, "/edge/index", H5T_NATIVE_INT32, 4, ds->E, 2, err)) ||
-        !(ds->edge_x = h5_read_num(f, path, "/edge/x", H5T_NATIVE_FLOAT, 4, ds->E, ds->Fe, err)) ||
-        !(ds->global_x =
-              h5_read_num(f, path, "/global/x", H5T_NATIVE_FLOAT, 4, ds->G, ds->Fg, err)) ||
-        !(ds->label_y = h5_read_num(f, path, "/label/y", H5T_NATIVE_FLOAT, 4, ds->G, ds->M, err)))
+    // the index of the slice, rebased to its first node and edge
+    int64_t G = hi - lo, n0 = ix->node_ptr[lo], e0 = ix->edge_ptr[lo];
+    ds->G = G, ds->g0 = lo;
+    ds->N = ix->node_ptr[hi] - n0, ds->E = ix->edge_ptr[hi] - e0;
+    ds->node_ptr = seer_malloc(sizeof(int64_t) * (size_t)(G + 1));
+    ds->edge_ptr = seer_malloc(sizeof(int64_t) * (size_t)(G + 1));
+    ds->group = seer_malloc(sizeof(int64_t) * (size_t)(G ? G : 1));
+    ds->name = seer_calloc((size_t)G + 1, sizeof(char *));
+    for (int64_t g = 0; g <= G; g++)
+        ds->node_ptr[g] = ix->node_ptr[lo + g] - n0, ds->edge_ptr[g] = ix->edge_ptr[lo + g] - e0;
+    for (int64_t g = 0; g < G; g++)
+        ds->group[g] = ix->group[lo + g], ds->name[g] = seer_strdup(ix->name[lo + g]);
+    int64_t G_all = ix->G_file;
+    if (!(ds->node_x = h5_read_rows(f, path, "/node/x", H5T_NATIVE_FLOAT, 4, ix->N, ds->Fn, n0,
+                                    ds->N, PG_RD_NODE_X, st, err)) ||
+        !(ds->node_op = h5_read_rows(f, path, "/node/op", H5T_NATIVE_INT32, 4, ix->N, -1, n0,
+                                     ds->N, PG_RD_NODE_OP, st, err)) ||
+        !(ds->edge_index = h5_read_rows(f, path, "/edge/index", H5T_NATIVE_INT32, 4, ix->E, 2, e0,
+                                        ds->E, PG_RD_EDGE_INDEX, st, err)) ||
+        !(ds->edge_x = h5_read_rows(f, path, "/edge/x", H5T_NATIVE_FLOAT, 4, ix->E, ds->Fe, e0,
+                                    ds->E, PG_RD_EDGE_X, st, err)) ||
+        !(ds->global_x = h5_read_rows(f, path, "/global/x", H5T_NATIVE_FLOAT, 4, G_all, ds->Fg, lo,
+                                      G, PG_RD_GLOBAL_X, st, err)) ||
+        !(ds->label_y = h5_read_rows(f, path, "/label/y", H5T_NATIVE_FLOAT, 4, G_all, ds->M, lo, G,
+                                     PG_RD_LABEL_Y, st, err)))
         goto done;
     rc = pg_validate(ds, path, err);
 done:
-    free(fmt);
     H5Fclose(f);
     if (rc) pg_free(ds);
+    return rc;
+}
+
+int pg_read(const char *path, pg_dataset *ds, seer_err *err) {
+    pg_index ix;
+    memset(ds, 0, sizeof *ds);
+    if (pg_read_index(path, &ix, err)) return -1;
+    int rc = pg_read_range(path, &ix, 0, ix.G, ds, NULL, err);
+    pg_index_free(&ix);
     return rc;
 }
 

@@ -13,6 +13,7 @@
 
 typedef struct {
     int64_t G, N, E;
+    int64_t g0;          // file index of graph 0 (a shard read by pg_read_range; 0 otherwise)
     int Fn, Fe, Fg, M, n_ops;
     int64_t *node_ptr;   // (G+1)
     int64_t *edge_ptr;   // (G+1)
@@ -31,6 +32,39 @@ typedef struct {
 /* Reads and validates a whole file. On failure ds is left empty and err names the file, the
  * dataset path or graph index, and what is wrong. */
 int pg_read(const char *path, pg_dataset *ds, seer_err *err);
+
+/* Sharded reading. The index (graph offsets, groups and names: a few numbers per graph) is read
+ * whole by every rank; the node, edge, global and label rows of a contiguous range of graphs are
+ * read with one hyperslab per dataset, so a rank holds only its shard. */
+typedef struct {
+    int64_t G, G_file;            // graphs in use (G <= G_file after pg_index_limit), in the file
+    int64_t N, E;                 // node and edge rows stored in the file
+    int64_t *node_ptr, *edge_ptr; // (G_file + 1)
+    int64_t *group;               // (G_file)
+    char **name;                  // (G_file)
+} pg_index;
+
+enum { PG_RD_NODE_X, PG_RD_NODE_OP, PG_RD_EDGE_INDEX, PG_RD_EDGE_X, PG_RD_GLOBAL_X, PG_RD_LABEL_Y,
+       PG_RD_N };
+
+/* What a range read took from the file: hyperslab reads issued, and per dataset (PG_RD_*) the
+ * first row and the number of rows read. */
+typedef struct {
+    int64_t reads;
+    int64_t first[PG_RD_N], rows[PG_RD_N];
+} pg_read_stats;
+
+int pg_read_index(const char *path, pg_index *ix, seer_err *err);
+void pg_index_free(pg_index *ix);
+/* Uses only the first n graphs (n <= 0: all). */
+void pg_index_limit(pg_index *ix, int64_t n);
+/* Graph range [lo, hi) of rank of ranks: contiguous, cut at graph boundaries nearest equal node
+ * counts (the ranks' work in a step scales with nodes). */
+void pg_shard(const pg_index *ix, int rank, int ranks, int64_t *lo, int64_t *hi);
+/* Reads and validates graphs [lo, hi) of the index (ds->g0 = lo; ids in messages are file ids);
+ * st (may be NULL) counts what was read. */
+int pg_read_range(const char *path, const pg_index *ix, int64_t lo, int64_t hi, pg_dataset *ds,
+                  pg_read_stats *st, seer_err *err);
 
 /* Writes ds as format version 1 through a temporary file that is renamed into place, so a failed
  * write never leaves a corrupt file at path. It does not validate: tests use it to make bad files. */

@@ -15,17 +15,16 @@ static int cmp_group(const void *a, const void *b) {
     return (x->first > y->first) - (x->first < y->first);
 }
 
-int split_assign(const pg_dataset *ds, int by_counts, double train_frac, double val_frac,
+int split_assign(int64_t G, const int64_t *group, int by_counts, double train_frac, double val_frac,
                  int64_t train_count, int64_t val_count, uint64_t seed, int8_t *which,
                  seer_err *err) {
-    int64_t G = ds->G;
     if (by_counts && train_count + val_count >= G)
         return seer_fail(err, "[data] split = counts: train_count %lld + val_count %lld leaves no "
                               "test graphs in a dataset of %lld", (long long)train_count,
                          (long long)val_count, (long long)G);
     // Sort (group, graph) pairs to find each group's members, then shuffle the distinct groups.
     group_key *k = seer_malloc(sizeof *k * (size_t)(G ? G : 1));
-    for (int64_t g = 0; g < G; g++) k[g].group = ds->group[g], k[g].first = g;
+    for (int64_t g = 0; g < G; g++) k[g].group = group[g], k[g].first = g;
     qsort(k, (size_t)G, sizeof *k, cmp_group);
     int64_t *start = seer_malloc(sizeof(int64_t) * (size_t)(G + 1)), n_groups = 0;
     for (int64_t i = 0; i < G; i++)
@@ -61,9 +60,10 @@ int64_t split_ids(const int8_t *which, int64_t G, int kind, int64_t *ids) {
 }
 
 /* Column mean/std over the rows of training graphs; rows of graph g are ptr[g]..ptr[g+1]
- * (ptr NULL: row g). */
+ * (ptr NULL: row g). Each rank runs Welford over its rows; with several ranks the per-rank
+ * (count, mean, M2) are gathered and merged in rank order (Chan et al.), the same on every rank. */
 static void fit_cols(const float *x, int w, const int64_t *ptr, const int8_t *which, int64_t G,
-                     double **mean_out, double **std_out) {
+                     const norm_comm *comm, double **mean_out, double **std_out) {
     double *mean = seer_calloc((size_t)(w ? w : 1), sizeof(double));
     double *m2 = seer_calloc((size_t)(w ? w : 1), sizeof(double));
     int64_t count = 0;
@@ -79,8 +79,31 @@ static void fit_cols(const float *x, int w, const int64_t *ptr, const int8_t *wh
             }
         }
     }
+    double n = (double)count;
+    if (comm && comm->ranks > 1) {
+        int64_t row = 1 + 2 * (int64_t)w, R = comm->ranks;
+        double *all = seer_calloc((size_t)(R * row), sizeof(double));
+        double *mine = all + comm->rank * row;
+        mine[0] = n;
+        memcpy(mine + 1, mean, sizeof(double) * (size_t)w);
+        memcpy(mine + 1 + w, m2, sizeof(double) * (size_t)w);
+        comm->sum_f64(all, R * row); // an all-gather: every other row is zero
+        n = 0;
+        for (int64_t r = 0; r < R; r++) {
+            const double *p = all + r * row;
+            double nb = p[0], tot = n + nb;
+            if (nb == 0) continue;
+            for (int c = 0; c < w; c++) {
+                double d = p[1 + c] - (n ? mean[c] : 0);
+                if (n == 0) mean[c] = p[1 + c], m2[c] = p[1 + w + c];
+                else mean[c] += d * nb / tot, m2[c] += p[1 + w + c] + d * d * n * nb / tot;
+            }
+            n = tot;
+        }
+        free(all);
+    }
     for (int c = 0; c < w; c++) {
-        double sd = count > 1 ? sqrt(m2[c] / (double)count) : 0.0;
+        double sd = n > 1 ? sqrt(m2[c] / n) : 0.0;
         m2[c] = sd < 1e-6 ? 1.0 : sd;
     }
     *mean_out = mean;
@@ -88,32 +111,38 @@ static void fit_cols(const float *x, int w, const int64_t *ptr, const int8_t *wh
 }
 
 int norm_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which, const int *label_cols,
-             int M, seer_err *err) {
+             int M, const norm_comm *comm, seer_err *err) {
     memset(s, 0, sizeof *s);
     s->Fn = ds->Fn, s->Fe = ds->Fe, s->Fg = ds->Fg, s->M = M;
-    fit_cols(ds->node_x, ds->Fn, ds->node_ptr, which, ds->G, &s->node_mean, &s->node_std);
-    fit_cols(ds->edge_x, ds->Fe, ds->edge_ptr, which, ds->G, &s->edge_mean, &s->edge_std);
-    fit_cols(ds->global_x, ds->Fg, NULL, which, ds->G, &s->global_mean, &s->global_std);
+    fit_cols(ds->node_x, ds->Fn, ds->node_ptr, which, ds->G, comm, &s->node_mean, &s->node_std);
+    fit_cols(ds->edge_x, ds->Fe, ds->edge_ptr, which, ds->G, comm, &s->edge_mean, &s->edge_std);
+    fit_cols(ds->global_x, ds->Fg, NULL, which, ds->G, comm, &s->global_mean, &s->global_std);
     s->label_mu = seer_calloc((size_t)M, sizeof(double));
     s->label_sigma = seer_calloc((size_t)M, sizeof(double));
+    double *acc = seer_calloc((size_t)(3 * M), sizeof(double)); // (count, sum, sum of squares)
     for (int m = 0; m < M; m++) {
-        double sum = 0, sq = 0;
-        int64_t n = 0;
+        double *a = acc + 3 * m;
         for (int64_t g = 0; g < ds->G; g++) {
             float y = ds->label_y[g * ds->M + label_cols[m]];
             if (which[g] != SPLIT_TRAIN || isnan(y)) continue;
             double l = log((double)y);
-            sum += l, sq += l * l, n++;
+            a[0] += 1, a[1] += l, a[2] += l * l;
         }
+    }
+    if (comm && comm->ranks > 1) comm->sum_f64(acc, 3 * M);
+    for (int m = 0; m < M; m++) {
+        double n = acc[3 * m], sum = acc[3 * m + 1], sq = acc[3 * m + 2];
         if (n == 0) {
+            free(acc);
             norm_free(s);
             return seer_fail(err, "label %s: no measured (non-NaN) value in the training split",
                              ds->labels[label_cols[m]]);
         }
-        double mu = sum / (double)n, var = sq / (double)n - mu * mu;
+        double mu = sum / n, var = sq / n - mu * mu;
         s->label_mu[m] = mu;
         s->label_sigma[m] = var > 1e-12 ? sqrt(var) : 1.0;
     }
+    free(acc);
     return 0;
 }
 

@@ -15,7 +15,7 @@
 enum { SPLIT_TRAIN = 0, SPLIT_VAL = 1, SPLIT_TEST = 2 };
 
 /* which[g] gets SPLIT_*; by_counts selects counts over fractions. */
-int split_assign(const pg_dataset *ds, int by_counts, double train_frac, double val_frac,
+int split_assign(int64_t G, const int64_t *group, int by_counts, double train_frac, double val_frac,
                  int64_t train_count, int64_t val_count, uint64_t seed, int8_t *which,
                  seer_err *err);
 
@@ -28,10 +28,17 @@ typedef struct {
     double *label_mu, *label_sigma; // of log(y) over valid training labels
 } norm_stats;
 
-/* Fits statistics on the training graphs; label_cols selects M label columns of ds. Fails when a
- * selected label has no finite training value. */
+/* How norm_fit combines the shards of several ranks: sum_f64 sums a buffer over all ranks in
+ * place (an all-reduce). NULL or ranks = 1: the data is all here. */
+typedef struct {
+    int rank, ranks;
+    void (*sum_f64)(double *x, int64_t n);
+} norm_comm;
+
+/* Fits statistics on the training graphs (which[g] for the graphs of ds); label_cols selects M
+ * label columns of ds. Fails when a selected label has no finite training value. */
 int norm_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which, const int *label_cols,
-             int M, seer_err *err);
+             int M, const norm_comm *comm, seer_err *err);
 void norm_free(norm_stats *s);
 
 /* Standardises the (rows, w) block x in place: x = (x - mean) / sd, in double, per column. */

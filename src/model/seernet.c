@@ -240,6 +240,14 @@ static void lin_bwd(const seer_backend *be, const float *params, float *grads, l
                         l.fout);
 }
 
+/* Backward of an attention score layer: the softmax over a segment ignores a shift of all its
+ * scores, so the score bias has zero gradient in exact arithmetic; it gets none here rather than
+ * rounding noise (which Adam would turn into full-size steps of a random walk). */
+static void attn_bwd(const seer_backend *be, const float *params, float *grads, lin_p l, float *dx,
+                     const float *dscore, const float *x, int64_t n) {
+    be->linear_backward(dx, l.fin, D(l.w), l.fin, NULL, dscore, 1, x, l.fin, P(l.w), n, l.fin, 1);
+}
+
 /* Column block [col, col + fin) of a linear layer's weight: x W[:, col:col+fin]^T. */
 static void blk_fwd(const seer_backend *be, const float *params, lin_p l, int col, int fin,
                     float *out, const float *x, int64_t n, const float *bias, int flags) {
@@ -443,7 +451,7 @@ void seernet_backward(const seernet *m, const seer_backend *be, const float *par
         mlp_bwd(be, params, grads, p->phi_z, b->pz, H, db->pz, H, G, b->z, db->z.hid, dzn);
         be->add_rows(dz, H, db->pz, H, G, H);
         be->attn_pool_backward(dhn, db->score, db->pz, hn, b->pool, b->alpha, in->node_ptr, G, H);
-        lin_bwd(be, params, grads, p->attn, dhn, H, db->score, 1, hn, H, N);
+        attn_bwd(be, params, grads, p->attn, dhn, db->score, hn, N);
         // h' = h + phi_v([agg, h + z, g]), first layer by parts
         be->add_rows(dh, H, dhn, H, N, H);
         lin_bwd(be, params, grads, p->phi_v.l2, db->v.hid, H, dhn, H, b->v.hid, H, N);
@@ -478,7 +486,7 @@ void seernet_backward(const seernet *m, const seer_backend *be, const float *par
     // z0 = attnpool(h0)
     be->attn_pool_backward(d->h[0], d->score0, d->z[0], a->h[0], a->z[0], a->alpha0, in->node_ptr,
                            G, H);
-    lin_bwd(be, params, grads, m->attn0, d->h[0], H, d->score0, 1, a->h[0], H, N);
+    attn_bwd(be, params, grads, m->attn0, d->h[0], d->score0, a->h[0], N);
     mlp_bwd(be, params, grads, m->enc_n, in->xn, m->Fn, NULL, 0, N, a->enc_n, d->enc_n.hid,
             d->h[0]);
     mlp_bwd(be, params, grads, m->enc_e, in->xe, m->Fe, NULL, 0, E, a->enc_e, d->enc_e.hid,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/container.h"
+#include "dist/dist.h"
 #include "train.h"
 
 #define CKPT_MAGIC "SEERCKPT"
@@ -17,6 +18,7 @@ static const char *const VAL_KEYS[5] = {"val.mape", "val.rmspe", "val.within10",
 #define CKPT_VERSION 1
 
 int trainer_save(const trainer *t, const char *path, seer_err *err) {
+    if (t->rank != 0) return 0; // rank 0 writes the checkpoints of a parallel run
     seer_container c;
     ctr_init(&c, CKPT_MAGIC, CKPT_VERSION);
     char *cfg = config_to_string(&t->cfg);
@@ -182,20 +184,45 @@ static int get_f64(const seer_container *c, const char *key, const char *path, d
 }
 
 /* The run's statistics are fitted again from the same data and split when it resumes; they must
- * equal the stored ones, or the checkpoint belongs to other data. */
+ * equal the stored ones, or the checkpoint belongs to other data. Equal up to 1e-9 relative: a run
+ * on another number of ranks merges the shards' statistics in another order. */
 static int get_f64s(const seer_container *c, const char *key, const char *path, double *dst,
                     int64_t n, seer_err *err) {
     const ctr_kv *kv = ctr_get(c, key, KV_F64ARR, path, err);
     if (!kv) return -1;
-    if (kv->n != n || memcmp(dst, kv->data, sizeof(double) * (size_t)n) != 0)
+    int same = kv->n == n;
+    for (int64_t i = 0; same && i < n; i++) {
+        double a = dst[i], b;
+        memcpy(&b, (const char *)kv->data + 8 * i, 8);
+        same = fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)) + 1e-300;
+    }
+    if (!same)
         return seer_fail(err, "%s: %s differs from the statistics of this run's training split: "
                               "the checkpoint was trained on other data or another split", path, key);
     return 0;
 }
 
+/* Rank 0 reads the file and broadcasts it, so the other ranks need not see the run folder. */
+static int ckpt_read_shared(seer_container *c, const char *path, seer_err *err) {
+    if (dist_ranks() == 1) return ctr_read(c, path, CKPT_MAGIC, CKPT_VERSION, err);
+    size_t len = 0;
+    char *buf = dist_rank() == 0 ? seer_read_file(path, &len, err) : NULL;
+    int64_t n = dist_rank() == 0 ? (buf ? (int64_t)len : -1) : 0;
+    dist_bcast(&n, sizeof n, 0);
+    if (n < 0) { // every rank fails with rank 0's message
+        dist_bcast(err->msg, sizeof err->msg, 0);
+        return -1;
+    }
+    if (dist_rank() != 0) buf = seer_malloc((size_t)n + 1);
+    dist_bcast(buf, (size_t)n, 0);
+    int rc = ctr_read_mem(c, buf, (size_t)n, path, CKPT_MAGIC, CKPT_VERSION, err);
+    free(buf);
+    return rc;
+}
+
 int trainer_load_params(trainer *t, const char *path, int64_t *step, seer_err *err) {
     seer_container c;
-    if (ctr_read(&c, path, CKPT_MAGIC, CKPT_VERSION, err)) return -1;
+    if (ckpt_read_shared(&c, path, err)) return -1;
     int rc = read_params(t, &c, path, err);
     if (!rc && step) rc = get_i64(&c, "train.step", path, step, err);
     ctr_free(&c);
@@ -207,7 +234,7 @@ int trainer_load(trainer *t, const char *path, seer_err *err) {
         return seer_fail(err, "%s: the linear baseline is fitted in one go; there is nothing to "
                               "resume (run it again)", path);
     seer_container c;
-    if (ctr_read(&c, path, CKPT_MAGIC, CKPT_VERSION, err)) return -1;
+    if (ckpt_read_shared(&c, path, err)) return -1;
     int rc = read_params(t, &c, path, err);
     norm_stats *n = &t->norm;
     const ctr_kv *rng = NULL;

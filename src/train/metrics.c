@@ -92,25 +92,43 @@ void metrics_compute(const double *pred, const double *truth, int64_t n, label_m
     free(rp), free(rt), free(p), free(t);
 }
 
-double loss_mse_masked(const float *pred, const float *target, int64_t G, int M, float *dpred,
-                       double *per_label, int64_t *count) {
-    double total = 0.0;
+void loss_mse_sums(const float *pred, const float *target, int64_t G, int M, double *sums) {
     for (int m = 0; m < M; m++) {
         int64_t n = 0;
-        for (int64_t g = 0; g < G; g++) n += !isnan(target[g * M + m]);
         double s = 0.0;
         for (int64_t g = 0; g < G; g++) {
             float t = target[g * M + m];
-            double r = isnan(t) ? 0.0 : (double)pred[g * M + m] - (double)t;
-            s += r * r;
-            if (dpred) dpred[g * M + m] = isnan(t) ? 0.0f : (float)(2.0 * r / (double)n);
+            if (isnan(t)) continue;
+            double r = (double)pred[g * M + m] - (double)t;
+            s += r * r, n++;
         }
-        double lm = n ? s / (double)n : 0.0;
+        sums[2 * m] = (double)n, sums[2 * m + 1] = s;
+    }
+}
+
+double loss_mse_finish(const float *pred, const float *target, int64_t G, int M,
+                       const double *sums, float *dpred, double *per_label, int64_t *count) {
+    double total = 0.0;
+    for (int m = 0; m < M; m++) {
+        double n = sums[2 * m], lm = n ? sums[2 * m + 1] / n : 0.0;
+        for (int64_t g = 0; g < G && dpred; g++) {
+            float t = target[g * M + m];
+            double r = isnan(t) ? 0.0 : (double)pred[g * M + m] - (double)t;
+            dpred[g * M + m] = isnan(t) ? 0.0f : (float)(2.0 * r / n);
+        }
         if (per_label) per_label[m] = lm;
-        if (count) count[m] = n;
+        if (count) count[m] = (int64_t)n;
         total += lm;
     }
     return total;
+}
+
+double loss_mse_masked(const float *pred, const float *target, int64_t G, int M, float *dpred,
+                       double *per_label, int64_t *count) {
+    double sums[2 * 64];
+    SEER_ASSERT(M <= 64);
+    loss_mse_sums(pred, target, G, M, sums);
+    return loss_mse_finish(pred, target, G, M, sums, dpred, per_label, count);
 }
 
 void metrics_print_header(FILE *f) {

@@ -27,4 +27,11 @@ void metrics_print_rows(FILE *f, const char *split, char *const *names, const la
 double loss_mse_masked(const float *pred, const float *target, int64_t G, int M, float *dpred,
                        double *per_label, int64_t *count);
 
+/* The same in two halves, for a batch spread over ranks: sums (2M) gets each label's count of
+ * measured graphs and sum of squared errors (sum them over ranks), then finish takes the global
+ * sums and writes dpred, per_label, count for the local graphs and returns the objective. */
+void loss_mse_sums(const float *pred, const float *target, int64_t G, int M, double *sums);
+double loss_mse_finish(const float *pred, const float *target, int64_t G, int M,
+                       const double *sums, float *dpred, double *per_label, int64_t *count);
+
 #endif

@@ -4,8 +4,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "train.h"
 
+#include "dist/dist.h"
+
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,15 +44,6 @@ static int parse_labels(trainer *t, seer_err *err) {
     free(copy);
     if (t->M == 0) return seer_fail(err, "%s: [data] labels is empty", where);
     return 0;
-}
-
-/* Keeps only the first n graphs of ds (the arrays are prefixes, so this only shrinks counts). */
-static void limit_graphs(pg_dataset *ds, int64_t n) {
-    if (n <= 0 || n >= ds->G) return;
-    for (int64_t g = n; g < ds->G; g++) free(ds->name[g]), ds->name[g] = NULL;
-    ds->G = n;
-    ds->N = ds->node_ptr[n];
-    ds->E = ds->edge_ptr[n];
 }
 
 /* The linear baseline's features of every graph, standardised with training statistics. */
@@ -97,6 +92,17 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     t->be = backend_cpu();
     backend_cpu_set_threads(cfg->train_threads > 0 ? (int)cfg->train_threads
                                                    : (int)sysconf(_SC_NPROCESSORS_ONLN));
+    t->rank = dist_rank(), t->ranks = dist_ranks();
+    if (t->ranks > 1 && strcmp(cfg->model_name, "linear") == 0)
+        return seer_fail(err, "%s: model.name = linear is fitted in closed form by one process; "
+                              "run it without mpirun/srun", cfg->file);
+    if (t->ranks > 1 && strcmp(cfg->dist_collectives, "nccl") == 0)
+        return seer_fail(err, "%s: [dist] collectives = nccl needs the CUDA backend, which this "
+                              "build does not train with yet; use collectives = auto or mpi",
+                         cfg->file);
+    if (cfg->dist_inject_failure[0])
+        sscanf(cfg->dist_inject_failure, "%d:%d:%15[a-z]", &t->inject_rank, &t->inject_step,
+               t->inject_kind); // checked by config_validate
     if (access(cfg->data_path, R_OK) != 0) {
         char where[600];
         config_where(cfg, CFG_KEY_data_path, where, sizeof where);
@@ -104,23 +110,30 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
                               "scripts/datasets/nb201_build.py, or set --set data.path=FILE)",
                          where, cfg->data_path, strerror(errno));
     }
-    if (pg_read(cfg->data_path, &t->ds, err)) return -1;
-    limit_graphs(&t->ds, cfg->data_limit);
-    if (parse_labels(t, err)) return -1;
-    t->which = seer_malloc((size_t)t->ds.G);
-    if (split_assign(&t->ds, strcmp(cfg->data_split, "counts") == 0, cfg->data_train_frac,
+    // The index and the split are the same on every rank; then each rank reads its shard.
+    double t0 = seer_now();
+    if (pg_read_index(cfg->data_path, &t->ix, err)) return -1;
+    pg_index_limit(&t->ix, cfg->data_limit);
+    int64_t G = t->ix.G, lo, hi;
+    t->which = seer_malloc((size_t)(G ? G : 1));
+    if (split_assign(G, t->ix.group, strcmp(cfg->data_split, "counts") == 0, cfg->data_train_frac,
                      cfg->data_val_frac, cfg->data_train_count, cfg->data_val_count,
                      (uint64_t)cfg->data_split_seed, t->which, err))
         return -1;
     for (int k = 0; k < 3; k++) {
-        t->ids[k] = seer_malloc(sizeof(int64_t) * (size_t)(t->ds.G ? t->ds.G : 1));
-        t->n_ids[k] = split_ids(t->which, t->ds.G, k, t->ids[k]);
+        t->ids[k] = seer_malloc(sizeof(int64_t) * (size_t)(G ? G : 1));
+        t->n_ids[k] = split_ids(t->which, G, k, t->ids[k]);
     }
-    if (norm_fit(&t->norm, &t->ds, t->which, t->label_cols, t->M, err)) return -1;
+    pg_shard(&t->ix, t->rank, t->ranks, &lo, &hi);
+    if (pg_read_range(cfg->data_path, &t->ix, lo, hi, &t->ds, &t->rd, err)) return -1;
+    t->load_seconds = seer_now() - t0;
+    if (parse_labels(t, err)) return -1;
+    norm_comm comm = {t->rank, t->ranks, dist_sum_f64};
+    if (norm_fit(&t->norm, &t->ds, t->which + t->ds.g0, t->label_cols, t->M, &comm, err)) return -1;
     t->linear = strcmp(cfg->model_name, "linear") == 0;
     if (t->linear && linear_prepare(t, err)) return -1; // from the raw features
     norm_apply(&t->norm, &t->ds);
-    t->targets = seer_malloc(sizeof(float) * (size_t)(t->ds.G * t->M));
+    t->targets = seer_malloc(sizeof(float) * (size_t)(t->ds.G * t->M + 1));
     norm_targets(&t->norm, &t->ds, t->label_cols, t->targets);
     t->best_val = INFINITY;
     if (t->linear) return 0;
@@ -149,21 +162,34 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     free(host);
     t->be->zero(t->grads, pb), t->be->zero(t->adam_m, pb), t->be->zero(t->adam_v, pb);
 
-    // One allocation per run, sized for the largest batch any split can form.
+    // One allocation per run, sized for the largest batch any split can form from this rank's
+    // graphs (with R ranks a step's batch is spread over them, but one rank may hold all of it).
     int64_t bs = cfg->train_batch_size, ebs = cfg->train_eval_batch_size;
-    int64_t cap_g = bs > ebs ? bs : ebs, tn, te, en, ee, all_n = 0, all_e = 0;
-    batch_capacity(&t->ds, t->ids[SPLIT_TRAIN], t->n_ids[SPLIT_TRAIN], bs, &tn, &te);
+    t->global_batch = strcmp(cfg->dist_batch, "per_rank") == 0 ? bs * t->ranks : bs;
+    int64_t gbs = t->global_batch;
+    int64_t cap_g = gbs > ebs ? gbs : ebs, tn = 0, te = 0, all_n = 0, all_e = 0;
+    int64_t *own = seer_malloc(sizeof(int64_t) * (size_t)(t->ds.G ? t->ds.G : 1));
     for (int k = 0; k < 3; k++) {
-        batch_capacity(&t->ds, t->ids[k], t->n_ids[k], ebs, &en, &ee);
+        int64_t n_own = 0, en, ee;
+        for (int64_t i = 0; i < t->n_ids[k]; i++)
+            if (t->ids[k][i] >= t->ds.g0 && t->ids[k][i] < t->ds.g0 + t->ds.G)
+                own[n_own++] = t->ids[k][i] - t->ds.g0;
+        if (k == SPLIT_TRAIN) batch_capacity(&t->ds, own, n_own, gbs, &tn, &te);
+        batch_capacity(&t->ds, own, n_own, ebs, &en, &ee);
         all_n = en > all_n ? en : all_n, all_e = ee > all_e ? ee : all_e;
     }
+    free(own);
     all_n = tn > all_n ? tn : all_n, all_e = te > all_e ? te : all_e;
-    seernet_acts_init(&t->acts, &t->model, t->be, all_n, all_e, cap_g);
-    seernet_acts_init(&t->dacts, &t->model, t->be, tn, te, bs);
+    if (seernet_acts_init(&t->acts, &t->model, t->be, all_n, all_e, cap_g) ||
+        seernet_acts_init(&t->dacts, &t->model, t->be, tn, te, gbs))
+        return seer_fail(err, "out of memory for the activations of a batch of %lld graphs",
+                         (long long)cap_g);
     batch_init(&t->batch, cap_g, all_n, all_e, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M, t->ds.n_ops);
     t->batch.want_extra = t->model.arch != ARCH_SEERNET; // SeerNet needs no PerfSAGE/GCN indexes
     size_t gm = sizeof(float) * (size_t)(cap_g * t->M);
     t->host_pred = seer_malloc(gm), t->host_dpred = seer_malloc(gm), t->host_one = seer_malloc(gm);
+    t->step_local = seer_malloc(sizeof(int64_t) * (size_t)cap_g);
+    t->step_pos = seer_malloc(sizeof(int64_t) * (size_t)cap_g);
     t->pcgrad = strcmp(cfg->train_multi_task, "pcgrad") == 0 && t->M > 1;
     if (t->pcgrad) {
         int64_t tr = t->model.trunk_params;
@@ -197,6 +223,8 @@ void trainer_free(trainer *t) {
     seernet_free(&t->model);
     norm_free(&t->norm);
     pg_free(&t->ds);
+    pg_index_free(&t->ix);
+    free(t->step_local), free(t->step_pos);
     free(t->label_cols), free(t->which), free(t->targets);
     free(t->lin_X), free(t->lin_mean), free(t->lin_std), free(t->lin_w), free(t->lin_b);
     free(t->lin_lambda);
@@ -220,37 +248,67 @@ static void optimizer_step(trainer *t, const int64_t *count) {
     }
 }
 
+/* The graphs of ids[0..count) that this rank holds: local ids in t->step_local, their positions
+ * in ids in t->step_pos; returns how many. */
+static int64_t own_graphs(trainer *t, const int64_t *ids, int64_t count) {
+    int64_t n = 0, g0 = t->ds.g0, G = t->ds.G;
+    for (int64_t i = 0; i < count; i++)
+        if (ids[i] >= g0 && ids[i] < g0 + G) t->step_local[n] = ids[i] - g0, t->step_pos[n++] = i;
+    return n;
+}
+
 double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     const seer_config *c = &t->cfg;
-    int M = t->M;
-    batch_build(&t->batch, &t->ds, t->targets, ids, count);
-    seernet_input in = seernet_input_from_batch(&t->batch);
-    seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
-    int64_t GM = in.G * M;
+    int M = t->M, R = t->ranks;
+    int64_t n = own_graphs(t, ids, count);
+    seernet_input in = {0};
+    if (n) {
+        batch_build(&t->batch, &t->ds, t->targets, t->step_local, n);
+        in = seernet_input_from_batch(&t->batch);
+        seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
+    }
+    int64_t GM = n * M;
     size_t gb = sizeof(float) * (size_t)t->P;
     float *pred = t->host_pred, *dpred = t->host_dpred; // preallocated: no allocation in a step
     int64_t n_label[SEERNET_MAX_HEADS];
-    t->be->download(pred, t->acts.pred, sizeof(float) * (size_t)GM);
-    double loss = loss_mse_masked(pred, t->batch.y, in.G, M, dpred, NULL, n_label);
+    // Each label's loss is a mean over the whole step's batch: its count and sum of squares are
+    // summed over ranks (with each rank's graph count, for the imbalance figure) before backward.
+    double sums[2 * SEERNET_MAX_HEADS + 1024] = {0};
+    SEER_ASSERT(R <= 1024);
+    if (n) t->be->download(pred, t->acts.pred, sizeof(float) * (size_t)GM);
+    loss_mse_sums(pred, t->batch.y, n, M, sums);
+    sums[2 * M + t->rank] = (double)n;
+    dist_sum_f64(sums, 2 * M + R);
+    double loss = loss_mse_finish(pred, t->batch.y, n, M, sums, dpred, NULL, n_label);
+    double most = 0;
+    for (int r = 0; r < R; r++) most = fmax(most, sums[2 * M + r]);
+    t->imb_max += most, t->imb_mean += (double)count / R;
     if (!t->pcgrad) {
-        seernet_acts_zero(&t->dacts, t->be);
         t->be->zero(t->grads, gb);
-        t->be->upload(t->dacts.pred, dpred, sizeof(float) * (size_t)GM);
-        seernet_backward(&t->model, t->be, t->params, t->grads, &in, &t->acts, &t->dacts, -1);
+        if (n) {
+            seernet_acts_zero(&t->dacts, t->be);
+            t->be->upload(t->dacts.pred, dpred, sizeof(float) * (size_t)GM);
+            seernet_backward(&t->model, t->be, t->params, t->grads, &in, &t->acts, &t->dacts, -1);
+        }
+        dist_sum_f32(t->grads, t->P); // the one gradient all-reduce of the step
     } else {
         // One backward per task, each with only its own head's output gradient, into row task
         // of the (M, P) task-gradient buffer; then PCGrad on the trunk, own gradient per head.
         float *one = t->host_one;
-        memset(one, 0, sizeof(float) * (size_t)GM);
+        memset(one, 0, sizeof(float) * (size_t)(GM ? GM : 1));
         for (int task = 0; task < M; task++) {
             float *g = t->task_grads + (int64_t)task * t->P;
-            for (int64_t i = 0; i < in.G; i++) one[i * M + task] = dpred[i * M + task];
-            if (task) for (int64_t i = 0; i < in.G; i++) one[i * M + task - 1] = 0.0f;
-            seernet_acts_zero(&t->dacts, t->be);
             t->be->zero(g, gb);
+            if (!n) continue;
+            for (int64_t i = 0; i < n; i++) one[i * M + task] = dpred[i * M + task];
+            if (task) for (int64_t i = 0; i < n; i++) one[i * M + task - 1] = 0.0f;
+            seernet_acts_zero(&t->dacts, t->be);
             t->be->upload(t->dacts.pred, one, sizeof(float) * (size_t)GM);
             seernet_backward(&t->model, t->be, t->params, g, &in, &t->acts, &t->dacts, task);
         }
+        // every task's gradient summed over ranks in one all-reduce; PCGrad then runs on the
+        // global gradients, identically on every rank
+        dist_sum_f32(t->task_grads, (int64_t)M * t->P);
         const seernet *m = &t->model;
         pcgrad_combine(t->task_grads, t->P, M, m->trunk_params, &t->rng_pcgrad, t->pc_gd, t->pc_k,
                        t->grads, t->pc_out);
@@ -267,12 +325,15 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     return loss / M;
 }
 
-double trainer_evaluate(trainer *t, const int64_t *ids, int64_t count, label_metrics *metrics,
-                        double *pred_out) {
+/* trainer_evaluate, also giving the native labels (y_out, (count, M), may be NULL). */
+static double evaluate(trainer *t, const int64_t *ids, int64_t count, label_metrics *metrics,
+                       double *pred_out, float *y_out) {
     int M = t->M;
-    int64_t bs = t->cfg.train_eval_batch_size;
-    float *pred = seer_malloc(sizeof(float) * (size_t)(count * M + 1));
-    float *tgt = seer_malloc(sizeof(float) * (size_t)(count * M + 1));
+    int64_t bs = t->cfg.train_eval_batch_size, CM = count * M;
+    // pred, target and native label of every graph; each rank fills the graphs it holds and the
+    // sum over ranks (zeros elsewhere, so exact) gives every rank all of them
+    float *buf = seer_calloc((size_t)(3 * CM + 1), sizeof(float));
+    float *pred = buf, *tgt = buf + CM, *y = buf + 2 * CM;
     for (int64_t i = 0; i < count && t->linear; i++) {
         int F = t->lin.F;
         for (int m = 0; m < M; m++) {
@@ -280,32 +341,48 @@ double trainer_evaluate(trainer *t, const int64_t *ids, int64_t count, label_met
             for (int j = 0; j < F; j++) s += t->lin_w[m * F + j] * t->lin_X[ids[i] * F + j];
             pred[i * M + m] = (float)s;
             tgt[i * M + m] = t->targets[ids[i] * M + m];
+            y[i * M + m] = t->ds.label_y[ids[i] * t->ds.M + t->label_cols[m]];
         }
     }
     for (int64_t i = 0; i < count && !t->linear; i += bs) {
-        int64_t n = count - i < bs ? count - i : bs;
-        batch_build(&t->batch, &t->ds, t->targets, ids + i, n);
+        int64_t n = own_graphs(t, ids + i, count - i < bs ? count - i : bs);
+        if (!n) continue;
+        batch_build(&t->batch, &t->ds, t->targets, t->step_local, n);
         seernet_input in = seernet_input_from_batch(&t->batch);
         seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
-        t->be->download(pred + i * M, t->acts.pred, sizeof(float) * (size_t)(n * M));
-        memcpy(tgt + i * M, t->batch.y, sizeof(float) * (size_t)(n * M));
+        t->be->download(t->host_pred, t->acts.pred, sizeof(float) * (size_t)(n * M));
+        for (int64_t k = 0; k < n; k++) {
+            int64_t at = (i + t->step_pos[k]) * M, g = t->step_local[k];
+            for (int m = 0; m < M; m++) {
+                pred[at + m] = t->host_pred[k * M + m];
+                tgt[at + m] = t->batch.y[k * M + m];
+                y[at + m] = t->ds.label_y[g * t->ds.M + t->label_cols[m]];
+            }
+        }
     }
+    dist_sum_f32(buf, 3 * CM);
+    if (y_out) memcpy(y_out, y, sizeof(float) * (size_t)CM);
     double loss = loss_mse_masked(pred, tgt, count, M, NULL, NULL, NULL) / M;
     if (metrics) {
         double *p = seer_malloc(sizeof(double) * (size_t)(count + 1));
-        double *y = seer_malloc(sizeof(double) * (size_t)(count + 1));
+        double *yd = seer_malloc(sizeof(double) * (size_t)(count + 1));
         for (int m = 0; m < M; m++) {
             for (int64_t i = 0; i < count; i++) {
                 p[i] = norm_to_native(&t->norm, m, pred[i * M + m]);
-                y[i] = t->ds.label_y[ids[i] * t->ds.M + t->label_cols[m]];
+                yd[i] = y[i * M + m];
                 if (pred_out) pred_out[i * M + m] = p[i];
             }
-            metrics_compute(p, y, count, &metrics[m]);
+            metrics_compute(p, yd, count, &metrics[m]);
         }
-        free(p), free(y);
+        free(p), free(yd);
     }
-    free(pred), free(tgt);
+    free(buf);
     return loss;
+}
+
+double trainer_evaluate(trainer *t, const int64_t *ids, int64_t count, label_metrics *metrics,
+                        double *pred_out) {
+    return evaluate(t, ids, count, metrics, pred_out, NULL);
 }
 
 static int mkdir_p(const char *path, seer_err *err) {
@@ -347,21 +424,23 @@ static void json_metrics(FILE *f, const trainer *t, const char *split, const lab
 
 /* MAPE (per label, validation split) of predicting the training split's arithmetic mean. */
 static void mean_baseline(const trainer *t, double *mape) {
+    const pg_dataset *ds = &t->ds;
     for (int m = 0; m < t->M; m++) {
         int col = t->label_cols[m];
-        double s = 0;
-        int64_t n = 0;
-        for (int64_t i = 0; i < t->n_ids[SPLIT_TRAIN]; i++) {
-            float y = t->ds.label_y[t->ids[SPLIT_TRAIN][i] * t->ds.M + col];
-            if (!isnan(y)) s += y, n++;
+        double a[4] = {0}; // training sum and count, then validation APE sum and count
+        for (int k = 0; k < 2; k++) {
+            double mean = a[0] / (a[1] ? a[1] : 1);
+            for (int64_t i = 0; i < t->n_ids[k]; i++) {
+                int64_t g = t->ids[k][i] - ds->g0;
+                if (g < 0 || g >= ds->G) continue;
+                float y = ds->label_y[g * ds->M + col];
+                if (isnan(y)) continue;
+                if (k == SPLIT_TRAIN) a[0] += y, a[1]++;
+                else a[2] += fabs(mean - y) / y, a[3]++;
+            }
+            dist_sum_f64(a + 2 * k, 2);
         }
-        double mean = s / (double)(n ? n : 1), ape = 0;
-        int64_t k = 0;
-        for (int64_t i = 0; i < t->n_ids[SPLIT_VAL]; i++) {
-            float y = t->ds.label_y[t->ids[SPLIT_VAL][i] * t->ds.M + col];
-            if (!isnan(y)) ape += fabs(mean - y) / y, k++;
-        }
-        mape[m] = k ? 100.0 * ape / (double)k : NAN;
+        mape[m] = a[3] ? 100.0 * a[2] / a[3] : NAN;
     }
 }
 
@@ -372,10 +451,11 @@ static void write_test_predictions(trainer *t, label_metrics *tm) {
     int64_t n = t->n_ids[SPLIT_TEST];
     if (!n) return;
     double *pred = seer_malloc(sizeof(double) * (size_t)(n * M));
-    trainer_evaluate(t, t->ids[SPLIT_TEST], n, tm, pred);
+    float *y = seer_malloc(sizeof(float) * (size_t)(n * M));
+    evaluate(t, t->ids[SPLIT_TEST], n, tm, pred, y);
     char path[1200];
     snprintf(path, sizeof path, "%s/test_predictions.csv", t->run_dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = t->rank == 0 ? fopen(path, "w") : NULL;
     if (f) {
         fprintf(f, "graph,name");
         for (int m = 0; m < M; m++)
@@ -383,17 +463,49 @@ static void write_test_predictions(trainer *t, label_metrics *tm) {
         fputc('\n', f);
         for (int64_t i = 0; i < n; i++) {
             int64_t g = t->ids[SPLIT_TEST][i];
-            fprintf(f, "%lld,%s", (long long)g, t->ds.name[g]);
+            fprintf(f, "%lld,%s", (long long)g, t->ix.name[g]);
             for (int m = 0; m < M; m++) {
-                float y = t->ds.label_y[g * t->ds.M + t->label_cols[m]];
-                if (isnan(y)) fprintf(f, ",,%.9g", pred[i * M + m]);
-                else fprintf(f, ",%.9g,%.9g", (double)y, pred[i * M + m]);
+                float yv = y[i * M + m];
+                if (isnan(yv)) fprintf(f, ",,%.9g", pred[i * M + m]);
+                else fprintf(f, ",%.9g,%.9g", (double)yv, pred[i * M + m]);
             }
             fputc('\n', f);
         }
         fclose(f);
     }
-    free(pred);
+    free(pred), free(y);
+}
+
+/* Per-rank figures of the job, gathered on every rank: (ranks, RF_N). */
+enum { RF_G0, RF_G, RF_N_NODES, RF_E, RF_READS, RF_LOAD, RF_RSS, RF_N };
+static double *rank_figures(const trainer *t) {
+    double *a = seer_calloc((size_t)(t->ranks * RF_N), sizeof(double)), *me = a + t->rank * RF_N;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    me[RF_G0] = (double)t->ds.g0, me[RF_G] = (double)t->ds.G, me[RF_N_NODES] = (double)t->ds.N;
+    me[RF_E] = (double)t->ds.E, me[RF_READS] = (double)t->rd.reads, me[RF_LOAD] = t->load_seconds;
+    me[RF_RSS] = (double)ru.ru_maxrss / 1024.0;
+    dist_sum_f64(a, t->ranks * RF_N);
+    return a;
+}
+
+/* The shards, printed by rank 0 at the start of a parallel run. */
+static void report_shards(const trainer *t) {
+    double *a = rank_figures(t), most = 0, mean = 0;
+    for (int r = 0; r < t->ranks; r++)
+        most = fmax(most, a[r * RF_N + RF_N_NODES]), mean += a[r * RF_N + RF_N_NODES] / t->ranks;
+    if (!t->quiet) {
+        printf("seertrain: %d ranks (%s), [dist] batch = %s: %lld graphs per step in all\n",
+               t->ranks, dist_library(), t->cfg.dist_batch, (long long)t->global_batch);
+        for (int r = 0; r < t->ranks; r++) {
+            const double *f = a + r * RF_N;
+            printf("  rank %d: graphs %.0f..%.0f, %.0f nodes, %.0f edges, %.0f hyperslab reads, "
+                   "loaded in %.2f s, %.0f MB\n", r, f[RF_G0], f[RF_G0] + f[RF_G] - 1,
+                   f[RF_N_NODES], f[RF_E], f[RF_READS], f[RF_LOAD], f[RF_RSS]);
+        }
+        printf("  node imbalance: the largest shard holds %.3fx the mean\n", mean > 0 ? most / mean : 1.0);
+    }
+    free(a);
 }
 
 /* summary.json and the final table (printed even with --quiet, which silences progress only). */
@@ -406,6 +518,11 @@ static void final_report(trainer *t, const label_metrics *vm, const label_metric
     double *base = seer_calloc((size_t)M, sizeof(double)), base_mean = 0;
     mean_baseline(t, base);
     for (int m = 0; m < M; m++) base_mean += base[m] / M;
+    double *rk = rank_figures(t); // collective: before rank 0 goes its own way
+    if (t->rank != 0) {
+        free(base), free(rk);
+        return;
+    }
     snprintf(path, sizeof path, "%s/summary.json", t->run_dir);
     FILE *s = fopen(path, "w");
     if (s) {
@@ -417,9 +534,23 @@ static void final_report(trainer *t, const label_metrics *vm, const label_metric
         json_metrics(s, t, "val", vm);
         fputc(',', s);
         json_metrics(s, t, "test", tm);
+        if (t->ranks > 1) {
+            fprintf(s, ",\"dist\":{\"ranks\":%d,\"library\":\"%s\",\"batch\":\"%s\"", t->ranks,
+                    dist_library(), t->cfg.dist_batch);
+            static const char *keys[RF_N] = {"first_graph", "graphs", "nodes", "edges",
+                                             "hyperslab_reads", "load_seconds", "peak_rss_mb"};
+            for (int k = 0; k < RF_N; k++) {
+                fprintf(s, ",\"%s\":[", keys[k]);
+                for (int r = 0; r < t->ranks; r++)
+                    fprintf(s, "%s%.6g", r ? "," : "", rk[r * RF_N + k]);
+                fputc(']', s);
+            }
+            fputc('}', s);
+        }
         fputs("}\n", s);
         fclose(s);
     }
+    free(rk);
     if (t->linear) printf("\nlinear baseline (ridge on a bag of operators), val loss %.4f\n", t->best_val);
     else printf("\nbest checkpoint: step %lld (val loss %.4f)\n", (long long)best_step, t->best_val);
     metrics_print_header(stdout);
@@ -489,9 +620,23 @@ out:
     return rc;
 }
 
+/* [dist] inject_failure: the faults a real job meets, on demand, for the tests. */
+static void inject_failure(const trainer *t) {
+    const char *k = t->inject_kind;
+    if (!strcmp(k, "error"))
+        seer_die("step %lld: injected failure ([dist] inject_failure = %s)", (long long)t->step,
+                 t->cfg.dist_inject_failure);
+    if (!strcmp(k, "oom")) {
+        volatile size_t huge = (size_t)1 << 62; // no machine has this much memory
+        free(seer_malloc(huge));
+    }
+    if (!strcmp(k, "crash")) raise(SIGKILL); // dies without a word, as a killed process does
+    for (;;) pause();                        // hang
+}
+
 int trainer_run(trainer *t, seer_err *err) {
     const seer_config *c = &t->cfg;
-    if (mkdir_p(t->run_dir, err)) return -1;
+    if (t->rank == 0 && mkdir_p(t->run_dir, err)) return -1;
     if (t->linear) return linear_run(t, err);
     char path[1200], last[1200], best[1200];
     snprintf(last, sizeof last, "%s/last.ckpt", t->run_dir);
@@ -499,10 +644,22 @@ int trainer_run(trainer *t, seer_err *err) {
     snprintf(path, sizeof path, "%s/metrics.jsonl", t->run_dir);
     // a fresh run starts its log anew; a resumed one appends to it
     int fresh = t->step == 0 && t->epoch == 0 && t->batch_in_epoch == 0;
-    FILE *log = fopen(path, fresh ? "w" : "a");
-    if (fresh) remove(best); // a best.ckpt left by an earlier run in this folder is not this one's
-    if (!log) return seer_fail(err, "%s: cannot open metrics log: %s", path, strerror(errno));
-    int64_t ntr = t->n_ids[SPLIT_TRAIN], bs = c->train_batch_size;
+    FILE *log = NULL, *steps = NULL; // rank 0 logs and writes checkpoints
+    if (t->rank == 0) {
+        log = fopen(path, fresh ? "w" : "a");
+        if (fresh) remove(best); // a best.ckpt left by an earlier run here is not this one's
+        if (!log) return seer_fail(err, "%s: cannot open metrics log: %s", path, strerror(errno));
+        if (c->output_step_log) {
+            snprintf(path, sizeof path, "%s/steps.tsv", t->run_dir);
+            steps = fopen(path, fresh ? "w" : "a");
+            if (!steps) {
+                fclose(log);
+                return seer_fail(err, "%s: cannot open the step log: %s", path, strerror(errno));
+            }
+            if (fresh) fputs("step\tloss\tlr\n", steps);
+        }
+    }
+    int64_t ntr = t->n_ids[SPLIT_TRAIN], bs = t->global_batch;
     int64_t per_epoch = (ntr + bs - 1) / bs;
     int M = t->M;
     label_metrics *vm = seer_calloc((size_t)M, sizeof *vm), *tm = seer_calloc((size_t)M, sizeof *tm);
@@ -514,6 +671,7 @@ int trainer_run(trainer *t, seer_err *err) {
                "%lld steps per epoch, run folder %s\n",
                (long long)ntr, (long long)t->n_ids[SPLIT_VAL], (long long)t->n_ids[SPLIT_TEST], M,
                (long long)t->P, (long long)per_epoch, t->run_dir);
+    if (t->ranks > 1) report_shards(t);
     while (t->epoch < c->train_epochs && !stopped &&
            (c->train_stop_epoch <= 0 || t->epoch < c->train_stop_epoch)) {
         // The shuffle of epoch e comes from the generator state saved at its start.
@@ -529,12 +687,15 @@ int trainer_run(trainer *t, seer_err *err) {
         double t0 = seer_now();
         while (t->batch_in_epoch < per_epoch) {
             int64_t start = t->batch_in_epoch * bs, n = ntr - start < bs ? ntr - start : bs;
+            dist_phase("training step");
             double loss = trainer_step(t, perm + start, n);
+            if (t->inject_step == t->step && t->inject_rank == t->rank) inject_failure(t);
             if (!isfinite(loss)) {
                 rc = seer_fail(err, "step %lld: the loss is %g (diverged); lower [train] lr or "
                                     "enable grad_clip", (long long)t->step, loss);
                 goto out;
             }
+            if (steps) fprintf(steps, "%lld\t%.9g\t%.9g\n", (long long)t->step, loss, t->sched.lr);
             t->epoch_loss_sum += loss, t->epoch_batches++, t->epoch_graphs += n;
             t->batch_in_epoch++;
             char extra[64];
@@ -555,6 +716,9 @@ int trainer_run(trainer *t, seer_err *err) {
         double loss_sum = t->epoch_loss_sum;
         int64_t nb = t->epoch_batches, graphs = t->epoch_graphs;
         t->epoch_loss_sum = 0, t->epoch_batches = 0, t->epoch_graphs = 0;
+        double imbalance = t->imb_mean > 0 ? t->imb_max / t->imb_mean : 1.0;
+        t->imb_max = t->imb_mean = 0;
+        dist_phase("evaluation");
         t->epoch++;
         t->batch_in_epoch = 0;
         t->rng_epoch = r;
@@ -570,19 +734,25 @@ int trainer_run(trainer *t, seer_err *err) {
         int improved = val_loss < t->best_val;
         if (improved) t->best_val = val_loss, t->since_best = 0;
         else t->since_best++;
-        fprintf(log, "{\"epoch\":%lld,\"step\":%lld,\"train_loss\":%.6g,\"val_loss\":%.6g,"
-                     "\"lr\":%.6g,\"graphs_per_s\":%.1f,",
-                (long long)t->epoch, (long long)t->step, loss_sum / (double)(nb ? nb : 1), val_loss,
-                lr_used, graphs / (secs > 0 ? secs : 1e-9));
-        json_metrics(log, t, "val", vm);
-        fputs("}\n", log);
-        fflush(log);
+        if (log) {
+            fprintf(log, "{\"epoch\":%lld,\"step\":%lld,\"train_loss\":%.6g,\"val_loss\":%.6g,"
+                         "\"lr\":%.6g,\"graphs_per_s\":%.1f,",
+                    (long long)t->epoch, (long long)t->step, loss_sum / (double)(nb ? nb : 1),
+                    val_loss, lr_used, graphs / (secs > 0 ? secs : 1e-9));
+            if (t->ranks > 1) fprintf(log, "\"ranks\":%d,\"step_imbalance\":%.4f,", t->ranks, imbalance);
+            json_metrics(log, t, "val", vm);
+            fputs("}\n", log);
+            fflush(log);
+        }
         if (!t->quiet)
             printf("epoch %3lld  step %6lld  loss %.4f  val_loss %.4f  val_mape %.3f%%  lr %.2g  "
                    "%.0f graphs/s%s\n",
                    (long long)t->epoch, (long long)t->step, loss_sum / (double)(nb ? nb : 1),
                    val_loss, mean_mape(vm, M), lr_used, graphs / (secs > 0 ? secs : 1e-9),
                    improved ? "  *" : "");
+        if (!t->quiet && t->ranks > 1)
+            printf("           %d ranks: the busiest rank ran %.2fx the mean graphs per step\n",
+                   t->ranks, imbalance);
         fflush(stdout);
         if (c->train_early_stop > 0 && t->since_best >= c->train_early_stop) {
             if (!t->quiet) printf("early stop: no better validation loss for %lld epochs\n",
@@ -596,7 +766,9 @@ int trainer_run(trainer *t, seer_err *err) {
     t->train_seconds = seer_now() - run_t0;
 
     // Final report with the best weights (by validation loss); the live state stays the last.
-    if (access(best, R_OK) == 0) {
+    int64_t have_best = t->rank == 0 && access(best, R_OK) == 0;
+    dist_bcast(&have_best, sizeof have_best, 0);
+    if (have_best) {
         size_t pb = sizeof(float) * (size_t)t->P;
         float *keep = seer_malloc(pb);
         t->be->download(keep, t->params, pb);
@@ -613,7 +785,8 @@ int trainer_run(trainer *t, seer_err *err) {
         final_report(t, vm, tm, best_step);
     }
 out:
-    fclose(log);
+    if (log) fclose(log);
+    if (steps) fclose(steps);
     free(vm), free(tm), free(perm);
     return rc;
 }

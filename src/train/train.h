@@ -16,12 +16,24 @@
 
 typedef struct {
     seer_config cfg;
-    pg_dataset ds;
+    // Data-parallel (dist/dist.h): every rank has the file's index and the split; it holds the
+    // rows of graphs [ds.g0, ds.g0 + ds.G) only. Graph ids below are file ids unless named local.
+    int rank, ranks;
+    pg_index ix;
+    pg_dataset ds;    // this rank's shard (all graphs with one rank)
+    pg_read_stats rd; // what the shard read took from the file
+    double load_seconds;
     int M;
     int *label_cols;  // (M) columns of ds->label_y
-    int8_t *which;    // (G) split of each graph
+    int8_t *which;    // (ix.G) split of each graph
     int64_t *ids[3];  // graph ids per split
     int64_t n_ids[3];
+    int64_t global_batch;         // graphs per step over all ranks
+    int64_t *step_local, *step_pos; // (max(global_batch, eval batch)) local ids of a step and
+                                    // their positions in the step's list
+    double imb_max, imb_mean;     // sums over the epoch's steps of max and mean graphs per rank
+    int inject_rank, inject_step; // [dist] inject_failure (test only; step 0 = off)
+    char inject_kind[16];
     norm_stats norm;
     float *targets;   // (G, M) standardised log targets
     seernet model;
@@ -79,11 +91,14 @@ int ckpt_read_config(const char *ckpt_path, seer_config *cfg, seer_err *err);
  * metrics.jsonl under run_dir; prints the summary table. */
 int trainer_run(trainer *t, seer_err *err);
 
-/* One optimizer step on the given graph ids; returns the mean over labels of the per-label
+/* One optimizer step on the given graph ids (the step's whole batch over all ranks: each rank runs
+ * the graphs it holds); returns the mean over labels of the per-label
  * losses (before the step). */
 double trainer_step(trainer *t, const int64_t *ids, int64_t count);
 
-/* Loss and per-label metrics (native units) over a list of graphs; pred (count, M) optional. */
+/* Loss and per-label metrics (native units) over a list of graphs; pred (count, M) optional. With
+ * several ranks, each predicts the graphs it holds and all ranks get every prediction (so the
+ * metrics are exact, not averages of per-rank figures). */
 double trainer_evaluate(trainer *t, const int64_t *ids, int64_t count, label_metrics *metrics,
                         double *pred);
 
