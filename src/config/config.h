@@ -59,7 +59,7 @@
     X(output, dir, STR, "checkpoints", NULL, "folder that holds run folders")                    \
     X(output, run, STR, "", NULL, "run folder name (empty = the config file's base name)")       \
     X(output, save_every, INT, "0", NULL, "also checkpoint every N steps (0 = at epoch ends only)") \
-    X(output, step_log, INT, "0", NULL, "1: also write steps.tsv, the loss and learning rate of every step") \
+    X(output, step_log, INT, "0", NULL, "1: also write steps.tsv, the loss, learning rate and seconds of every step") \
     X(backend, device, STR, "auto", "auto|cpu|cuda", "where to train: auto picks CUDA when a GPU is present and the build has it")    \
     X(dist, backend, STR, "auto", "auto|mpi|none",                                               \
       "data-parallel ranks: auto joins the job when mpirun/srun started seertrain (MPI through libseer_mpi.so); none = one process") \

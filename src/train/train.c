@@ -15,6 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Peak resident memory of this process so far, MB. */
+static double peak_rss_mb(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0;
+}
+
 static int parse_labels(trainer *t, seer_err *err) {
     const char *spec = t->cfg.data_labels;
     char where[600];
@@ -127,6 +134,7 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     pg_shard(&t->ix, t->rank, t->ranks, &lo, &hi);
     if (pg_read_range(cfg->data_path, &t->ix, lo, hi, &t->ds, &t->rd, err)) return -1;
     t->load_seconds = seer_now() - t0;
+    t->load_rss_mb = peak_rss_mb();
     if (parse_labels(t, err)) return -1;
     norm_comm comm = {t->rank, t->ranks, dist_sum_f64};
     if (norm_fit(&t->norm, &t->ds, t->which + t->ds.g0, t->label_cols, t->M, &comm, err)) return -1;
@@ -477,33 +485,36 @@ static void write_test_predictions(trainer *t, label_metrics *tm) {
 }
 
 /* Per-rank figures of the job, gathered on every rank: (ranks, RF_N). */
-enum { RF_G0, RF_G, RF_N_NODES, RF_E, RF_READS, RF_LOAD, RF_RSS, RF_N };
+enum { RF_G0, RF_G, RF_N_NODES, RF_E, RF_READS, RF_LOAD, RF_LOAD_RSS, RF_RSS, RF_N };
 static double *rank_figures(const trainer *t) {
     double *a = seer_calloc((size_t)(t->ranks * RF_N), sizeof(double)), *me = a + t->rank * RF_N;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
     me[RF_G0] = (double)t->ds.g0, me[RF_G] = (double)t->ds.G, me[RF_N_NODES] = (double)t->ds.N;
     me[RF_E] = (double)t->ds.E, me[RF_READS] = (double)t->rd.reads, me[RF_LOAD] = t->load_seconds;
-    me[RF_RSS] = (double)ru.ru_maxrss / 1024.0;
+    me[RF_LOAD_RSS] = t->load_rss_mb, me[RF_RSS] = peak_rss_mb();
     dist_sum_f64(a, t->ranks * RF_N);
     return a;
 }
 
-/* The shards, printed by rank 0 at the start of a parallel run. */
+/* The shards (one with one process), printed by rank 0 at the start of a run. */
 static void report_shards(const trainer *t) {
     double *a = rank_figures(t), most = 0, mean = 0;
     for (int r = 0; r < t->ranks; r++)
         most = fmax(most, a[r * RF_N + RF_N_NODES]), mean += a[r * RF_N + RF_N_NODES] / t->ranks;
-    if (!t->quiet) {
+    if (!t->quiet && t->ranks > 1)
         printf("seertrain: %d ranks (%s), [dist] batch = %s: %lld graphs per step in all\n",
                t->ranks, dist_library(), t->cfg.dist_batch, (long long)t->global_batch);
+    if (!t->quiet) {
         for (int r = 0; r < t->ranks; r++) {
             const double *f = a + r * RF_N;
-            printf("  rank %d: graphs %.0f..%.0f, %.0f nodes, %.0f edges, %.0f hyperslab reads, "
-                   "loaded in %.2f s, %.0f MB\n", r, f[RF_G0], f[RF_G0] + f[RF_G] - 1,
-                   f[RF_N_NODES], f[RF_E], f[RF_READS], f[RF_LOAD], f[RF_RSS]);
+            char who[32] = "data";
+            if (t->ranks > 1) snprintf(who, sizeof who, "rank %d", r);
+            printf("  %s: graphs %.0f..%.0f, %.0f nodes, %.0f edges, %.0f hyperslab reads, "
+                   "loaded in %.2f s (%.0f MB), %.0f MB with the batch workspace\n", who, f[RF_G0],
+                   f[RF_G0] + f[RF_G] - 1, f[RF_N_NODES], f[RF_E], f[RF_READS], f[RF_LOAD],
+                   f[RF_LOAD_RSS], f[RF_RSS]);
         }
-        printf("  node imbalance: the largest shard holds %.3fx the mean\n", mean > 0 ? most / mean : 1.0);
+        if (t->ranks > 1)
+            printf("  node imbalance: the largest shard holds %.3fx the mean\n", mean > 0 ? most / mean : 1.0);
     }
     free(a);
 }
@@ -534,11 +545,12 @@ static void final_report(trainer *t, const label_metrics *vm, const label_metric
         json_metrics(s, t, "val", vm);
         fputc(',', s);
         json_metrics(s, t, "test", tm);
-        if (t->ranks > 1) {
+        {
             fprintf(s, ",\"dist\":{\"ranks\":%d,\"library\":\"%s\",\"batch\":\"%s\"", t->ranks,
                     dist_library(), t->cfg.dist_batch);
             static const char *keys[RF_N] = {"first_graph", "graphs", "nodes", "edges",
-                                             "hyperslab_reads", "load_seconds", "peak_rss_mb"};
+                                             "hyperslab_reads", "load_seconds", "loaded_rss_mb",
+                                             "peak_rss_mb"};
             for (int k = 0; k < RF_N; k++) {
                 fprintf(s, ",\"%s\":[", keys[k]);
                 for (int r = 0; r < t->ranks; r++)
@@ -656,7 +668,7 @@ int trainer_run(trainer *t, seer_err *err) {
                 fclose(log);
                 return seer_fail(err, "%s: cannot open the step log: %s", path, strerror(errno));
             }
-            if (fresh) fputs("step\tloss\tlr\n", steps);
+            if (fresh) fputs("step\tloss\tlr\tseconds\n", steps);
         }
     }
     int64_t ntr = t->n_ids[SPLIT_TRAIN], bs = t->global_batch;
@@ -671,7 +683,7 @@ int trainer_run(trainer *t, seer_err *err) {
                "%lld steps per epoch, run folder %s\n",
                (long long)ntr, (long long)t->n_ids[SPLIT_VAL], (long long)t->n_ids[SPLIT_TEST], M,
                (long long)t->P, (long long)per_epoch, t->run_dir);
-    if (t->ranks > 1) report_shards(t);
+    report_shards(t);
     while (t->epoch < c->train_epochs && !stopped &&
            (c->train_stop_epoch <= 0 || t->epoch < c->train_stop_epoch)) {
         // The shuffle of epoch e comes from the generator state saved at its start.
@@ -688,6 +700,7 @@ int trainer_run(trainer *t, seer_err *err) {
         while (t->batch_in_epoch < per_epoch) {
             int64_t start = t->batch_in_epoch * bs, n = ntr - start < bs ? ntr - start : bs;
             dist_phase("training step");
+            double step_t0 = seer_now();
             double loss = trainer_step(t, perm + start, n);
             if (t->inject_step == t->step && t->inject_rank == t->rank) inject_failure(t);
             if (!isfinite(loss)) {
@@ -695,7 +708,9 @@ int trainer_run(trainer *t, seer_err *err) {
                                     "enable grad_clip", (long long)t->step, loss);
                 goto out;
             }
-            if (steps) fprintf(steps, "%lld\t%.9g\t%.9g\n", (long long)t->step, loss, t->sched.lr);
+            if (steps)
+                fprintf(steps, "%lld\t%.9g\t%.9g\t%.6f\n", (long long)t->step, loss, t->sched.lr,
+                        seer_now() - step_t0);
             t->epoch_loss_sum += loss, t->epoch_batches++, t->epoch_graphs += n;
             t->batch_in_epoch++;
             char extra[64];

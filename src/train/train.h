@@ -22,7 +22,7 @@ typedef struct {
     pg_index ix;
     pg_dataset ds;    // this rank's shard (all graphs with one rank)
     pg_read_stats rd; // what the shard read took from the file
-    double load_seconds;
+    double load_seconds, load_rss_mb; // reading the shard: time, peak memory after it
     int M;
     int *label_cols;  // (M) columns of ds->label_y
     int8_t *which;    // (ix.G) split of each graph
