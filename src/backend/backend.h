@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/common.h"
+
 enum { LIN_RELU = 1, LIN_ACC = 2 };
 
 typedef struct seer_backend {
@@ -73,6 +75,16 @@ typedef struct seer_backend {
     void (*add_rows)(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w);
     // out[i, :w] = in[i, :w].
     void (*copy_rows)(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w);
+
+    // Training only (NULL in libseer): the optimizer (optim/optim.h), the gradient norm and
+    // scaling of clipping, and PCGrad (optim/pcgrad.h; Gd and out64 backend memory, K host).
+    void (*adam_update)(float *p, const float *g, float *m, float *v, int64_t P, int kind,
+                        double lr, double beta1, double beta2, double eps, double wd, int64_t t);
+    double (*grad_norm)(const float *g, int64_t P);
+    void (*grad_scale)(float *g, int64_t P, float s);
+    void (*pcgrad_combine)(const float *G, int64_t ldg, int T, int64_t P, seer_rng *rng,
+                           double *Gd, double *K, float *out, double *out64);
+    int device; // 1: pointers are device memory, which host code must not touch
 } seer_backend;
 
 const seer_backend *backend_cpu(void);

@@ -17,6 +17,10 @@
 
 #include "backend.h"
 #include "common/common.h"
+#ifndef SEER_LIBSEER
+#include "optim/optim.h"
+#include "optim/pcgrad.h"
+#endif
 
 #define ROW(p, ld, i) ((p) + (int64_t)(i) * (ld))
 #define POS(perm, k) ((perm) ? (perm)[k] : (k))
@@ -275,6 +279,12 @@ static const seer_backend cpu_backend = {
     .attn_pool_backward = attn_pool_backward_cpu,
     .add_rows = add_rows_cpu,
     .copy_rows = copy_rows_cpu,
+#ifndef SEER_LIBSEER
+    .adam_update = adam_update,
+    .grad_norm = grad_norm,
+    .grad_scale = grad_scale,
+    .pcgrad_combine = pcgrad_combine,
+#endif
 };
 
 const seer_backend *backend_cpu(void) { return &cpu_backend; }

@@ -22,7 +22,12 @@ int seer_fail(seer_err *err, const char *fmt, ...) __attribute__((format(printf,
 
 /* Prints "seer: error: <prefix><msg>" to stderr, calls the hook when set (a parallel job sets
  * both: the prefix names the rank, the hook ends every rank), and exits with status 1. */
-_Noreturn void seer_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#ifdef __cplusplus // the CUDA backend's .cu files include this header
+#define SEER_NORETURN [[noreturn]]
+#else
+#define SEER_NORETURN _Noreturn
+#endif
+SEER_NORETURN void seer_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char seer_err_prefix[48];
 extern void (*seer_die_hook)(void);
 

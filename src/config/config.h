@@ -60,7 +60,9 @@
     X(output, run, STR, "", NULL, "run folder name (empty = the config file's base name)")       \
     X(output, save_every, INT, "0", NULL, "also checkpoint every N steps (0 = at epoch ends only)") \
     X(output, step_log, INT, "0", NULL, "1: also write steps.tsv, the loss, learning rate and seconds of every step") \
-    X(backend, device, STR, "auto", "auto|cpu|cuda", "where to train: auto picks CUDA when a GPU is present and the build has it")    \
+    X(backend, device, STR, "auto", "auto|cpu|cuda", "where to train: auto picks CUDA when a GPU is present and the build has it") \
+    X(backend, precision, STR, "tf32", "fp32|tf32|bf16",                                         \
+      "GPU dense products: TF32 tensor cores (default), plain fp32, or bf16 tensor cores; all accumulate in fp32")    \
     X(dist, backend, STR, "auto", "auto|mpi|none",                                               \
       "data-parallel ranks: auto joins the job when mpirun/srun started seertrain (MPI through libseer_mpi.so); none = one process") \
     X(dist, batch, STR, "global", "global|per_rank",                                             \

@@ -5,6 +5,9 @@
 #include "train.h"
 
 #include "dist/dist.h"
+#ifdef SEER_HAVE_CUDA
+#include "cuda_backend.h"
+#endif
 
 #include <errno.h>
 #include <math.h>
@@ -90,16 +93,53 @@ static int linear_prepare(trainer *t, seer_err *err) {
     return 0;
 }
 
+/* [backend] device: cpu, cuda, or auto (CUDA when the build has it and a GPU is present). A rank
+ * takes the GPU of its rank on the node. */
+static int select_backend(trainer *t, const seer_config *cfg, seer_err *err) {
+    const char *dev = cfg->backend_device;
+    char where[600];
+    config_where(cfg, CFG_KEY_backend_device, where, sizeof where);
+    if (!strcmp(dev, "cpu")) return 0;
+    int gpu_model = strcmp(cfg->model_name, "seernet") == 0; // the models the GPU path trains
+#ifdef SEER_HAVE_CUDA
+    int n = cuda_device_count();
+    if (n == 0) {
+        if (!strcmp(dev, "cuda"))
+            return seer_fail(err, "%s: [backend] device = cuda, but this machine has no CUDA device "
+                                  "(or no NVIDIA driver); use device = cpu or auto", where);
+        return 0;
+    }
+    if (!gpu_model) {
+        if (!strcmp(dev, "cuda"))
+            return seer_fail(err, "%s: [backend] device = cuda trains model.name = seernet only "
+                                  "(not %s) so far; use device = cpu", where, cfg->model_name);
+        return 0;
+    }
+    int prec = !strcmp(cfg->backend_precision, "fp32") ? PREC_FP32
+               : !strcmp(cfg->backend_precision, "bf16") ? PREC_BF16 : PREC_TF32;
+    if (cuda_backend_init(dist_local_rank() % n, prec, err)) return -1;
+    t->be = backend_cuda();
+    snprintf(t->device_name, sizeof t->device_name, "%s, %s", cuda_device_name(),
+             cfg->backend_precision);
+    return 0;
+#else
+    (void)gpu_model;
+    if (!strcmp(dev, "cuda"))
+        return seer_fail(err, "%s: [backend] device = cuda, but this build has no CUDA backend "
+                              "(nvcc was not found when it was built); use device = cpu or auto",
+                         where);
+    return 0;
+#endif
+}
+
 int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     memset(t, 0, sizeof *t);
     t->cfg = *cfg; // shares the strings; cfg must outlive the trainer
-    if (strcmp(cfg->backend_device, "cuda") == 0)
-        return seer_fail(err, "%s: [backend] device = cuda: this build has no CUDA backend yet; "
-                              "use device = cpu or auto", cfg->file);
     t->be = backend_cpu();
     backend_cpu_set_threads(cfg->train_threads > 0 ? (int)cfg->train_threads
                                                    : (int)sysconf(_SC_NPROCESSORS_ONLN));
     t->rank = dist_rank(), t->ranks = dist_ranks();
+    if (select_backend(t, cfg, err)) return -1;
     if (t->ranks > 1 && strcmp(cfg->model_name, "linear") == 0)
         return seer_fail(err, "%s: model.name = linear is fitted in closed form by one process; "
                               "run it without mpirun/srun", cfg->file);
@@ -194,6 +234,11 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
                          (long long)cap_g);
     batch_init(&t->batch, cap_g, all_n, all_e, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M, t->ds.n_ops);
     t->batch.want_extra = t->model.arch != ARCH_SEERNET; // SeerNet needs no PerfSAGE/GCN indexes
+    if (t->be->device) { // the batch's mirror on the device (batch_input)
+        int64_t cG = t->batch.cap_G, cN = t->batch.cap_N, cE = t->batch.cap_E;
+        t->dev_i = t->be->alloc(sizeof(int64_t) * (size_t)(2 * (cG + 1) + 5 * cE + cN + 2 * (cN + 1)));
+        t->dev_f = t->be->alloc(sizeof(float) * (size_t)(cN * t->ds.Fn + cE * t->ds.Fe + cG * t->ds.Fg));
+    }
     size_t gm = sizeof(float) * (size_t)(cap_g * t->M);
     t->host_pred = seer_malloc(gm), t->host_dpred = seer_malloc(gm), t->host_one = seer_malloc(gm);
     t->step_local = seer_malloc(sizeof(int64_t) * (size_t)cap_g);
@@ -202,10 +247,12 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     if (t->pcgrad) {
         int64_t tr = t->model.trunk_params;
         t->task_grads = t->be->alloc(sizeof(float) * (size_t)(t->M * t->P));
-        t->pc_gd = seer_malloc(sizeof(double) * (size_t)(t->M * tr));
+        t->pc_gd = t->be->alloc(sizeof(double) * (size_t)(t->M * tr));
         t->pc_k = seer_malloc(sizeof(double) * (size_t)(t->M * t->M));
-        t->pc_out = seer_malloc(sizeof(double) * (size_t)tr);
+        t->pc_out = t->be->alloc(sizeof(double) * (size_t)tr);
     }
+    if (t->be->device && t->ranks > 1)
+        t->stage = seer_malloc(sizeof(float) * (size_t)(t->P * (t->pcgrad ? t->M : 1)));
     rng_seed(&t->rng_pcgrad, (uint64_t)cfg->train_seed * 0x2545f4914f6cdd1dull + 7);
 
     rng_seed(&t->rng_epoch, (uint64_t)cfg->train_seed * 0x9e3779b97f4a7c15ull + 1);
@@ -225,7 +272,9 @@ void trainer_free(trainer *t) {
         if (t->dacts.fbase) seernet_acts_free(&t->dacts, t->be);
         if (t->task_grads) t->be->release(t->task_grads);
     }
-    free(t->pc_gd), free(t->pc_k), free(t->pc_out);
+    if (t->be) t->be->release(t->pc_gd), t->be->release(t->pc_out);
+    free(t->pc_k), free(t->stage);
+    if (t->be && t->be->device) t->be->release(t->dev_i), t->be->release(t->dev_f);
     free(t->host_pred), free(t->host_dpred), free(t->host_one);
     batch_free(&t->batch);
     seernet_free(&t->model);
@@ -250,10 +299,54 @@ static void optimizer_step(trainer *t, const int64_t *count) {
     for (int h = -1; h < t->M; h++) {
         if (h >= 0 && count[h] == 0) continue;
         int64_t lo = h < 0 ? 0 : m->head_begin[h], hi = h < 0 ? m->trunk_params : m->head_begin[h + 1];
-        adam_update(t->params + lo, t->grads + lo, t->adam_m + lo, t->adam_v + lo, hi - lo, kind,
+        t->be->adam_update(t->params + lo, t->grads + lo, t->adam_m + lo, t->adam_v + lo, hi - lo, kind,
                     t->sched.lr, c->train_beta1, c->train_beta2, c->train_eps, c->train_weight_decay,
                     t->step);
     }
+}
+
+/* The model's view of the batch just built: the batch's own arrays on the CPU; on a GPU their
+ * copies in the device buffers sized at init (features and indexes of the step's graphs, uploaded
+ * once per step). */
+static seernet_input batch_input(trainer *t) {
+    seernet_input in = seernet_input_from_batch(&t->batch);
+    const seer_backend *be = t->be;
+    if (!be->device) return in;
+    const graph_batch *b = &t->batch;
+    int64_t G = b->G, N = b->N, E = b->E, cG = b->cap_G, cN = b->cap_N, cE = b->cap_E;
+    int64_t *i = t->dev_i;
+    float *f = t->dev_f;
+    struct { const void *src; void *dst; int64_t n; int64_t cap; } part[] = {
+        {b->node_ptr, i, G + 1, cG + 1}, {b->edge_ptr, NULL, G + 1, cG + 1},
+        {b->src, NULL, E, cE}, {b->dst, NULL, E, cE}, {b->edge_graph, NULL, E, cE},
+        {b->in_idx, NULL, E, cE}, {b->out_idx, NULL, E, cE}, {b->node_graph, NULL, N, cN},
+        {b->in_ptr, NULL, N + 1, cN + 1}, {b->out_ptr, NULL, N + 1, cN + 1},
+    };
+    const int64_t **field[] = {&in.node_ptr, &in.edge_ptr, &in.src, &in.dst, &in.edge_graph,
+                               &in.in_idx, &in.out_idx, &in.node_graph, &in.in_ptr, &in.out_ptr};
+    for (size_t k = 0; k < sizeof part / sizeof *part; k++) {
+        be->upload(i, part[k].src, sizeof(int64_t) * (size_t)part[k].n);
+        *field[k] = i;
+        i += part[k].cap;
+    }
+    be->upload(f, b->xn, sizeof(float) * (size_t)(N * b->Fn)), in.xn = f, f += cN * b->Fn;
+    be->upload(f, b->xe, sizeof(float) * (size_t)(E * b->Fe)), in.xe = f, f += cE * b->Fe;
+    be->upload(f, b->xg, sizeof(float) * (size_t)(G * b->Fg)), in.xg = f;
+    in.x = NULL; // PerfSAGE / GCN indexes are not mirrored on the GPU (refused at init)
+    return in;
+}
+
+/* Sums a gradient buffer over the ranks (in place). MPI works on host memory: a GPU's buffer goes
+ * through the host staging buffer (NCCL, on the device, is not wired to the trainer yet). */
+static void sum_over_ranks(trainer *t, float *x, int64_t n) {
+    if (t->ranks < 2) return;
+    if (!t->be->device) {
+        dist_sum_f32(x, n);
+        return;
+    }
+    t->be->download(t->stage, x, sizeof(float) * (size_t)n);
+    dist_sum_f32(t->stage, n);
+    t->be->upload(x, t->stage, sizeof(float) * (size_t)n);
 }
 
 /* The graphs of ids[0..count) that this rank holds: local ids in t->step_local, their positions
@@ -272,7 +365,7 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     seernet_input in = {0};
     if (n) {
         batch_build(&t->batch, &t->ds, t->targets, t->step_local, n);
-        in = seernet_input_from_batch(&t->batch);
+        in = batch_input(t);
         seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
     }
     int64_t GM = n * M;
@@ -298,7 +391,7 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
             t->be->upload(t->dacts.pred, dpred, sizeof(float) * (size_t)GM);
             seernet_backward(&t->model, t->be, t->params, t->grads, &in, &t->acts, &t->dacts, -1);
         }
-        dist_sum_f32(t->grads, t->P); // the one gradient all-reduce of the step
+        sum_over_ranks(t, t->grads, t->P); // the one gradient all-reduce of the step
     } else {
         // One backward per task, each with only its own head's output gradient, into row task
         // of the (M, P) task-gradient buffer; then PCGrad on the trunk, own gradient per head.
@@ -316,18 +409,20 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
         }
         // every task's gradient summed over ranks in one all-reduce; PCGrad then runs on the
         // global gradients, identically on every rank
-        dist_sum_f32(t->task_grads, (int64_t)M * t->P);
+        sum_over_ranks(t, t->task_grads, (int64_t)M * t->P);
         const seernet *m = &t->model;
-        pcgrad_combine(t->task_grads, t->P, M, m->trunk_params, &t->rng_pcgrad, t->pc_gd, t->pc_k,
-                       t->grads, t->pc_out);
+        t->be->pcgrad_combine(t->task_grads, t->P, M, m->trunk_params, &t->rng_pcgrad, t->pc_gd,
+                              t->pc_k, t->grads, t->pc_out);
         for (int task = 0; task < M; task++) {
             int64_t lo = m->head_begin[task], hi = m->head_begin[task + 1];
-            memcpy(t->grads + lo, t->task_grads + (int64_t)task * t->P + lo, sizeof(float) * (size_t)(hi - lo));
+            t->be->copy_rows(t->grads + lo, 0, t->task_grads + (int64_t)task * t->P + lo, 0, 1,
+                             (int)(hi - lo));
         }
     }
     if (c->train_grad_clip > 0) {
-        double norm = grad_norm(t->grads, t->P);
-        if (norm > c->train_grad_clip) grad_scale(t->grads, t->P, (float)(c->train_grad_clip / norm));
+        double norm = t->be->grad_norm(t->grads, t->P);
+        if (norm > c->train_grad_clip)
+            t->be->grad_scale(t->grads, t->P, (float)(c->train_grad_clip / norm));
     }
     optimizer_step(t, n_label);
     return loss / M;
@@ -356,7 +451,7 @@ static double evaluate(trainer *t, const int64_t *ids, int64_t count, label_metr
         int64_t n = own_graphs(t, ids + i, count - i < bs ? count - i : bs);
         if (!n) continue;
         batch_build(&t->batch, &t->ds, t->targets, t->step_local, n);
-        seernet_input in = seernet_input_from_batch(&t->batch);
+        seernet_input in = batch_input(t);
         seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
         t->be->download(t->host_pred, t->acts.pred, sizeof(float) * (size_t)(n * M));
         for (int64_t k = 0; k < n; k++) {
@@ -680,9 +775,10 @@ int trainer_run(trainer *t, seer_err *err) {
     double run_t0 = seer_now();
     if (!t->quiet)
         printf("seertrain: %lld train / %lld val / %lld test graphs, %d label(s), %lld parameters, "
-               "%lld steps per epoch, run folder %s\n",
+               "%lld steps per epoch, %s, run folder %s\n",
                (long long)ntr, (long long)t->n_ids[SPLIT_VAL], (long long)t->n_ids[SPLIT_TEST], M,
-               (long long)t->P, (long long)per_epoch, t->run_dir);
+               (long long)t->P, (long long)per_epoch, t->device_name[0] ? t->device_name : "CPU",
+               t->run_dir);
     report_shards(t);
     while (t->epoch < c->train_epochs && !stopped &&
            (c->train_stop_epoch <= 0 || t->epoch < c->train_stop_epoch)) {

@@ -38,6 +38,10 @@ typedef struct {
     float *targets;   // (G, M) standardised log targets
     seernet model;
     const seer_backend *be;
+    char device_name[200];      // the GPU and precision when training on one ("" on the CPU)
+    int64_t *dev_i;             // GPU: the batch's index arrays (batch_input in train.c)
+    float *dev_f;               // GPU: the batch's features
+    float *stage;               // GPU with several ranks: host copy of the gradients for MPI
     int64_t P;
     float *params, *grads, *adam_m, *adam_v; // (P) each, backend memory
     seernet_acts acts, dacts;

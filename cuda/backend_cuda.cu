@@ -1,0 +1,184 @@
+/* The CUDA backend's state and op table (see cuda_backend.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "common.cuh"
+
+extern "C" {
+#include "optim/pcgrad.h"
+}
+
+struct cuda_state cuda_st = {-1, 0, 0, 0, 0, 0, 0, 0, ""};
+
+// the launchers of the other .cu files
+extern "C" {
+void linear_forward_cuda(float *, int64_t, const float *, int64_t, const float *, int64_t,
+                         const float *, int64_t, int, int, int, cudaStream_t);
+void linear_backward_cuda(float *, int64_t, float *, int64_t, float *, const float *, int64_t,
+                          const float *, int64_t, const float *, int64_t, int, int, cudaStream_t);
+void relu_forward_cuda(float *, int64_t, cudaStream_t);
+void relu_backward_cuda(float *, const float *, int64_t, cudaStream_t);
+void gather_forward_cuda(float *, int64_t, const float *, int64_t, const int64_t *, int64_t, int,
+                         int, cudaStream_t);
+void seg_sum_forward_cuda(float *, int64_t, const float *, int64_t, const int64_t *,
+                          const int64_t *, int64_t, int, cudaStream_t);
+void seg_mean_forward_cuda(float *, int64_t, const float *, int64_t, const int64_t *,
+                           const int64_t *, int64_t, int, cudaStream_t);
+void seg_mean_backward_cuda(float *, int64_t, const float *, int64_t, const int64_t *,
+                            const int64_t *, int64_t, int, cudaStream_t);
+void seg_max_forward_cuda(float *, int64_t, int64_t *, const float *, int64_t, const int64_t *,
+                          const int64_t *, int64_t, int, cudaStream_t);
+void seg_max_backward_cuda(float *, int64_t, const float *, int64_t, const int64_t *, int64_t, int,
+                           cudaStream_t);
+void attn_pool_forward_cuda(float *, float *, const float *, const float *, const int64_t *,
+                            int64_t, int, cudaStream_t);
+void attn_pool_backward_cuda(float *, float *, const float *, const float *, const float *,
+                             const float *, const int64_t *, int64_t, int, cudaStream_t);
+void add_rows_cuda(float *, int64_t, const float *, int64_t, int64_t, int, cudaStream_t);
+void copy_rows_cuda(float *, int64_t, const float *, int64_t, int64_t, int, cudaStream_t);
+void adam_update_cuda(float *, const float *, float *, float *, int64_t, int, double, double,
+                      double, double, double, int64_t, cudaStream_t);
+double grad_norm_cuda(const float *, int64_t, cudaStream_t);
+void grad_scale_cuda(float *, int64_t, float, cudaStream_t);
+void pcgrad_combine_cuda(const float *, int64_t, int, int64_t, seer_rng *, double *, double *,
+                         float *, double *, cudaStream_t);
+}
+
+#define ST cuda_st.stream
+
+static void *c_alloc(size_t bytes) {
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, bytes ? bytes : 256);
+    if (e != cudaSuccess)
+        seer_die("CUDA: out of device memory allocating %zu bytes on %s (%s); lower [train] "
+                 "batch_size or eval_batch_size", bytes, cuda_st.name, cudaGetErrorString(e));
+    return p;
+}
+static void c_release(void *p) { if (p) CUDA_CHECK(cudaFree(p)); }
+static void c_zero(void *p, size_t bytes) { if (bytes) CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, ST)); }
+static void c_upload(void *dst, const void *src, size_t bytes) {
+    if (bytes) CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ST));
+}
+static void c_download(void *dst, const void *src, size_t bytes) {
+    if (!bytes) return;
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, ST));
+    CUDA_CHECK(cudaStreamSynchronize(ST));
+}
+
+static void t_linear_forward(float *out, int64_t ldo, const float *in, int64_t ldi, const float *w,
+                             int64_t ldw, const float *b, int64_t n, int fin, int fout, int flags) {
+    linear_forward_cuda(out, ldo, in, ldi, w, ldw, b, n, fin, fout, flags, ST);
+}
+static void t_linear_backward(float *din, int64_t lddi, float *dw, int64_t ldw, float *db,
+                              const float *dout, int64_t lddo, const float *in, int64_t ldi,
+                              const float *w, int64_t n, int fin, int fout) {
+    linear_backward_cuda(din, lddi, dw, ldw, db, dout, lddo, in, ldi, w, n, fin, fout, ST);
+}
+static void t_relu_forward(float *y, int64_t count) { relu_forward_cuda(y, count, ST); }
+static void t_relu_backward(float *dx, const float *y, int64_t count) { relu_backward_cuda(dx, y, count, ST); }
+static void t_gather_forward(float *out, int64_t ldo, const float *in, int64_t ldi,
+                             const int64_t *idx, int64_t n, int w, int acc) {
+    gather_forward_cuda(out, ldo, in, ldi, idx, n, w, acc, ST);
+}
+static void t_seg_sum_forward(float *out, int64_t ldo, const float *in, int64_t ldi,
+                              const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
+    seg_sum_forward_cuda(out, ldo, in, ldi, ptr, perm, S, w, ST);
+}
+static void t_seg_mean_forward(float *out, int64_t ldo, const float *in, int64_t ldi,
+                               const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
+    seg_mean_forward_cuda(out, ldo, in, ldi, ptr, perm, S, w, ST);
+}
+static void t_seg_mean_backward(float *din, int64_t lddi, const float *dout, int64_t lddo,
+                                const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
+    seg_mean_backward_cuda(din, lddi, dout, lddo, ptr, perm, S, w, ST);
+}
+static void t_seg_max_forward(float *out, int64_t ldo, int64_t *arg, const float *in, int64_t ldi,
+                              const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
+    seg_max_forward_cuda(out, ldo, arg, in, ldi, ptr, perm, S, w, ST);
+}
+static void t_seg_max_backward(float *din, int64_t lddi, const float *dout, int64_t lddo,
+                               const int64_t *arg, int64_t S, int w) {
+    seg_max_backward_cuda(din, lddi, dout, lddo, arg, S, w, ST);
+}
+static void t_attn_pool_forward(float *out, float *alpha, const float *in, const float *score,
+                                const int64_t *ptr, int64_t S, int w) {
+    attn_pool_forward_cuda(out, alpha, in, score, ptr, S, w, ST);
+}
+static void t_attn_pool_backward(float *din, float *dscore, const float *dout, const float *in,
+                                 const float *out, const float *alpha, const int64_t *ptr,
+                                 int64_t S, int w) {
+    attn_pool_backward_cuda(din, dscore, dout, in, out, alpha, ptr, S, w, ST);
+}
+static void t_add_rows(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
+    add_rows_cuda(out, ldo, in, ldi, n, w, ST);
+}
+static void t_copy_rows(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
+    copy_rows_cuda(out, ldo, in, ldi, n, w, ST);
+}
+static void t_adam_update(float *p, const float *g, float *m, float *v, int64_t P, int kind,
+                          double lr, double b1, double b2, double eps, double wd, int64_t t) {
+    adam_update_cuda(p, g, m, v, P, kind, lr, b1, b2, eps, wd, t, ST);
+}
+static double t_grad_norm(const float *g, int64_t P) { return grad_norm_cuda(g, P, ST); }
+static void t_grad_scale(float *g, int64_t P, float s) { grad_scale_cuda(g, P, s, ST); }
+static void t_pcgrad_combine(const float *G, int64_t ldg, int T, int64_t P, seer_rng *rng,
+                             double *Gd, double *K, float *out, double *out64) {
+    pcgrad_combine_cuda(G, ldg, T, P, rng, Gd, K, out, out64, ST);
+}
+
+static seer_backend table = {
+    "cuda", c_alloc, c_release, c_zero, c_upload, c_download,
+    t_linear_forward, t_linear_backward, t_relu_forward, t_relu_backward, t_gather_forward,
+    t_seg_sum_forward, t_seg_mean_forward, t_seg_mean_backward, t_seg_max_forward,
+    t_seg_max_backward, t_attn_pool_forward, t_attn_pool_backward, t_add_rows, t_copy_rows,
+    t_adam_update, t_grad_norm, t_grad_scale, t_pcgrad_combine, 1,
+};
+
+extern "C" int cuda_device_count(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); // no driver or no device: clear the sticky error
+        return 0;
+    }
+    return n;
+}
+
+extern "C" int cuda_backend_init(int device, int precision, seer_err *err) {
+    int n = cuda_device_count();
+    if (n == 0) return seer_fail(err, "no CUDA device (or no NVIDIA driver) on this machine");
+    if (device < 0 || device >= n)
+        return seer_fail(err, "CUDA device %d does not exist (this machine has %d)", device, n);
+    cudaError_t e = cudaSetDevice(device);
+    if (e != cudaSuccess) return seer_fail(err, "CUDA device %d: %s", device, cudaGetErrorString(e));
+    cudaDeviceProp p;
+    CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+    snprintf(cuda_st.name, sizeof cuda_st.name, "%.100s (sm_%d%d, %.1f GiB)", p.name, p.major, p.minor,
+             (double)p.totalGlobalMem / (1 << 30));
+    if (p.major < 9)
+        fprintf(stderr, "seer: warning: %s: this build targets sm_90 (PTX is JIT-compiled for "
+                        "older devices)\n", cuda_st.name);
+    cuda_st.device = device, cuda_st.precision = precision;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&cuda_st.stream, cudaStreamNonBlocking));
+    CUBLAS_CHECK(cublasCreate(&cuda_st.blas));
+    CUBLAS_CHECK(cublasSetStream(cuda_st.blas, cuda_st.stream));
+    CUDA_CHECK(cudaMalloc((void **)&cuda_st.colsum_ws, sizeof(float) * COLSUM_CHUNKS * COLSUM_MAX_W));
+    CUDA_CHECK(cudaMalloc((void **)&cuda_st.norm_ws, sizeof(double) * NORM_BLOCKS));
+    CUDA_CHECK(cudaMallocHost((void **)&cuda_st.host_norm, sizeof(double) * NORM_BLOCKS));
+    CUDA_CHECK(cudaMalloc((void **)&cuda_st.pc_coef, sizeof(double) * PCGRAD_MAX_TASKS));
+    return 0;
+}
+
+extern "C" void cuda_backend_shutdown(void) {
+    if (cuda_st.device < 0) return;
+    cudaStreamSynchronize(cuda_st.stream);
+    cudaFree(cuda_st.colsum_ws), cudaFree(cuda_st.norm_ws), cudaFree(cuda_st.pc_coef);
+    cudaFreeHost(cuda_st.host_norm);
+    cublasDestroy(cuda_st.blas);
+    cudaStreamDestroy(cuda_st.stream);
+    cuda_st.device = -1;
+}
+
+extern "C" void cuda_backend_set_precision(int precision) { cuda_st.precision = precision; }
+extern "C" const seer_backend *backend_cuda(void) { return cuda_st.device >= 0 ? &table : NULL; }
+extern "C" const char *cuda_device_name(void) { return cuda_st.name; }
+extern "C" void cuda_backend_sync(void) { CUDA_CHECK(cudaStreamSynchronize(cuda_st.stream)); }

@@ -1,0 +1,48 @@
+/* The CUDA backend: the CUDA twin of every op of src/backend/backend.h, for training on one GPU.
+ *
+ * Each op family lives in one .cu file (dense.cu, elementwise.cu, segment.cu, pool.cu, pcgrad.cu)
+ * and each launcher carries its CPU twin's name stem and argument order plus a stream
+ * (seg_max_forward_cpu -> seg_max_forward_cuda(..., stream)). backend_cuda() is the op table over
+ * those launchers on the backend's stream; pointers it takes are device memory. Semantics are the
+ * CPU backend's, kept where they are observable: ties in max to the lowest position, NaN
+ * propagation, empty segments, accumulate-into-gradients; reductions run in a fixed order
+ * (no atomics), so a run repeats bit for bit on the same GPU.
+ *
+ * Without a GPU (or a driver) cuda_device_count() is 0 and cuda_backend_init fails with a
+ * message; nothing else may be called then. */
+#ifndef SEER_CUDA_BACKEND_H
+#define SEER_CUDA_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "backend/backend.h"
+#include "common/common.h"
+
+/* Dense products: plain fp32, TF32 tensor cores (fp32 accumulate), or bf16 tensor cores with
+ * fp32 inputs, outputs and accumulation (cuBLAS compute types 32F, 32F_FAST_TF32, 32F_FAST_16BF). */
+enum { PREC_FP32 = 0, PREC_TF32 = 1, PREC_BF16 = 2 };
+
+/* GPUs visible to this process; 0 when there is no device or no driver. */
+int cuda_device_count(void);
+
+/* Selects the device, creates the stream, the cuBLAS handle and the fixed workspaces. */
+int cuda_backend_init(int device, int precision, seer_err *err);
+void cuda_backend_shutdown(void);
+/* Changes the precision of the dense products (PREC_*) of an initialised backend. */
+void cuda_backend_set_precision(int precision);
+const seer_backend *backend_cuda(void);
+/* "NVIDIA H200 (sm_90, 139.8 GiB)" after init. */
+const char *cuda_device_name(void);
+/* Waits for the stream; dies with the CUDA error (file and line of the failing call) if any. */
+void cuda_backend_sync(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,80 @@
+/* Softmax-attention pooling over contiguous segments (one segment per graph): alpha = softmax of
+ * the scores within a segment, out[s] = sum alpha_k in[k]. Forward: one thread per segment makes
+ * alpha (max, then the normaliser in float64, as the CPU twin), one thread per (segment, column)
+ * sums in order. Backward: one warp per segment, lanes over columns, shuffle reductions for the
+ * dot products. */
+#include "common.cuh"
+
+__global__ void attn_alpha_kernel(float *alpha, const float *score, const int64_t *ptr, int64_t S) {
+    for (int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; s < S;
+         s += (int64_t)gridDim.x * blockDim.x) {
+        int64_t k0 = ptr[s], k1 = ptr[s + 1];
+        if (k0 == k1) continue;
+        float mx = score[k0];
+        for (int64_t k = k0 + 1; k < k1; k++) mx = score[k] > mx ? score[k] : mx;
+        double z = 0.0;
+        for (int64_t k = k0; k < k1; k++) z += exp((double)(score[k] - mx));
+        for (int64_t k = k0; k < k1; k++) alpha[k] = (float)(exp((double)(score[k] - mx)) / z);
+    }
+}
+
+__global__ void attn_sum_kernel(float *out, const float *alpha, const float *in, const int64_t *ptr,
+                                int64_t S, int w) {
+    int j = blockIdx.x * 32 + threadIdx.x;
+    if (j >= w) return;
+    for (int64_t s = blockIdx.y * 8 + threadIdx.y; s < S; s += (int64_t)gridDim.y * 8) {
+        float o = 0.0f;
+        for (int64_t k = ptr[s]; k < ptr[s + 1]; k++) o += alpha[k] * in[k * w + j];
+        out[s * w + j] = o;
+    }
+}
+
+extern "C" void attn_pool_forward_cuda(float *out, float *alpha, const float *in, const float *score,
+                                       const int64_t *ptr, int64_t S, int w, cudaStream_t st) {
+    if (!S) return;
+    attn_alpha_kernel<<<blocks_for(S, 128), 128, 0, st>>>(alpha, score, ptr, S);
+    LAUNCH_CHECK();
+    int64_t gy = (S + 7) / 8;
+    dim3 grid((unsigned)((w + 31) / 32), (unsigned)(gy < 65535 ? gy : 65535));
+    attn_sum_kernel<<<grid, dim3(32, 8), 0, st>>>(out, alpha, in, ptr, S, w);
+    LAUNCH_CHECK();
+}
+
+__device__ static float warp_sum(float v) {
+    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* d in_k += alpha_k dout_s;  d score_k += alpha_k (in_k . dout_s - out_s . dout_s). */
+__global__ void attn_backward_kernel(float *din, float *dscore, const float *dout, const float *in,
+                                     const float *out, const float *alpha, const int64_t *ptr,
+                                     int64_t S, int w) {
+    int lane = threadIdx.x & 31;
+    int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32;
+    int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
+    for (int64_t s = warp; s < S; s += warps) {
+        const float *g = dout + s * w, *o = out + s * w;
+        float od = 0.0f;
+        for (int j = lane; j < w; j += 32) od += o[j] * g[j];
+        od = warp_sum(od);
+        for (int64_t k = ptr[s]; k < ptr[s + 1]; k++) {
+            const float *x = in + k * w;
+            float *d = din + k * w, a = alpha[k], xd = 0.0f;
+            for (int j = lane; j < w; j += 32) {
+                xd += x[j] * g[j];
+                d[j] += a * g[j];
+            }
+            xd = warp_sum(xd);
+            if (lane == 0) dscore[k] += a * (xd - od);
+        }
+    }
+}
+
+extern "C" void attn_pool_backward_cuda(float *din, float *dscore, const float *dout,
+                                        const float *in, const float *out, const float *alpha,
+                                        const int64_t *ptr, int64_t S, int w, cudaStream_t st) {
+    if (!S) return;
+    attn_backward_kernel<<<blocks_for(S * 32, 256), 256, 0, st>>>(din, dscore, dout, in, out,
+                                                                  alpha, ptr, S, w);
+    LAUNCH_CHECK();
+}

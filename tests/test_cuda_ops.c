@@ -1,0 +1,294 @@
+/* Every CUDA op against its CPU twin (src/backend/cpu_ops.c) on fresh random segment layouts with
+ * empty segments, ties, a NaN, one huge segment and strided rows; outputs are poisoned with NaN
+ * (or filled with the same random values where an op accumulates) before each run, so an element
+ * the GPU leaves unwritten shows. Dense products are checked in fp32, TF32 and bf16 with
+ * tolerances per precision; everything else in fp32 arithmetic (1e-5 relative).
+ * Without a GPU it prints SKIP and passes. */
+#include <math.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "cuda_backend.h"
+#include "optim/optim.h"
+#include "testutil.h"
+
+static const seer_backend *C, *G;
+static seer_rng rng;
+
+static float *fresh(int64_t n, int poison) {
+    float *x = seer_malloc(sizeof(float) * (size_t)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++) x[i] = poison ? NAN : (float)rng_normal(&rng);
+    return x;
+}
+static void *dev(const void *h, size_t bytes) {
+    void *d = G->alloc(bytes);
+    G->upload(d, h, bytes);
+    return d;
+}
+static void *host_of(const void *d, size_t bytes) {
+    void *h = seer_malloc(bytes ? bytes : 1);
+    G->download(h, d, bytes);
+    return h;
+}
+
+/* max |a - b| over max |a|, NaN where it must be; prints the worst. */
+static void same(const char *what, const float *a, const float *b, int64_t n, double rtol) {
+    double most = 0, diff = 0;
+    int64_t bad_nan = 0, worst = -1;
+    for (int64_t i = 0; i < n; i++) {
+        if (isnan(a[i]) || isnan(b[i])) {
+            bad_nan += isnan(a[i]) != isnan(b[i]);
+            continue;
+        }
+        most = fmax(most, fabs(a[i]));
+        double d = fabs((double)a[i] - b[i]);
+        if (d > diff) diff = d, worst = i;
+    }
+    double rel = most > 0 ? diff / most : diff;
+    CHECK(bad_nan == 0, "%s: %lld elements NaN on one side only (unwritten or wrong NaN handling)",
+          what, (long long)bad_nan);
+    CHECK(rel <= rtol, "%s: max error %.3g of the largest value (tolerance %g), worst at %lld: "
+          "cpu %g gpu %g", what, rel, rtol, (long long)worst, worst >= 0 ? a[worst] : 0.0,
+          worst >= 0 ? b[worst] : 0.0);
+    printf("  %-44s max rel error %.2e\n", what, rel);
+}
+
+/* A CSR layout over n rows: S segments, about 1 in 5 empty, degrees 1..6, segment 7 huge; perm a
+ * random permutation (each row in one segment). */
+typedef struct {
+    int64_t S, n;
+    int64_t *ptr, *perm;
+} layout;
+
+static layout make_layout(int64_t S, int64_t huge) {
+    layout L = {S, 0, seer_malloc(sizeof(int64_t) * (size_t)(S + 1)), NULL};
+    L.ptr[0] = 0;
+    for (int64_t s = 0; s < S; s++) {
+        int64_t deg = rng_below(&rng, 5) == 0 ? 0 : 1 + (int64_t)rng_below(&rng, 6);
+        if (s == 7) deg = huge;
+        L.ptr[s + 1] = L.ptr[s] + deg;
+    }
+    L.n = L.ptr[S];
+    L.perm = seer_malloc(sizeof(int64_t) * (size_t)(L.n ? L.n : 1));
+    for (int64_t i = 0; i < L.n; i++) L.perm[i] = i;
+    rng_shuffle_i64(&rng, L.perm, L.n);
+    return L;
+}
+
+/* Ties: in some segments, every column of the second row copies the first; one NaN. */
+static void add_ties(float *x, int64_t ld, int w, const layout *L) {
+    for (int64_t s = 0; s < L->S; s += 3)
+        if (L->ptr[s + 1] - L->ptr[s] >= 2)
+            memcpy(x + L->perm[L->ptr[s] + 1] * ld, x + L->perm[L->ptr[s]] * ld, sizeof(float) * (size_t)w);
+    if (L->n > 10) x[L->perm[L->ptr[7] + 3] * ld + 1] = NAN;
+}
+
+static void test_dense(int prec, const char *name, double rtol) {
+    cuda_backend_set_precision(prec);
+    int64_t n = 3001;
+    int fin = 45, fout = 70;
+    int64_t ldi = fin + 3, ldo = fout + 5, ldw = fin + 2;
+    float *in = fresh(n * ldi, 0), *w = fresh(fout * ldw, 0), *b = fresh(fout, 0);
+    float *din_i = fresh(n * ldi, 0), *dw_i = fresh(fout * ldw, 0), *db_i = fresh(fout, 0);
+    float *dout = fresh(n * ldo, 0);
+    float *d_in = dev(in, 4 * n * ldi), *d_w = dev(w, 4 * fout * ldw), *d_b = dev(b, 4 * fout);
+    float *d_dout = dev(dout, 4 * n * ldo);
+    for (int flags = 0; flags < 4; flags++)
+        for (int with_b = 0; with_b < 2; with_b++) {
+            float *out = fresh(n * ldo, !(flags & LIN_ACC));
+            float *d_out = dev(out, 4 * n * ldo);
+            C->linear_forward(out, ldo, in, ldi, w, ldw, with_b ? b : NULL, n, fin, fout, flags);
+            G->linear_forward(d_out, ldo, d_in, ldi, d_w, ldw, with_b ? d_b : NULL, n, fin, fout, flags);
+            float *got = host_of(d_out, 4 * n * ldo);
+            // compare only the written columns (the gaps of the stride are the poison itself)
+            for (int64_t i = 0; i < n; i++)
+                for (int64_t j = fout; j < ldo; j++) out[i * ldo + j] = got[i * ldo + j] = 0;
+            char what[96];
+            snprintf(what, sizeof what, "linear_forward %s relu=%d acc=%d bias=%d", name,
+                     flags & LIN_RELU ? 1 : 0, flags & LIN_ACC ? 1 : 0, with_b);
+            same(what, out, got, n * ldo, rtol);
+            G->release(d_out), free(out), free(got);
+        }
+    float *d_din = dev(din_i, 4 * n * ldi), *d_dw = dev(dw_i, 4 * fout * ldw), *d_db = dev(db_i, 4 * fout);
+    C->linear_backward(din_i, ldi, dw_i, ldw, db_i, dout, ldo, in, ldi, w, n, fin, fout);
+    G->linear_backward(d_din, ldi, d_dw, ldw, d_db, d_dout, ldo, d_in, ldi, d_w, n, fin, fout);
+    float *g1 = host_of(d_din, 4 * n * ldi), *g2 = host_of(d_dw, 4 * fout * ldw), *g3 = host_of(d_db, 4 * fout);
+    char what[96];
+    snprintf(what, sizeof what, "linear_backward %s din", name);
+    same(what, din_i, g1, n * ldi, rtol);
+    snprintf(what, sizeof what, "linear_backward %s dW", name);
+    same(what, dw_i, g2, fout * ldw, rtol);
+    snprintf(what, sizeof what, "linear_backward %s db", name);
+    same(what, db_i, g3, fout, 1e-5); // the bias sum is fp32 whatever the precision
+    free(g1), free(g2), free(g3);
+    G->release(d_in), G->release(d_w), G->release(d_b), G->release(d_dout);
+    G->release(d_din), G->release(d_dw), G->release(d_db);
+    free(in), free(w), free(b), free(din_i), free(dw_i), free(db_i), free(dout);
+}
+
+static void test_sparse(int w, int64_t huge) {
+    layout L = make_layout(2000, huge);
+    int64_t ld = w + 3, n = L.n, S = L.S;
+    float *in = fresh(n * ld, 0);
+    add_ties(in, ld, w, &L);
+    float *d_in = dev(in, 4 * n * ld);
+    int64_t *d_ptr = dev(L.ptr, 8 * (S + 1)), *d_perm = dev(L.perm, 8 * n);
+    char what[96];
+#define RUN_OUT(label, rows, poison, cpu_call, gpu_call)                                           \
+    do {                                                                                           \
+        float *out = fresh((rows) * ld, poison);                                                   \
+        float *d_out = dev(out, 4 * (rows) * ld);                                                  \
+        cpu_call;                                                                                  \
+        gpu_call;                                                                                  \
+        float *got = host_of(d_out, 4 * (rows) * ld);                                              \
+        for (int64_t i = 0; i < (rows); i++)                                                       \
+            for (int64_t j = w; j < ld; j++) out[i * ld + j] = got[i * ld + j] = 0;                \
+        snprintf(what, sizeof what, "%s w=%d huge=%lld", label, w, (long long)huge);               \
+        same(what, out, got, (rows) * ld, 1e-5);                                                   \
+        G->release(d_out), free(out), free(got);                                                   \
+    } while (0)
+    for (int perm = 0; perm < 2; perm++) {
+        const int64_t *p = perm ? L.perm : NULL, *dp = perm ? d_perm : NULL;
+        RUN_OUT(perm ? "seg_sum_forward perm" : "seg_sum_forward", S, 0,
+                C->seg_sum_forward(out, ld, in, ld, L.ptr, p, S, w),
+                G->seg_sum_forward(d_out, ld, d_in, ld, d_ptr, dp, S, w));
+        RUN_OUT(perm ? "seg_mean_forward perm" : "seg_mean_forward", S, 1,
+                C->seg_mean_forward(out, ld, in, ld, L.ptr, p, S, w),
+                G->seg_mean_forward(d_out, ld, d_in, ld, d_ptr, dp, S, w));
+        float *g = fresh(S * ld, 0), *d_g = dev(g, 4 * S * ld);
+        RUN_OUT(perm ? "seg_mean_backward perm" : "seg_mean_backward", n, 0,
+                C->seg_mean_backward(out, ld, g, ld, L.ptr, p, S, w),
+                G->seg_mean_backward(d_out, ld, d_g, ld, d_ptr, dp, S, w));
+        // max: values, the argmax exactly (ties to the lowest position), then its backward
+        int64_t *arg = seer_malloc(8 * (size_t)(S * w)), *d_arg = G->alloc(8 * (size_t)(S * w));
+        RUN_OUT(perm ? "seg_max_forward perm" : "seg_max_forward", S, 1,
+                C->seg_max_forward(out, ld, arg, in, ld, L.ptr, p, S, w),
+                G->seg_max_forward(d_out, ld, d_arg, d_in, ld, d_ptr, dp, S, w));
+        int64_t *garg = host_of(d_arg, 8 * (size_t)(S * w)), wrong = 0;
+        for (int64_t i = 0; i < S * w; i++) wrong += arg[i] != garg[i];
+        CHECK(wrong == 0, "seg_max_forward: %lld argmax entries differ", (long long)wrong);
+        RUN_OUT(perm ? "seg_max_backward perm" : "seg_max_backward", n, 0,
+                C->seg_max_backward(out, ld, g, ld, arg, S, w),
+                G->seg_max_backward(d_out, ld, d_g, ld, d_arg, S, w));
+        free(arg), free(garg), G->release(d_arg), free(g), G->release(d_g);
+    }
+    // gathers: rows of in by an index with repeats
+    int64_t m = 5000, *idx = seer_malloc(8 * (size_t)m);
+    for (int64_t i = 0; i < m; i++) idx[i] = (int64_t)rng_below(&rng, (uint64_t)n);
+    int64_t *d_idx = dev(idx, 8 * m);
+    RUN_OUT("gather_forward", m, 1, C->gather_forward(out, ld, in, ld, idx, m, w, 0),
+            G->gather_forward(d_out, ld, d_in, ld, d_idx, m, w, 0));
+    RUN_OUT("gather_forward accumulate", m, 0, C->gather_forward(out, ld, in, ld, idx, m, w, 1),
+            G->gather_forward(d_out, ld, d_in, ld, d_idx, m, w, 1));
+    RUN_OUT("add_rows", n, 0, C->add_rows(out, ld, in, ld, n, w), G->add_rows(d_out, ld, d_in, ld, n, w));
+    RUN_OUT("copy_rows", n, 1, C->copy_rows(out, ld, in, ld, n, w), G->copy_rows(d_out, ld, d_in, ld, n, w));
+    free(idx), G->release(d_idx);
+
+    // attention pooling over contiguous segments (in contiguous, width w)
+    float *x = fresh(n * w, 0), *score = fresh(n, 0), *dout = fresh(S * w, 0);
+    for (int64_t k = 0; k < n; k++) score[k] *= 3.0f;
+    float *d_x = dev(x, 4 * n * w), *d_score = dev(score, 4 * n), *d_dout = dev(dout, 4 * S * w);
+    float *out = fresh(S * w, 1), *alpha = fresh(n, 1);
+    float *d_out = dev(out, 4 * S * w), *d_alpha = dev(alpha, 4 * n);
+    C->attn_pool_forward(out, alpha, x, score, L.ptr, S, w);
+    G->attn_pool_forward(d_out, d_alpha, d_x, d_score, d_ptr, S, w);
+    float *gout = host_of(d_out, 4 * S * w), *galpha = host_of(d_alpha, 4 * n);
+    snprintf(what, sizeof what, "attn_pool_forward out w=%d", w);
+    same(what, out, gout, S * w, 1e-5);
+    snprintf(what, sizeof what, "attn_pool_forward alpha w=%d", w);
+    same(what, alpha, galpha, n, 1e-5);
+    float *din = fresh(n * w, 0), *dscore = fresh(n, 0);
+    float *d_din = dev(din, 4 * n * w), *d_dscore = dev(dscore, 4 * n);
+    C->attn_pool_backward(din, dscore, dout, x, out, alpha, L.ptr, S, w);
+    G->attn_pool_backward(d_din, d_dscore, d_dout, d_x, d_out, d_alpha, d_ptr, S, w);
+    float *gdin = host_of(d_din, 4 * n * w), *gds = host_of(d_dscore, 4 * n);
+    snprintf(what, sizeof what, "attn_pool_backward din w=%d", w);
+    same(what, din, gdin, n * w, 1e-5);
+    snprintf(what, sizeof what, "attn_pool_backward dscore w=%d", w);
+    same(what, dscore, gds, n, 1e-5);
+    free(x), free(score), free(dout), free(out), free(alpha), free(gout), free(galpha);
+    free(din), free(dscore), free(gdin), free(gds);
+    G->release(d_x), G->release(d_score), G->release(d_dout), G->release(d_out);
+    G->release(d_alpha), G->release(d_din), G->release(d_dscore);
+
+    // ReLU
+    float *y = fresh(n * w, 0), *dx = fresh(n * w, 0);
+    float *d_y = dev(y, 4 * n * w), *d_dx = dev(dx, 4 * n * w);
+    C->relu_backward(dx, y, n * w), G->relu_backward(d_dx, d_y, n * w);
+    C->relu_forward(y, n * w), G->relu_forward(d_y, n * w);
+    float *gy = host_of(d_y, 4 * n * w), *gdx = host_of(d_dx, 4 * n * w);
+    same("relu_forward", y, gy, n * w, 0);
+    same("relu_backward", dx, gdx, n * w, 0);
+    free(y), free(dx), free(gy), free(gdx), G->release(d_y), G->release(d_dx);
+    G->release(d_in), G->release(d_ptr), G->release(d_perm);
+    free(in), free(L.ptr), free(L.perm);
+#undef RUN_OUT
+}
+
+static void test_optim(void) {
+    int64_t P = 100003;
+    float *p = fresh(P, 0), *g = fresh(P, 0), *m = fresh(P, 0), *v = fresh(P, 0);
+    for (int64_t i = 0; i < P; i++) v[i] = v[i] * v[i];
+    float *d_p = dev(p, 4 * P), *d_g = dev(g, 4 * P), *d_m = dev(m, 4 * P), *d_v = dev(v, 4 * P);
+    for (int kind = 0; kind < 2; kind++)
+        for (int64_t t = 1; t <= 3; t++) {
+            C->adam_update(p, g, m, v, P, kind, 1e-3, 0.9, 0.999, 1e-8, 1e-2, t);
+            G->adam_update(d_p, d_g, d_m, d_v, P, kind, 1e-3, 0.9, 0.999, 1e-8, 1e-2, t);
+        }
+    float *gp = host_of(d_p, 4 * P), *gm = host_of(d_m, 4 * P), *gv = host_of(d_v, 4 * P);
+    same("adam_update (adam, adamw; 3 steps each) p", p, gp, P, 1e-6);
+    same("adam_update m", m, gm, P, 1e-6);
+    same("adam_update v", v, gv, P, 1e-6);
+    double nc = C->grad_norm(g, P), ng = G->grad_norm(d_g, P);
+    CHECK(close_enough(nc, ng, 1e-12, 0), "grad_norm: cpu %.17g gpu %.17g", nc, ng);
+    printf("  %-44s cpu %.12g gpu %.12g\n", "grad_norm", nc, ng);
+    C->grad_scale(g, P, 0.37f), G->grad_scale(d_g, P, 0.37f);
+    float *gg = host_of(d_g, 4 * P);
+    same("grad_scale", g, gg, P, 0);
+    // PCGrad over 4 tasks (rows of stride P), trunk of P - 7 parameters
+    int T = 4;
+    int64_t tr = P - 7;
+    float *Gt = fresh(T * P, 0);
+    for (int64_t i = 0; i < tr; i++) Gt[P + i] = -0.5f * Gt[i] + 0.1f * Gt[P + i]; // conflicts
+    float *d_G = dev(Gt, 4 * T * P), *out = fresh(tr, 1), *d_out = dev(out, 4 * tr);
+    double *Gd = seer_malloc(8 * (size_t)(T * tr)), *o64 = seer_malloc(8 * (size_t)tr), K[16], K2[16];
+    double *d_Gd = G->alloc(8 * (size_t)(T * tr)), *d_o64 = G->alloc(8 * (size_t)tr);
+    seer_rng r1, r2;
+    rng_seed(&r1, 5), rng_seed(&r2, 5);
+    C->pcgrad_combine(Gt, P, T, tr, &r1, Gd, K, out, o64);
+    G->pcgrad_combine(d_G, P, T, tr, &r2, d_Gd, K2, d_out, d_o64);
+    float *gout = host_of(d_out, 4 * tr);
+    same("pcgrad_combine (4 tasks, conflicting)", out, gout, tr, 1e-6);
+    for (int i = 0; i < T * T; i++)
+        CHECK(close_enough(K[i], K2[i], 1e-10, 1e-9), "pcgrad Gram[%d]: %g vs %g", i, K[i], K2[i]);
+    free(p), free(g), free(m), free(v), free(gp), free(gm), free(gv), free(gg), free(Gt), free(out);
+    free(Gd), free(o64), free(gout);
+    G->release(d_p), G->release(d_g), G->release(d_m), G->release(d_v), G->release(d_G);
+    G->release(d_out), G->release(d_Gd), G->release(d_o64);
+}
+
+int main(void) {
+    if (cuda_device_count() == 0) {
+        printf("test_cuda_ops: SKIP (no CUDA device on this machine; the GPU checks run in "
+               "scripts/device-check.sh)\n");
+        return 0;
+    }
+    seer_err err;
+    if (cuda_backend_init(0, PREC_FP32, &err)) seer_die("%s", err.msg);
+    printf("test_cuda_ops on %s\n", cuda_device_name());
+    C = backend_cpu(), G = backend_cuda();
+    backend_cpu_set_threads(4);
+    rng_seed(&rng, 2026);
+    test_dense(PREC_FP32, "fp32", 1e-5);
+    test_dense(PREC_TF32, "tf32", 2e-3);
+    test_dense(PREC_BF16, "bf16", 2e-2);
+    cuda_backend_set_precision(PREC_FP32);
+    for (int rep = 0; rep < 3; rep++) { // fresh layouts each time
+        test_sparse(37, 20000);
+        test_sparse(64, 3);
+    }
+    test_optim();
+    cuda_backend_sync();
+    cuda_backend_shutdown();
+    return test_finish("test_cuda_ops");
+}

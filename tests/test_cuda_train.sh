@@ -1,0 +1,46 @@
+#!/bin/sh
+# SeerNet trained on the GPU against the CPU (prints SKIP and passes without a GPU):
+#  1. one step, fp32, no clipping: the loss, and the checkpoint's parameters and Adam moments (after
+#     one step optim.m = (1 - beta1) g, so this compares every gradient), summed losses and PCGrad;
+#  2. 100 steps: the loss of every step, fp32 within 1e-4 relative, TF32 within 1e-2.
+# usage: test_cuda_train.sh SEERTRAIN CKPT_EQUAL DATA.h5 CONFIG WORKDIR
+set -eu
+seertrain=$1 ckpt_equal=$2 data=$3 config=$4 work=$5
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+base="--quiet --set data.path=$data --set output.dir=$work --set output.step_log=1 --set train.lr=5e-4"
+if ! $seertrain "$config" $base --set backend.device=cuda --set train.max_steps=1 \
+        --set output.run=probe > probe.log 2>&1; then
+    if grep -q "no CUDA device" probe.log; then
+        echo "test_cuda_train: SKIP (no CUDA device on this machine)"
+        exit 0
+    fi
+    cat probe.log
+    exit 1
+fi
+fail() { echo "test_cuda_train: FAIL: $*"; exit 1; }
+curve() { # A B STEPS TOL WHAT
+    paste "$1/steps.tsv" "$2/steps.tsv" | awk -v n="$3" -v tol="$4" -v what="$5" 'NR > 1 {
+        d = ($2 - $6) / $2; if (d < 0) d = -d; if (d > m) m = d; k++ }
+        END { printf "  %s: %d steps, worst relative loss difference %.2e (tolerance %g)\n", what, k, m, tol;
+              exit !(k == n && m <= tol) }' || fail "$5"
+}
+echo "1. one step on the GPU (fp32) against the CPU: loss, weights, gradients (Adam moments)"
+for mt in sum pcgrad; do
+    one="$base --set train.max_steps=1 --set train.grad_clip=0 --set train.multi_task=$mt"
+    $seertrain "$config" $one --set backend.device=cpu --set output.run=cpu1_$mt
+    $seertrain "$config" $one --set backend.device=cuda --set backend.precision=fp32 --set output.run=gpu1_$mt
+    curve cpu1_$mt gpu1_$mt 1 1e-5 "multi_task=$mt loss"
+    $ckpt_equal cpu1_$mt/last.ckpt gpu1_$mt/last.ckpt --rtol 1e-5 | tail -1 | sed 's/^/  /' ||
+        fail "multi_task=$mt: weights or gradients differ"
+done
+echo "2. 100 steps on the GPU against the CPU"
+hundred="$base --set train.max_steps=100"
+$seertrain "$config" $hundred --set backend.device=cpu --set output.run=cpu100
+for prec in fp32 tf32; do
+    $seertrain "$config" $hundred --set backend.device=cuda --set backend.precision=$prec --set output.run=gpu100_$prec
+done
+curve cpu100 gpu100_fp32 100 1e-4 "fp32"
+curve cpu100 gpu100_tf32 100 1e-2 "tf32"
+echo "test_cuda_train: all passed"
