@@ -46,15 +46,35 @@ void pcgrad_combine_cuda(const float *, int64_t, int, int64_t, seer_rng *, doubl
 
 #define ST cuda_st.stream
 
+/* The blocks c_alloc handed out (a run holds a few dozen), for the memory figure. */
+#define MAX_BLOCKS 1024
+static struct { void *p; size_t n; } blocks[MAX_BLOCKS];
+static size_t allocated;
+
 static void *c_alloc(size_t bytes) {
     void *p = NULL;
-    cudaError_t e = cudaMalloc(&p, bytes ? bytes : 256);
+    cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
     if (e != cudaSuccess)
         seer_die("CUDA: out of device memory allocating %zu bytes on %s (%s); lower [train] "
                  "batch_size or eval_batch_size", bytes, cuda_st.name, cudaGetErrorString(e));
+    for (int i = 0; i < MAX_BLOCKS; i++)
+        if (!blocks[i].p) {
+            blocks[i].p = p, blocks[i].n = bytes;
+            allocated += bytes;
+            break;
+        }
     return p;
 }
-static void c_release(void *p) { if (p) CUDA_CHECK(cudaFree(p)); }
+static void c_release(void *p) {
+    if (!p) return;
+    for (int i = 0; i < MAX_BLOCKS; i++)
+        if (blocks[i].p == p) {
+            allocated -= blocks[i].n;
+            blocks[i].p = NULL;
+            break;
+        }
+    CUDA_CHECK(cudaFree(p));
+}
 static void c_zero(void *p, size_t bytes) { if (bytes) CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, ST)); }
 static void c_upload(void *dst, const void *src, size_t bytes) {
     if (bytes) CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ST));
@@ -181,4 +201,6 @@ extern "C" void cuda_backend_shutdown(void) {
 extern "C" void cuda_backend_set_precision(int precision) { cuda_st.precision = precision; }
 extern "C" const seer_backend *backend_cuda(void) { return cuda_st.device >= 0 ? &table : NULL; }
 extern "C" const char *cuda_device_name(void) { return cuda_st.name; }
+extern "C" void *cuda_backend_stream(void) { return cuda_st.stream; }
+extern "C" size_t cuda_backend_allocated(void) { return allocated; }
 extern "C" void cuda_backend_sync(void) { CUDA_CHECK(cudaStreamSynchronize(cuda_st.stream)); }

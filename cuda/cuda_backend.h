@@ -40,6 +40,10 @@ const seer_backend *backend_cuda(void);
 const char *cuda_device_name(void);
 /* Waits for the stream; dies with the CUDA error (file and line of the failing call) if any. */
 void cuda_backend_sync(void);
+/* The backend's stream (a cudaStream_t), for collectives on its buffers. */
+void *cuda_backend_stream(void);
+/* Bytes of device memory the backend's alloc holds now. */
+size_t cuda_backend_allocated(void);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,9 @@
 #ifdef SEER_HAVE_CUDA
 #include "cuda_backend.h"
 #endif
+#ifdef SEER_HAVE_NCCL
+#include "dist/nccl_comm.h"
+#endif
 
 #include <errno.h>
 #include <math.h>
@@ -117,8 +120,19 @@ static int select_backend(trainer *t, const seer_config *cfg, seer_err *err) {
     }
     int prec = !strcmp(cfg->backend_precision, "fp32") ? PREC_FP32
                : !strcmp(cfg->backend_precision, "bf16") ? PREC_BF16 : PREC_TF32;
-    if (cuda_backend_init(dist_local_rank() % n, prec, err)) return -1;
+    int device = dist_local_rank() % n;
+    if (cuda_backend_init(device, prec, err)) return -1;
     t->be = backend_cuda();
+    if (t->ranks > 1 && strcmp(cfg->dist_collectives, "mpi") != 0) {
+#ifdef SEER_HAVE_NCCL
+        if (nccl_open(device, cfg->dist_timeout, err)) return -1;
+        t->nccl = 1;
+#else
+        if (!strcmp(cfg->dist_collectives, "nccl"))
+            return seer_fail(err, "%s: [dist] collectives = nccl, but this build has no NCCL; use "
+                                  "collectives = auto or mpi", cfg->file);
+#endif
+    }
     snprintf(t->device_name, sizeof t->device_name, "%s, %s", cuda_device_name(),
              cfg->backend_precision);
     return 0;
@@ -143,9 +157,9 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     if (t->ranks > 1 && strcmp(cfg->model_name, "linear") == 0)
         return seer_fail(err, "%s: model.name = linear is fitted in closed form by one process; "
                               "run it without mpirun/srun", cfg->file);
-    if (t->ranks > 1 && strcmp(cfg->dist_collectives, "nccl") == 0)
-        return seer_fail(err, "%s: [dist] collectives = nccl needs the CUDA backend, which this "
-                              "build does not train with yet; use collectives = auto or mpi",
+    if (t->ranks > 1 && strcmp(cfg->dist_collectives, "nccl") == 0 && !t->be->device)
+        return seer_fail(err, "%s: [dist] collectives = nccl needs GPU ranks ([backend] device = "
+                              "cuda or auto on a machine with GPUs); use collectives = auto or mpi",
                          cfg->file);
     if (cfg->dist_inject_failure[0])
         sscanf(cfg->dist_inject_failure, "%d:%d:%15[a-z]", &t->inject_rank, &t->inject_step,
@@ -251,7 +265,7 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
         t->pc_k = seer_malloc(sizeof(double) * (size_t)(t->M * t->M));
         t->pc_out = t->be->alloc(sizeof(double) * (size_t)tr);
     }
-    if (t->be->device && t->ranks > 1)
+    if (t->be->device && t->ranks > 1 && !t->nccl)
         t->stage = seer_malloc(sizeof(float) * (size_t)(t->P * (t->pcgrad ? t->M : 1)));
     rng_seed(&t->rng_pcgrad, (uint64_t)cfg->train_seed * 0x2545f4914f6cdd1dull + 7);
 
@@ -336,14 +350,21 @@ static seernet_input batch_input(trainer *t) {
     return in;
 }
 
-/* Sums a gradient buffer over the ranks (in place). MPI works on host memory: a GPU's buffer goes
- * through the host staging buffer (NCCL, on the device, is not wired to the trainer yet). */
+/* Sums a gradient buffer over the ranks (in place): NCCL on GPU buffers when the build has it
+ * ([dist] collectives = auto or nccl), else MPI, through a host copy for a GPU's buffer. */
 static void sum_over_ranks(trainer *t, float *x, int64_t n) {
     if (t->ranks < 2) return;
     if (!t->be->device) {
         dist_sum_f32(x, n);
         return;
     }
+#ifdef SEER_HAVE_NCCL
+    if (t->nccl) {
+        seer_err err;
+        if (nccl_sum_f32(x, n, cuda_backend_stream(), &err)) seer_die("%s", err.msg);
+        return;
+    }
+#endif
     t->be->download(t->stage, x, sizeof(float) * (size_t)n);
     dist_sum_f32(t->stage, n);
     t->be->upload(x, t->stage, sizeof(float) * (size_t)n);

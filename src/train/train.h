@@ -41,7 +41,8 @@ typedef struct {
     char device_name[200];      // the GPU and precision when training on one ("" on the CPU)
     int64_t *dev_i;             // GPU: the batch's index arrays (batch_input in train.c)
     float *dev_f;               // GPU: the batch's features
-    float *stage;               // GPU with several ranks: host copy of the gradients for MPI
+    float *stage;               // GPU with several ranks over MPI: host copy of the gradients
+    int nccl;                   // GPU ranks sum gradients through NCCL (dist/nccl_comm.h)
     int64_t P;
     float *params, *grads, *adam_m, *adam_v; // (P) each, backend memory
     seernet_acts acts, dacts;
