@@ -661,6 +661,12 @@ static void final_report(trainer *t, const label_metrics *vm, const label_metric
         json_metrics(s, t, "val", vm);
         fputc(',', s);
         json_metrics(s, t, "test", tm);
+#ifdef SEER_HAVE_CUDA
+        if (t->be->device)
+            fprintf(s, ",\"device\":\"%s\",\"device_memory_mb\":%.1f,\"batch_capacity_nodes\":%lld",
+                    t->device_name, (double)cuda_backend_allocated() / (1 << 20),
+                    (long long)t->batch.cap_N);
+#endif
         {
             fprintf(s, ",\"dist\":{\"ranks\":%d,\"library\":\"%s\",\"batch\":\"%s\"", t->ranks,
                     dist_library(), t->cfg.dist_batch);
@@ -868,9 +874,9 @@ int trainer_run(trainer *t, seer_err *err) {
         else t->since_best++;
         if (log) {
             fprintf(log, "{\"epoch\":%lld,\"step\":%lld,\"train_loss\":%.6g,\"val_loss\":%.6g,"
-                         "\"lr\":%.6g,\"graphs_per_s\":%.1f,",
+                         "\"lr\":%.6g,\"graphs_per_s\":%.1f,\"seconds\":%.4f,",
                     (long long)t->epoch, (long long)t->step, loss_sum / (double)(nb ? nb : 1),
-                    val_loss, lr_used, graphs / (secs > 0 ? secs : 1e-9));
+                    val_loss, lr_used, graphs / (secs > 0 ? secs : 1e-9), secs);
             if (t->ranks > 1) fprintf(log, "\"ranks\":%d,\"step_imbalance\":%.4f,", t->ranks, imbalance);
             json_metrics(log, t, "val", vm);
             fputs("}\n", log);
