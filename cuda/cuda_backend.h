@@ -22,6 +22,7 @@ extern "C" {
 
 #include "backend/backend.h"
 #include "common/common.h"
+#include "data/perfgraph.h"
 
 /* Dense products: plain fp32, TF32 tensor cores (fp32 accumulate), or bf16 tensor cores with
  * fp32 inputs, outputs and accumulation (cuBLAS compute types 32F, 32F_FAST_TF32, 32F_FAST_16BF). */
@@ -44,6 +45,34 @@ void cuda_backend_sync(void);
 void *cuda_backend_stream(void);
 /* Bytes of device memory the backend's alloc holds now. */
 size_t cuda_backend_allocated(void);
+
+/* Resident data (batch.cu): a shard of the dataset on the GPU, and batches assembled there. */
+#define CUDA_BATCH_MAX_GRAPHS 4096
+typedef struct {
+    int64_t G;
+    int Fn, Fe, Fg;
+    const int64_t *node_ptr, *edge_ptr; // (G+1)
+    const int32_t *edge_index;          // (E, 2) local to each graph
+    const int64_t *in_ptr, *in_idx;     // (N+1), (E): the shard's edges by destination (stable)
+    const int64_t *out_ptr, *out_idx;   // (N+1), (E): by source
+    const float *xn, *xe, *xg;          // features (standardised)
+    int64_t *step_ids;                  // (3, CUDA_BATCH_MAX_GRAPHS): a step's ids and offsets
+} cuda_shard;
+
+/* Device buffers of an assembled batch (capacity-sized, as graph_batch's). */
+typedef struct {
+    int64_t *node_ptr, *edge_ptr, *src, *dst, *node_graph, *edge_graph;
+    int64_t *in_ptr, *in_idx, *out_ptr, *out_idx;
+    float *xn, *xe, *xg;
+} cuda_batch_out;
+
+/* Uploads ds (features as they will be trained on) with its CSR/CSC; returns the bytes used. */
+size_t cuda_shard_upload(cuda_shard *s, const pg_dataset *ds);
+void cuda_shard_free(cuda_shard *s);
+/* Fills o with the graphs ids[0..B) of the shard (local ids), as batch_build would; N and E of the
+ * batch come back (from the host copy of the offsets in ds). */
+void cuda_batch_assemble(const cuda_shard *s, const pg_dataset *ds, const int64_t *ids, int64_t B,
+                         cuda_batch_out *o, int64_t *N_out, int64_t *E_out);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,9 @@
 
 #include "backend/backend.h"
 #include "cuda_backend.h"
+#include "graph/batch.h"
 #include "optim/optim.h"
+#include "testgraphs.h"
 #include "testutil.h"
 
 static const seer_backend *C, *G;
@@ -267,6 +269,71 @@ static void test_optim(void) {
     G->release(d_out), G->release(d_Gd), G->release(d_o64);
 }
 
+/* Resident data: batches assembled on the GPU equal batch_build's on the CPU, array for array. */
+static void test_assemble(void) {
+    pg_dataset ds;
+    tg_build(&ds, 60, 4, 3, 2, 2, 11); // the edge-case graphs of testgraphs.h and 60 random ones
+    cuda_shard sh;
+    size_t bytes = cuda_shard_upload(&sh, &ds);
+    graph_batch b;
+    batch_init(&b, ds.G, ds.N, ds.E, ds.Fn, ds.Fe, ds.Fg, 1, ds.n_ops);
+    b.want_extra = 0;
+    int64_t *ids = seer_malloc(sizeof(int64_t) * (size_t)ds.G);
+    for (int rep = 0; rep < 5; rep++) {
+        for (int64_t g = 0; g < ds.G; g++) ids[g] = g;
+        rng_shuffle_i64(&rng, ids, ds.G);
+        int64_t n = rep == 0 ? ds.G : 1 + (int64_t)rng_below(&rng, (uint64_t)ds.G);
+        batch_build(&b, &ds, NULL, ids, n);
+        int64_t N = b.N, E = b.E, nG = b.G;
+        cuda_batch_out o;
+        int64_t **fi[] = {&o.node_ptr, &o.edge_ptr, &o.src, &o.dst, &o.node_graph, &o.edge_graph,
+                          &o.in_ptr, &o.in_idx, &o.out_ptr, &o.out_idx};
+        const int64_t *want[] = {b.node_ptr, b.edge_ptr, b.src, b.dst, b.node_graph, b.edge_graph,
+                                 b.in_ptr, b.in_idx, b.out_ptr, b.out_idx};
+        int64_t len[] = {nG + 1, nG + 1, E, E, N, E, N + 1, E, N + 1, E};
+        const char *name[] = {"node_ptr", "edge_ptr", "src", "dst", "node_graph", "edge_graph",
+                              "in_ptr", "in_idx", "out_ptr", "out_idx"};
+        for (int k = 0; k < 10; k++) {
+            int64_t *poison = seer_malloc(8 * (size_t)(len[k] + 1));
+            for (int64_t i = 0; i <= len[k]; i++) poison[i] = -777;
+            *fi[k] = dev(poison, 8 * (size_t)(len[k] + 1));
+            free(poison);
+        }
+        float *pn = fresh(N * ds.Fn, 1), *pe = fresh(E * ds.Fe, 1), *pg = fresh(nG * ds.Fg, 1);
+        o.xn = dev(pn, 4 * (size_t)(N * ds.Fn + 1)), o.xe = dev(pe, 4 * (size_t)(E * ds.Fe + 1));
+        o.xg = dev(pg, 4 * (size_t)(nG * ds.Fg + 1));
+        int64_t gN, gE;
+        cuda_batch_assemble(&sh, &ds, ids, n, &o, &gN, &gE);
+        CHECK(gN == N && gE == E, "assembled sizes %lld/%lld, batch_build %lld/%lld", (long long)gN,
+              (long long)gE, (long long)N, (long long)E);
+        int64_t differ = 0;
+        for (int k = 0; k < 10; k++) {
+            int64_t *got = host_of(*fi[k], 8 * (size_t)len[k]);
+            for (int64_t i = 0; i < len[k]; i++)
+                if (got[i] != want[k][i]) {
+                    if (!differ++) CHECK(0, "%s[%lld]: gpu %lld cpu %lld", name[k], (long long)i,
+                                         (long long)got[i], (long long)want[k][i]);
+                }
+            free(got), G->release(*fi[k]);
+        }
+        float *gx = host_of(o.xn, 4 * (size_t)(N * ds.Fn)), *ge = host_of(o.xe, 4 * (size_t)(E * ds.Fe));
+        float *gg = host_of(o.xg, 4 * (size_t)(nG * ds.Fg));
+        differ += memcmp(gx, b.xn, 4 * (size_t)(N * ds.Fn)) != 0;
+        differ += memcmp(ge, b.xe, 4 * (size_t)(E * ds.Fe)) != 0;
+        differ += memcmp(gg, b.xg, 4 * (size_t)(nG * ds.Fg)) != 0;
+        CHECK(differ == 0, "batch of %lld graphs: %lld arrays or elements differ", (long long)n, (long long)differ);
+        printf("  %-44s %lld graphs, %lld nodes, %lld edges: %s\n", "cuda_batch_assemble", (long long)n,
+               (long long)N, (long long)E, differ ? "DIFFERS" : "equal to batch_build");
+        free(gx), free(ge), free(gg), free(pn), free(pe), free(pg);
+        G->release(o.xn), G->release(o.xe), G->release(o.xg);
+    }
+    printf("  resident shard: %zu bytes\n", bytes);
+    free(ids);
+    batch_free(&b);
+    cuda_shard_free(&sh);
+    pg_free(&ds);
+}
+
 int main(void) {
     if (cuda_device_count() == 0) {
         printf("test_cuda_ops: SKIP (no CUDA device on this machine; the GPU checks run in "
@@ -288,6 +355,7 @@ int main(void) {
         test_sparse(64, 3);
     }
     test_optim();
+    test_assemble();
     cuda_backend_sync();
     cuda_backend_shutdown();
     return test_finish("test_cuda_ops");

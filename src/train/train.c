@@ -197,6 +197,9 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     norm_apply(&t->norm, &t->ds);
     t->targets = seer_malloc(sizeof(float) * (size_t)(t->ds.G * t->M + 1));
     norm_targets(&t->norm, &t->ds, t->label_cols, t->targets);
+#ifdef SEER_HAVE_CUDA
+    if (t->be->device) t->shard_bytes = cuda_shard_upload(&t->shard, &t->ds); // resident data
+#endif
     t->best_val = INFINITY;
     if (t->linear) return 0;
 
@@ -248,7 +251,7 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
                          (long long)cap_g);
     batch_init(&t->batch, cap_g, all_n, all_e, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M, t->ds.n_ops);
     t->batch.want_extra = t->model.arch != ARCH_SEERNET; // SeerNet needs no PerfSAGE/GCN indexes
-    if (t->be->device) { // the batch's mirror on the device (batch_input)
+    if (t->be->device) { // the batch on the device (make_batch)
         int64_t cG = t->batch.cap_G, cN = t->batch.cap_N, cE = t->batch.cap_E;
         t->dev_i = t->be->alloc(sizeof(int64_t) * (size_t)(2 * (cG + 1) + 5 * cE + cN + 2 * (cN + 1)));
         t->dev_f = t->be->alloc(sizeof(float) * (size_t)(cN * t->ds.Fn + cE * t->ds.Fe + cG * t->ds.Fg));
@@ -289,6 +292,9 @@ void trainer_free(trainer *t) {
     if (t->be) t->be->release(t->pc_gd), t->be->release(t->pc_out);
     free(t->pc_k), free(t->stage);
     if (t->be && t->be->device) t->be->release(t->dev_i), t->be->release(t->dev_f);
+#ifdef SEER_HAVE_CUDA
+    if (t->be && t->be->device) cuda_shard_free(&t->shard);
+#endif
     free(t->host_pred), free(t->host_dpred), free(t->host_one);
     batch_free(&t->batch);
     seernet_free(&t->model);
@@ -319,34 +325,41 @@ static void optimizer_step(trainer *t, const int64_t *count) {
     }
 }
 
-/* The model's view of the batch just built: the batch's own arrays on the CPU; on a GPU their
- * copies in the device buffers sized at init (features and indexes of the step's graphs, uploaded
- * once per step). */
-static seernet_input batch_input(trainer *t) {
-    seernet_input in = seernet_input_from_batch(&t->batch);
-    const seer_backend *be = t->be;
-    if (!be->device) return in;
-    const graph_batch *b = &t->batch;
-    int64_t G = b->G, N = b->N, E = b->E, cG = b->cap_G, cN = b->cap_N, cE = b->cap_E;
-    int64_t *i = t->dev_i;
-    float *f = t->dev_f;
-    struct { const void *src; void *dst; int64_t n; int64_t cap; } part[] = {
-        {b->node_ptr, i, G + 1, cG + 1}, {b->edge_ptr, NULL, G + 1, cG + 1},
-        {b->src, NULL, E, cE}, {b->dst, NULL, E, cE}, {b->edge_graph, NULL, E, cE},
-        {b->in_idx, NULL, E, cE}, {b->out_idx, NULL, E, cE}, {b->node_graph, NULL, N, cN},
-        {b->in_ptr, NULL, N + 1, cN + 1}, {b->out_ptr, NULL, N + 1, cN + 1},
-    };
-    const int64_t **field[] = {&in.node_ptr, &in.edge_ptr, &in.src, &in.dst, &in.edge_graph,
-                               &in.in_idx, &in.out_idx, &in.node_graph, &in.in_ptr, &in.out_ptr};
-    for (size_t k = 0; k < sizeof part / sizeof *part; k++) {
-        be->upload(i, part[k].src, sizeof(int64_t) * (size_t)part[k].n);
-        *field[k] = i;
-        i += part[k].cap;
+/* Builds the batch of the local graphs ids[0..n) and returns the model's view of it. On the CPU:
+ * batch_build. On a GPU the shard is resident (uploaded at init) and the batch is assembled there
+ * (cuda/batch.cu): a step sends only its graph ids and offsets; the targets, which the loss reads
+ * on the host, are copied on the host. */
+static seernet_input make_batch(trainer *t, const int64_t *ids, int64_t n) {
+    if (!t->be->device) {
+        batch_build(&t->batch, &t->ds, t->targets, ids, n);
+        return seernet_input_from_batch(&t->batch);
     }
-    be->upload(f, b->xn, sizeof(float) * (size_t)(N * b->Fn)), in.xn = f, f += cN * b->Fn;
-    be->upload(f, b->xe, sizeof(float) * (size_t)(E * b->Fe)), in.xe = f, f += cE * b->Fe;
-    be->upload(f, b->xg, sizeof(float) * (size_t)(G * b->Fg)), in.xg = f;
-    in.x = NULL; // PerfSAGE / GCN indexes are not mirrored on the GPU (refused at init)
+    seernet_input in = {0};
+#ifdef SEER_HAVE_CUDA
+    graph_batch *b = &t->batch;
+    int M = t->M;
+    for (int64_t i = 0; i < n; i++)
+        memcpy(b->y + i * M, t->targets + ids[i] * M, sizeof(float) * (size_t)M);
+    int64_t cG = b->cap_G, cN = b->cap_N, cE = b->cap_E, *p = t->dev_i;
+    float *f = t->dev_f;
+    cuda_batch_out o;
+    int64_t **field[] = {&o.node_ptr, &o.edge_ptr, &o.src, &o.dst, &o.edge_graph, &o.in_idx,
+                         &o.out_idx, &o.node_graph, &o.in_ptr, &o.out_ptr};
+    int64_t cap[] = {cG + 1, cG + 1, cE, cE, cE, cE, cE, cN, cN + 1, cN + 1};
+    for (size_t k = 0; k < sizeof cap / sizeof *cap; k++) *field[k] = p, p += cap[k];
+    o.xn = f, o.xe = f + cN * b->Fn, o.xg = f + cN * b->Fn + cE * b->Fe;
+    int64_t N, E;
+    cuda_batch_assemble(&t->shard, &t->ds, ids, n, &o, &N, &E);
+    b->G = n, b->N = N, b->E = E;
+    in = (seernet_input){.G = n, .N = N, .E = E, .node_ptr = o.node_ptr, .edge_ptr = o.edge_ptr,
+                         .src = o.src, .dst = o.dst, .node_graph = o.node_graph,
+                         .edge_graph = o.edge_graph, .in_ptr = o.in_ptr, .in_idx = o.in_idx,
+                         .out_ptr = o.out_ptr, .out_idx = o.out_idx, .xn = o.xn, .xe = o.xe,
+                         .xg = o.xg, .x = NULL};
+#else
+    (void)ids, (void)n;
+    SEER_ASSERT(!"a device backend without CUDA");
+#endif
     return in;
 }
 
@@ -385,8 +398,7 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     int64_t n = own_graphs(t, ids, count);
     seernet_input in = {0};
     if (n) {
-        batch_build(&t->batch, &t->ds, t->targets, t->step_local, n);
-        in = batch_input(t);
+        in = make_batch(t, t->step_local, n);
         seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
     }
     int64_t GM = n * M;
@@ -471,8 +483,7 @@ static double evaluate(trainer *t, const int64_t *ids, int64_t count, label_metr
     for (int64_t i = 0; i < count && !t->linear; i += bs) {
         int64_t n = own_graphs(t, ids + i, count - i < bs ? count - i : bs);
         if (!n) continue;
-        batch_build(&t->batch, &t->ds, t->targets, t->step_local, n);
-        seernet_input in = batch_input(t);
+        seernet_input in = make_batch(t, t->step_local, n);
         seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
         t->be->download(t->host_pred, t->acts.pred, sizeof(float) * (size_t)(n * M));
         for (int64_t k = 0; k < n; k++) {
@@ -663,9 +674,10 @@ static void final_report(trainer *t, const label_metrics *vm, const label_metric
         json_metrics(s, t, "test", tm);
 #ifdef SEER_HAVE_CUDA
         if (t->be->device)
-            fprintf(s, ",\"device\":\"%s\",\"device_memory_mb\":%.1f,\"batch_capacity_nodes\":%lld",
+            fprintf(s, ",\"device\":\"%s\",\"device_memory_mb\":%.1f,\"batch_capacity_nodes\":%lld,"
+                       "\"resident_data_mb\":%.1f",
                     t->device_name, (double)cuda_backend_allocated() / (1 << 20),
-                    (long long)t->batch.cap_N);
+                    (long long)t->batch.cap_N, (double)t->shard_bytes / (1 << 20));
 #endif
         {
             fprintf(s, ",\"dist\":{\"ranks\":%d,\"library\":\"%s\",\"batch\":\"%s\"", t->ranks,

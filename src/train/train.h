@@ -13,6 +13,9 @@
 #include "optim/optim.h"
 #include "optim/pcgrad.h"
 #include "train/metrics.h"
+#ifdef SEER_HAVE_CUDA
+#include "cuda_backend.h"
+#endif
 
 typedef struct {
     seer_config cfg;
@@ -39,8 +42,12 @@ typedef struct {
     seernet model;
     const seer_backend *be;
     char device_name[200];      // the GPU and precision when training on one ("" on the CPU)
-    int64_t *dev_i;             // GPU: the batch's index arrays (batch_input in train.c)
+    int64_t *dev_i;             // GPU: the batch's index arrays (make_batch in train.c)
     float *dev_f;               // GPU: the batch's features
+#ifdef SEER_HAVE_CUDA
+    cuda_shard shard;           // GPU: the shard, resident
+#endif
+    size_t shard_bytes;
     float *stage;               // GPU with several ranks over MPI: host copy of the gradients
     int nccl;                   // GPU ranks sum gradients through NCCL (dist/nccl_comm.h)
     int64_t P;
