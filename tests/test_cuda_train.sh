@@ -1,7 +1,8 @@
 #!/bin/sh
 # SeerNet trained on the GPU against the CPU (prints SKIP and passes without a GPU):
 #  1. one step, fp32, no clipping: the loss, and the checkpoint's parameters and Adam moments (after
-#     one step optim.m = (1 - beta1) g, so this compares every gradient), summed losses and PCGrad;
+#     one step optim.m = (1 - beta1) g, so this compares every gradient): SeerNet with summed
+#     losses and with PCGrad, PerfSAGE and the GCN;
 #  2. 100 steps: the loss of every step, fp32 within 1e-4 relative, TF32 within 1e-2.
 # usage: test_cuda_train.sh SEERTRAIN CKPT_EQUAL DATA.h5 CONFIG WORKDIR
 set -eu
@@ -27,13 +28,15 @@ curve() { # A B STEPS TOL WHAT
               exit !(k == n && m <= tol) }' || fail "$5"
 }
 echo "1. one step on the GPU (fp32) against the CPU: loss, weights, gradients (Adam moments)"
-for mt in sum pcgrad; do
-    one="$base --set train.max_steps=1 --set train.grad_clip=0 --set train.multi_task=$mt"
-    $seertrain "$config" $one --set backend.device=cpu --set output.run=cpu1_$mt
-    $seertrain "$config" $one --set backend.device=cuda --set backend.precision=fp32 --set output.run=gpu1_$mt
-    curve cpu1_$mt gpu1_$mt 1 1e-5 "multi_task=$mt loss"
-    $ckpt_equal cpu1_$mt/last.ckpt gpu1_$mt/last.ckpt --rtol 1e-5 | tail -1 | sed 's/^/  /' ||
-        fail "multi_task=$mt: weights or gradients differ"
+for case in seernet:sum seernet:pcgrad perfsage:sum gcn:sum; do
+    model=${case%:*} mt=${case#*:}
+    run=${model}_$mt
+    one="$base --set train.max_steps=1 --set train.grad_clip=0 --set train.multi_task=$mt --set model.name=$model"
+    $seertrain "$config" $one --set backend.device=cpu --set output.run=cpu1_$run
+    $seertrain "$config" $one --set backend.device=cuda --set backend.precision=fp32 --set output.run=gpu1_$run
+    curve cpu1_$run gpu1_$run 1 1e-5 "$model multi_task=$mt loss"
+    $ckpt_equal cpu1_$run/last.ckpt gpu1_$run/last.ckpt --rtol 1e-5 | tail -1 | sed 's/^/  /' ||
+        fail "$model multi_task=$mt: weights or gradients differ"
 done
 echo "2. 100 steps on the GPU against the CPU"
 hundred="$base --set train.max_steps=100"

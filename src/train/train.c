@@ -103,7 +103,7 @@ static int select_backend(trainer *t, const seer_config *cfg, seer_err *err) {
     char where[600];
     config_where(cfg, CFG_KEY_backend_device, where, sizeof where);
     if (!strcmp(dev, "cpu")) return 0;
-    int gpu_model = strcmp(cfg->model_name, "seernet") == 0; // the models the GPU path trains
+    int gpu_model = strcmp(cfg->model_name, "linear") != 0; // linear is fitted on the host
 #ifdef SEER_HAVE_CUDA
     int n = cuda_device_count();
     if (n == 0) {
@@ -113,10 +113,7 @@ static int select_backend(trainer *t, const seer_config *cfg, seer_err *err) {
         return 0;
     }
     if (!gpu_model) {
-        if (!strcmp(dev, "cuda"))
-            return seer_fail(err, "%s: [backend] device = cuda trains model.name = seernet only "
-                                  "(not %s) so far; use device = cpu", where, cfg->model_name);
-        return 0;
+        return 0; // the linear baseline has no training loop: nothing to run on a GPU
     }
     int prec = !strcmp(cfg->backend_precision, "fp32") ? PREC_FP32
                : !strcmp(cfg->backend_precision, "bf16") ? PREC_BF16 : PREC_TF32;
@@ -255,6 +252,8 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
         int64_t cG = t->batch.cap_G, cN = t->batch.cap_N, cE = t->batch.cap_E;
         t->dev_i = t->be->alloc(sizeof(int64_t) * (size_t)(2 * (cG + 1) + 5 * cE + cN + 2 * (cN + 1)));
         t->dev_f = t->be->alloc(sizeof(float) * (size_t)(cN * t->ds.Fn + cE * t->ds.Fe + cG * t->ds.Fg));
+        if (t->model.arch != ARCH_SEERNET)
+            t->dev_xbuf = t->be->alloc(sizeof(int64_t) * extra_index_words(cN, cE, cG, t->ds.n_ops));
     }
     size_t gm = sizeof(float) * (size_t)(cap_g * t->M);
     t->host_pred = seer_malloc(gm), t->host_dpred = seer_malloc(gm), t->host_one = seer_malloc(gm);
@@ -291,7 +290,8 @@ void trainer_free(trainer *t) {
     }
     if (t->be) t->be->release(t->pc_gd), t->be->release(t->pc_out);
     free(t->pc_k), free(t->stage);
-    if (t->be && t->be->device) t->be->release(t->dev_i), t->be->release(t->dev_f);
+    if (t->be && t->be->device)
+        t->be->release(t->dev_i), t->be->release(t->dev_f), t->be->release(t->dev_xbuf);
 #ifdef SEER_HAVE_CUDA
     if (t->be && t->be->device) cuda_shard_free(&t->shard);
 #endif
@@ -356,6 +356,22 @@ static seernet_input make_batch(trainer *t, const int64_t *ids, int64_t n) {
                          .edge_graph = o.edge_graph, .in_ptr = o.in_ptr, .in_idx = o.in_idx,
                          .out_ptr = o.out_ptr, .out_idx = o.out_idx, .xn = o.xn, .xe = o.xe,
                          .xg = o.xg, .x = NULL};
+    if (t->model.arch != ARCH_SEERNET) {
+        // PerfSAGE / GCN: their extra indexes (both-way and global-node edge sets, operator
+        // groups) are built on the host and uploaded: index words, no features
+        batch_build(&t->batch, &t->ds, t->targets, ids, n);
+        extra_index *x = &t->dev_x;
+        *x = b->x;
+        int64_t used = x->op_ptr + x->n_ops + 1 - b->xbuf;
+        t->be->upload(t->dev_xbuf, b->xbuf, sizeof(int64_t) * (size_t)used);
+        int64_t **ptrs[] = {&x->sym.src, &x->sym.dst, &x->sym.in_ptr, &x->sym.in_idx,
+                            &x->sym.out_ptr, &x->sym.out_idx, &x->gcn.src, &x->gcn.dst,
+                            &x->gcn.in_ptr, &x->gcn.in_idx, &x->gcn.out_ptr, &x->gcn.out_idx,
+                            &x->op, &x->op_ptr, &x->op_idx};
+        for (size_t k = 0; k < sizeof ptrs / sizeof *ptrs; k++)
+            *ptrs[k] = t->dev_xbuf + (*ptrs[k] - b->xbuf);
+        in.x = x;
+    }
 #else
     (void)ids, (void)n;
     SEER_ASSERT(!"a device backend without CUDA");

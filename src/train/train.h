@@ -44,6 +44,8 @@ typedef struct {
     char device_name[200];      // the GPU and precision when training on one ("" on the CPU)
     int64_t *dev_i;             // GPU: the batch's index arrays (make_batch in train.c)
     float *dev_f;               // GPU: the batch's features
+    int64_t *dev_xbuf;          // GPU, PerfSAGE / GCN: the batch's extra indexes
+    extra_index dev_x;          // their layout (pointers into dev_xbuf)
 #ifdef SEER_HAVE_CUDA
     cuda_shard shard;           // GPU: the shard, resident
 #endif
