@@ -35,8 +35,9 @@ for case in seernet:sum seernet:pcgrad perfsage:sum gcn:sum; do
     $seertrain "$config" $one --set backend.device=cpu --set output.run=cpu1_$run
     $seertrain "$config" $one --set backend.device=cuda --set backend.precision=fp32 --set output.run=gpu1_$run
     curve cpu1_$run gpu1_$run 1 1e-5 "$model multi_task=$mt loss"
-    $ckpt_equal cpu1_$run/last.ckpt gpu1_$run/last.ckpt --rtol 1e-5 | tail -1 | sed 's/^/  /' ||
-        fail "$model multi_task=$mt: weights or gradients differ"
+    $ckpt_equal cpu1_$run/last.ckpt gpu1_$run/last.ckpt --rtol 1e-5 > equal.txt 2>&1 ||
+        { cat equal.txt; fail "$model multi_task=$mt: weights or gradients differ"; }
+    head -1 equal.txt | sed 's/^/  /'
 done
 echo "2. 100 steps on the GPU against the CPU"
 hundred="$base --set train.max_steps=100"

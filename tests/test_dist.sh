@@ -16,8 +16,11 @@ same_run() { # RUN_A RUN_B WEIGHTS(1|0) WHAT
         d = ($2 - $6) / $2; if (d < 0) d = -d; if (d > m) m = d; n++ }
         END { printf "  %s: %d steps, worst relative loss difference %.2e\n", what, n, m;
               exit !(n == 50 && m <= 1e-5) }' || fail "$4: loss curves differ"
-    if [ "$3" = 1 ]; then "$ckpt_equal" "$1/last.ckpt" "$2/last.ckpt" --rtol 1e-5 | tail -1 | sed 's/^/  /' ||
-        fail "$4: final weights differ"; fi
+    if [ "$3" = 1 ]; then
+        "$ckpt_equal" "$1/last.ckpt" "$2/last.ckpt" --rtol 1e-5 > "$work/equal.txt" 2>&1 ||
+            { cat "$work/equal.txt"; fail "$4: final weights differ"; }
+        head -1 "$work/equal.txt" | sed 's/^/  /'
+    fi
 }
 
 echo "1. two ranks with batch B against one rank with batch B, 50 steps"

@@ -24,13 +24,17 @@ char seer_err_prefix[48];
 void (*seer_die_hook)(void);
 
 void seer_die(const char *fmt, ...) {
+    // one write, so a launcher interleaving the ranks' output keeps the line whole
+    char line[SEER_ERR_LEN + 128];
+    int n = snprintf(line, sizeof line, "seer: error: %s", seer_err_prefix);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "seer: error: %s", seer_err_prefix);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
     va_end(ap);
+    strcat(line, "\n");
+    fflush(stdout);
     fflush(stderr);
+    if (write(STDERR_FILENO, line, strlen(line)) < 0) fputs(line, stderr);
     if (seer_die_hook) seer_die_hook();
     exit(1);
 }
