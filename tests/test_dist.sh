@@ -1,5 +1,6 @@
 #!/bin/sh
-# Data-parallel training on CPU ranks (mpirun): R = 2 against R = 1, shards, faults, resume.
+# Data-parallel training on CPU ranks (mpirun): R = 2 and 3 against R = 1, shards, faults, resume,
+# launch errors.
 # usage: test_dist.sh SEERTRAIN CKPT_EQUAL DATA.h5 CONFIG WORKDIR
 set -eu
 seertrain=$1 ckpt_equal=$2 data=$3 config=$4 work=$5
@@ -39,6 +40,10 @@ for agg in mean synmm; do
         same_run one_$agg$mt two_$agg$mt 1 "agg=$agg multi_task=$mt"
     done
 done
+# three ranks: uneven shards of the batch
+run="$base $lr --set model.agg=mean --set train.max_steps=50"
+$mpi -np 3 $seertrain "$config" $run --set output.run=three_meansum
+same_run one_meansum three_meansum 1 "3 ranks, agg=mean multi_task=sum"
 # per_rank: 2 ranks x 8 graphs is the same step as one rank's 16
 run="$base $lr --set model.agg=mean --set train.max_steps=50"
 $mpi -np 2 $seertrain "$config" $run --set output.run=per_rank --set dist.batch=per_rank --set train.batch_size=8
@@ -97,4 +102,20 @@ same_run one_meansum two_then_one 1 "20 steps on 2 ranks + 30 on 1"
 $seertrain "$config" $run --set output.run=one_then_two
 $mpi -np 2 $seertrain --resume one_then_two --quiet --set train.max_steps=50
 same_run one_meansum one_then_two 1 "20 steps on 1 rank + 30 on 2"
+echo "5. launch errors: one line each, the job ends"
+expect_error() { # WHAT WANT ARGS...
+    what=$1 want=$2
+    shift 2
+    rc=0
+    timeout 60 "$@" > launch.log 2>&1 || rc=$?
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] || { cat launch.log; fail "$what: exit status $rc"; }
+    grep -q "$want" launch.log || { cat launch.log; fail "$what: no '$want'"; }
+    echo "  $what: $(grep -m1 "$want" launch.log | cut -c1-120)"
+}
+expect_error "no MPI plugin" "cannot load the MPI plugin" \
+    $mpi -np 2 -x SEER_DIST_PLUGIN=/nonexistent/libseer_mpi.so $seertrain "$config" $base --set output.run=noplugin
+expect_error "backend = none under mpirun" "backend = none, but a launcher started 2 ranks" \
+    $mpi -np 2 $seertrain "$config" $base --set output.run=none --set dist.backend=none
+expect_error "bad inject_failure" "inject_failure = 'x': expected RANK:STEP:KIND" \
+    $seertrain "$config" $base --set output.run=badinject --set dist.inject_failure=x
 echo "test_dist: all passed"
