@@ -8,7 +8,7 @@ extern "C" {
 #include "optim/pcgrad.h"
 }
 
-struct cuda_state cuda_st = {-1, 0, 0, 0, 0, 0, 0, 0, ""};
+struct cuda_state cuda_st = {-1, 0, 0, 0, 0, 0, 0, 0, 0, ""};
 
 // the launchers of the other .cu files
 extern "C" {
@@ -42,6 +42,9 @@ double grad_norm_cuda(const float *, int64_t, cudaStream_t);
 void grad_scale_cuda(float *, int64_t, float, cudaStream_t);
 void pcgrad_combine_cuda(const float *, int64_t, int, int64_t, seer_rng *, double *, double *,
                          float *, double *, cudaStream_t);
+void loss_sums_cuda(const float *, const float *, int64_t, int, double *, cudaStream_t);
+void loss_grad_cuda(float *, const float *, const float *, int64_t, int, const double *, int,
+                    cudaStream_t);
 }
 
 #define ST cuda_st.stream
@@ -146,12 +149,20 @@ static void t_pcgrad_combine(const float *G, int64_t ldg, int T, int64_t P, seer
     pcgrad_combine_cuda(G, ldg, T, P, rng, Gd, K, out, out64, ST);
 }
 
+static void t_loss_sums(const float *pred, const float *target, int64_t G, int M, double *sums) {
+    loss_sums_cuda(pred, target, G, M, sums, ST);
+}
+static void t_loss_grad(float *dpred, const float *pred, const float *target, int64_t G, int M,
+                        const double *sums, int task) {
+    loss_grad_cuda(dpred, pred, target, G, M, sums, task, ST);
+}
+
 static seer_backend table = {
     "cuda", c_alloc, c_release, c_zero, c_upload, c_download,
     t_linear_forward, t_linear_backward, t_relu_forward, t_relu_backward, t_gather_forward,
     t_seg_sum_forward, t_seg_mean_forward, t_seg_mean_backward, t_seg_max_forward,
     t_seg_max_backward, t_attn_pool_forward, t_attn_pool_backward, t_add_rows, t_copy_rows,
-    t_adam_update, t_grad_norm, t_grad_scale, t_pcgrad_combine, 1,
+    t_adam_update, t_grad_norm, t_grad_scale, t_pcgrad_combine, t_loss_sums, t_loss_grad, 1,
 };
 
 extern "C" int cuda_device_count(void) {
@@ -185,6 +196,7 @@ extern "C" int cuda_backend_init(int device, int precision, seer_err *err) {
     CUDA_CHECK(cudaMalloc((void **)&cuda_st.norm_ws, sizeof(double) * NORM_BLOCKS));
     CUDA_CHECK(cudaMallocHost((void **)&cuda_st.host_norm, sizeof(double) * NORM_BLOCKS));
     CUDA_CHECK(cudaMalloc((void **)&cuda_st.pc_coef, sizeof(double) * PCGRAD_MAX_TASKS));
+    CUDA_CHECK(cudaMalloc((void **)&cuda_st.loss_ws, sizeof(double) * 2 * LOSS_MAX_LABELS));
     return 0;
 }
 
@@ -192,6 +204,7 @@ extern "C" void cuda_backend_shutdown(void) {
     if (cuda_st.device < 0) return;
     cudaStreamSynchronize(cuda_st.stream);
     cudaFree(cuda_st.colsum_ws), cudaFree(cuda_st.norm_ws), cudaFree(cuda_st.pc_coef);
+    cudaFree(cuda_st.loss_ws);
     cudaFreeHost(cuda_st.host_norm);
     cublasDestroy(cuda_st.blas);
     cudaStreamDestroy(cuda_st.stream);

@@ -3,7 +3,8 @@
  * device from its graph ids: one block per graph copies its rows and rebases its indexes. The
  * result is, array for array, what batch_build makes on the CPU (the shard's CSR is a stable sort
  * by destination, and a graph's edges keep their order in the batch), so the model sees the same
- * input either way. Per step the host sends only the graph ids and their node and edge offsets. */
+ * input either way; the targets come along. Per step the host sends only the graph ids and their
+ * node and edge offsets. */
 #include <string.h>
 
 #include "common.cuh"
@@ -35,6 +36,7 @@ __global__ void assemble_kernel(cuda_shard sh, const int64_t *ids, const int64_t
     }
     for (int64_t t = threadIdx.x; t < ne * sh.Fe; t += blockDim.x) o.xe[be * sh.Fe + t] = sh.xe[e0 * sh.Fe + t];
     for (int t = threadIdx.x; t < sh.Fg; t += blockDim.x) o.xg[b * sh.Fg + t] = sh.xg[g * sh.Fg + t];
+    for (int t = threadIdx.x; t < sh.M; t += blockDim.x) o.y[b * sh.M + t] = sh.y[g * sh.M + t];
     if (threadIdx.x == 0) {
         o.node_ptr[b] = bn, o.edge_ptr[b] = be;
         if (b == B - 1) {
@@ -51,7 +53,8 @@ static void *up(const void *h, size_t bytes) {
     return d;
 }
 
-extern "C" size_t cuda_shard_upload(cuda_shard *s, const pg_dataset *ds) {
+extern "C" size_t cuda_shard_upload(cuda_shard *s, const pg_dataset *ds, const float *targets,
+                                    int M) {
     memset(s, 0, sizeof *s);
     int64_t N = ds->N, E = ds->E, G = ds->G;
     s->G = G, s->Fn = ds->Fn, s->Fe = ds->Fe, s->Fg = ds->Fg;
@@ -78,14 +81,16 @@ extern "C" size_t cuda_shard_upload(cuda_shard *s, const pg_dataset *ds) {
     s->xn = (const float *)up(ds->node_x, 4 * (size_t)(N * ds->Fn));
     s->xe = (const float *)up(ds->edge_x, 4 * (size_t)(E * ds->Fe));
     s->xg = (const float *)up(ds->global_x, 4 * (size_t)(G * ds->Fg));
-    bytes += 16 * (size_t)(G + 1) + 8 * (size_t)E + 4 * (size_t)(N * ds->Fn + E * ds->Fe + G * ds->Fg);
+    s->y = (const float *)up(targets, 4 * (size_t)(G * M));
+    s->M = M;
+    bytes += 16 * (size_t)(G + 1) + 8 * (size_t)E + 4 * (size_t)(N * ds->Fn + E * ds->Fe + G * (ds->Fg + M));
     CUDA_CHECK(cudaMalloc((void **)&s->step_ids, 3 * sizeof(int64_t) * CUDA_BATCH_MAX_GRAPHS));
     return bytes;
 }
 
 extern "C" void cuda_shard_free(cuda_shard *s) {
     const void *p[] = {s->node_ptr, s->edge_ptr, s->edge_index, s->in_ptr, s->in_idx, s->out_ptr,
-                       s->out_idx, s->xn, s->xe, s->xg, s->step_ids};
+                       s->out_idx, s->xn, s->xe, s->xg, s->y, s->step_ids};
     for (size_t i = 0; i < sizeof p / sizeof *p; i++) cudaFree((void *)p[i]);
     memset(s, 0, sizeof *s);
 }

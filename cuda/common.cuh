@@ -44,6 +44,7 @@ struct cuda_state {
     double *norm_ws;    // (NORM_BLOCKS): partial sums of squares
     double *host_norm;  // pinned (NORM_BLOCKS)
     double *pc_coef;    // (PCGRAD_MAX_TASKS) PCGrad coefficients on the device
+    double *loss_ws;    // (2 * LOSS_MAX_LABELS) the loss's per-label sums
     char name[160];
 };
 extern struct cuda_state cuda_st;
@@ -51,5 +52,6 @@ extern struct cuda_state cuda_st;
 #define COLSUM_CHUNKS 64
 #define COLSUM_MAX_W 4096
 #define NORM_BLOCKS 256
+#define LOSS_MAX_LABELS 64 // SEERNET_MAX_HEADS; host_norm (NORM_BLOCKS) also stages the loss sums
 
 #endif

@@ -56,6 +56,8 @@ typedef struct {
     const int64_t *in_ptr, *in_idx;     // (N+1), (E): the shard's edges by destination (stable)
     const int64_t *out_ptr, *out_idx;   // (N+1), (E): by source
     const float *xn, *xe, *xg;          // features (standardised)
+    const float *y;                     // (G, M) standardised targets
+    int M;
     int64_t *step_ids;                  // (3, CUDA_BATCH_MAX_GRAPHS): a step's ids and offsets
 } cuda_shard;
 
@@ -63,11 +65,12 @@ typedef struct {
 typedef struct {
     int64_t *node_ptr, *edge_ptr, *src, *dst, *node_graph, *edge_graph;
     int64_t *in_ptr, *in_idx, *out_ptr, *out_idx;
-    float *xn, *xe, *xg;
+    float *xn, *xe, *xg, *y;
 } cuda_batch_out;
 
-/* Uploads ds (features as they will be trained on) with its CSR/CSC; returns the bytes used. */
-size_t cuda_shard_upload(cuda_shard *s, const pg_dataset *ds);
+/* Uploads ds (features as they will be trained on) with its CSR/CSC and the (G, M) targets;
+ * returns the bytes used. */
+size_t cuda_shard_upload(cuda_shard *s, const pg_dataset *ds, const float *targets, int M);
 void cuda_shard_free(cuda_shard *s);
 /* Fills o with the graphs ids[0..B) of the shard (local ids), as batch_build would; N and E of the
  * batch come back (from the host copy of the offsets in ds). */

@@ -1,6 +1,7 @@
 /* Elementwise and row ops, and the optimizer: ReLU, strided row add/copy, Adam/AdamW, the global
  * gradient norm (one fused pass, float64, fixed order) and scaling, float <-> double. */
 #include <math.h>
+#include <string.h>
 
 #include "common.cuh"
 
@@ -130,5 +131,65 @@ extern "C" void f32_to_f64_cuda(double *out, const float *in, int64_t n, cudaStr
 extern "C" void f64_to_f32_cuda(float *out, const double *in, int64_t n, cudaStream_t st) {
     if (!n) return;
     d2f_kernel<<<blocks_for(n, 256), 256, 0, st>>>(out, in, n);
+    LAUNCH_CHECK();
+}
+
+/* The masked MSE's per-label sums: one block per label, float64, a fixed tree order. */
+__global__ void loss_sums_kernel(double *sums, const float *pred, const float *target, int64_t G,
+                                 int M) {
+    __shared__ double cnt[256], sq[256];
+    int m = blockIdx.x;
+    double c = 0.0, s = 0.0;
+    for (int64_t g = threadIdx.x; g < G; g += blockDim.x) {
+        float t = target[g * M + m];
+        if (t != t) continue;
+        double r = (double)pred[g * M + m] - (double)t;
+        c += 1.0, s += r * r;
+    }
+    cnt[threadIdx.x] = c, sq[threadIdx.x] = s;
+    __syncthreads();
+    for (int k = blockDim.x / 2; k > 0; k /= 2) {
+        if ((int)threadIdx.x < k) cnt[threadIdx.x] += cnt[threadIdx.x + k], sq[threadIdx.x] += sq[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) sums[2 * m] = cnt[0], sums[2 * m + 1] = sq[0];
+}
+
+extern "C" void loss_sums_cuda(const float *pred, const float *target, int64_t G, int M,
+                               double *sums, cudaStream_t st) {
+    if (M > LOSS_MAX_LABELS) seer_die("loss_sums_cuda: %d labels (at most %d)", M, LOSS_MAX_LABELS);
+    if (G == 0) {
+        for (int k = 0; k < 2 * M; k++) sums[k] = 0.0;
+        return;
+    }
+    loss_sums_kernel<<<M, 256, 0, st>>>(cuda_st.loss_ws, pred, target, G, M);
+    LAUNCH_CHECK();
+    CUDA_CHECK(cudaMemcpyAsync(cuda_st.host_norm, cuda_st.loss_ws, sizeof(double) * 2 * (size_t)M,
+                               cudaMemcpyDeviceToHost, st));
+    CUDA_CHECK(cudaStreamSynchronize(st));
+    memcpy(sums, cuda_st.host_norm, sizeof(double) * 2 * (size_t)M);
+}
+
+struct label_counts {
+    double n[LOSS_MAX_LABELS];
+};
+
+__global__ void loss_grad_kernel(float *dpred, const float *pred, const float *target, int64_t G,
+                                 int M, label_counts cnt, int task) {
+    GRID_STRIDE(i, G * M) {
+        int m = (int)(i % M);
+        float t = target[i];
+        double r = t != t ? 0.0 : (double)pred[i] - (double)t;
+        dpred[i] = t != t || (task >= 0 && m != task) ? 0.0f : (float)(2.0 * r / cnt.n[m]);
+    }
+}
+
+extern "C" void loss_grad_cuda(float *dpred, const float *pred, const float *target, int64_t G,
+                               int M, const double *sums, int task, cudaStream_t st) {
+    if (G * M == 0) return;
+    if (M > LOSS_MAX_LABELS) seer_die("loss_grad_cuda: %d labels (at most %d)", M, LOSS_MAX_LABELS);
+    label_counts cnt;
+    for (int m = 0; m < M; m++) cnt.n[m] = sums[2 * m];
+    loss_grad_kernel<<<blocks_for(G * M, 256), 256, 0, st>>>(dpred, pred, target, G, M, cnt, task);
     LAUNCH_CHECK();
 }

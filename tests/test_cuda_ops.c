@@ -269,21 +269,51 @@ static void test_optim(void) {
     G->release(d_out), G->release(d_Gd), G->release(d_o64);
 }
 
+/* The masked MSE: per-label sums and the output gradient (all labels, and one task's column). */
+static void test_loss(void) {
+    int64_t n = 5003;
+    int M = 5;
+    float *pred = fresh(n * M, 0), *tgt = fresh(n * M, 0);
+    for (int64_t i = 0; i < n * M; i += 7) tgt[i] = NAN;
+    for (int64_t i = 0; i < n; i++) tgt[i * M + 4] = NAN; // a label measured nowhere
+    float *d_pred = dev(pred, 4 * n * M), *d_tgt = dev(tgt, 4 * n * M);
+    double sc[10], sg[10];
+    C->loss_sums(pred, tgt, n, M, sc);
+    G->loss_sums(d_pred, d_tgt, n, M, sg);
+    for (int k = 0; k < 2 * M; k++)
+        CHECK(close_enough(sc[k], sg[k], 1e-12, 0), "loss_sums[%d]: cpu %.17g gpu %.17g", k, sc[k], sg[k]);
+    printf("  %-44s counts %g..., squares %.12g vs %.12g\n", "loss_sums", sg[0], sc[1], sg[1]);
+    for (int task = -1; task < M; task += 3) {
+        float *dp = fresh(n * M, 1), *d_dp = dev(dp, 4 * n * M);
+        C->loss_grad(dp, pred, tgt, n, M, sc, task);
+        G->loss_grad(d_dp, d_pred, d_tgt, n, M, sc, task);
+        float *got = host_of(d_dp, 4 * n * M);
+        char what[64];
+        snprintf(what, sizeof what, "loss_grad task=%d", task);
+        same(what, dp, got, n * M, 1e-6);
+        free(dp), free(got), G->release(d_dp);
+    }
+    free(pred), free(tgt), G->release(d_pred), G->release(d_tgt);
+}
+
 /* Resident data: batches assembled on the GPU equal batch_build's on the CPU, array for array. */
 static void test_assemble(void) {
     pg_dataset ds;
     tg_build(&ds, 60, 4, 3, 2, 2, 11); // the edge-case graphs of testgraphs.h and 60 random ones
     cuda_shard sh;
-    size_t bytes = cuda_shard_upload(&sh, &ds);
+    int M = 2;
+    float *targets = fresh(ds.G * M, 0);
+    targets[3] = NAN;
+    size_t bytes = cuda_shard_upload(&sh, &ds, targets, M);
     graph_batch b;
-    batch_init(&b, ds.G, ds.N, ds.E, ds.Fn, ds.Fe, ds.Fg, 1, ds.n_ops);
+    batch_init(&b, ds.G, ds.N, ds.E, ds.Fn, ds.Fe, ds.Fg, M, ds.n_ops);
     b.want_extra = 0;
     int64_t *ids = seer_malloc(sizeof(int64_t) * (size_t)ds.G);
     for (int rep = 0; rep < 5; rep++) {
         for (int64_t g = 0; g < ds.G; g++) ids[g] = g;
         rng_shuffle_i64(&rng, ids, ds.G);
         int64_t n = rep == 0 ? ds.G : 1 + (int64_t)rng_below(&rng, (uint64_t)ds.G);
-        batch_build(&b, &ds, NULL, ids, n);
+        batch_build(&b, &ds, targets, ids, n);
         int64_t N = b.N, E = b.E, nG = b.G;
         cuda_batch_out o;
         int64_t **fi[] = {&o.node_ptr, &o.edge_ptr, &o.src, &o.dst, &o.node_graph, &o.edge_graph,
@@ -302,6 +332,8 @@ static void test_assemble(void) {
         float *pn = fresh(N * ds.Fn, 1), *pe = fresh(E * ds.Fe, 1), *pg = fresh(nG * ds.Fg, 1);
         o.xn = dev(pn, 4 * (size_t)(N * ds.Fn + 1)), o.xe = dev(pe, 4 * (size_t)(E * ds.Fe + 1));
         o.xg = dev(pg, 4 * (size_t)(nG * ds.Fg + 1));
+        float *py = fresh(nG * M, 1);
+        o.y = dev(py, 4 * (size_t)(nG * M + 1));
         int64_t gN, gE;
         cuda_batch_assemble(&sh, &ds, ids, n, &o, &gN, &gE);
         CHECK(gN == N && gE == E, "assembled sizes %lld/%lld, batch_build %lld/%lld", (long long)gN,
@@ -321,6 +353,9 @@ static void test_assemble(void) {
         differ += memcmp(gx, b.xn, 4 * (size_t)(N * ds.Fn)) != 0;
         differ += memcmp(ge, b.xe, 4 * (size_t)(E * ds.Fe)) != 0;
         differ += memcmp(gg, b.xg, 4 * (size_t)(nG * ds.Fg)) != 0;
+        float *gy = host_of(o.y, 4 * (size_t)(nG * M));
+        differ += memcmp(gy, b.y, 4 * (size_t)(nG * M)) != 0; // NaN included, bit for bit
+        free(gy), free(py), G->release(o.y);
         CHECK(differ == 0, "batch of %lld graphs: %lld arrays or elements differ", (long long)n, (long long)differ);
         printf("  %-44s %lld graphs, %lld nodes, %lld edges: %s\n", "cuda_batch_assemble", (long long)n,
                (long long)N, (long long)E, differ ? "DIFFERS" : "equal to batch_build");
@@ -328,7 +363,7 @@ static void test_assemble(void) {
         G->release(o.xn), G->release(o.xe), G->release(o.xg);
     }
     printf("  resident shard: %zu bytes\n", bytes);
-    free(ids);
+    free(ids), free(targets);
     batch_free(&b);
     cuda_shard_free(&sh);
     pg_free(&ds);
@@ -355,6 +390,7 @@ int main(void) {
         test_sparse(64, 3);
     }
     test_optim();
+    test_loss();
     test_assemble();
     cuda_backend_sync();
     cuda_backend_shutdown();

@@ -84,6 +84,11 @@ typedef struct seer_backend {
     void (*grad_scale)(float *g, int64_t P, float s);
     void (*pcgrad_combine)(const float *G, int64_t ldg, int T, int64_t P, seer_rng *rng,
                            double *Gd, double *K, float *out, double *out64);
+    // The masked MSE (train/metrics.h): per label the count of measured graphs and the sum of
+    // squared errors into sums (2M doubles, host memory), and the output gradient.
+    void (*loss_sums)(const float *pred, const float *target, int64_t G, int M, double *sums);
+    void (*loss_grad)(float *dpred, const float *pred, const float *target, int64_t G, int M,
+                      const double *sums, int task);
     int device; // 1: pointers are device memory, which host code must not touch
 } seer_backend;
 

@@ -20,6 +20,7 @@
 #ifndef SEER_LIBSEER
 #include "optim/optim.h"
 #include "optim/pcgrad.h"
+#include "train/metrics.h"
 #endif
 
 #define ROW(p, ld, i) ((p) + (int64_t)(i) * (ld))
@@ -284,6 +285,8 @@ static const seer_backend cpu_backend = {
     .grad_norm = grad_norm,
     .grad_scale = grad_scale,
     .pcgrad_combine = pcgrad_combine,
+    .loss_sums = loss_mse_sums,
+    .loss_grad = loss_mse_grad,
 #endif
 };
 

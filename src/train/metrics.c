@@ -106,16 +106,23 @@ void loss_mse_sums(const float *pred, const float *target, int64_t G, int M, dou
     }
 }
 
+void loss_mse_grad(float *dpred, const float *pred, const float *target, int64_t G, int M,
+                   const double *sums, int task) {
+    for (int64_t g = 0; g < G; g++)
+        for (int m = 0; m < M; m++) {
+            float t = target[g * M + m];
+            double r = isnan(t) ? 0.0 : (double)pred[g * M + m] - (double)t;
+            dpred[g * M + m] = isnan(t) || (task >= 0 && m != task) ? 0.0f
+                                                                    : (float)(2.0 * r / sums[2 * m]);
+        }
+}
+
 double loss_mse_finish(const float *pred, const float *target, int64_t G, int M,
                        const double *sums, float *dpred, double *per_label, int64_t *count) {
     double total = 0.0;
+    if (dpred) loss_mse_grad(dpred, pred, target, G, M, sums, -1);
     for (int m = 0; m < M; m++) {
         double n = sums[2 * m], lm = n ? sums[2 * m + 1] / n : 0.0;
-        for (int64_t g = 0; g < G && dpred; g++) {
-            float t = target[g * M + m];
-            double r = isnan(t) ? 0.0 : (double)pred[g * M + m] - (double)t;
-            dpred[g * M + m] = isnan(t) ? 0.0f : (float)(2.0 * r / n);
-        }
         if (per_label) per_label[m] = lm;
         if (count) count[m] = (int64_t)n;
         total += lm;

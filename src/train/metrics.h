@@ -33,5 +33,9 @@ double loss_mse_masked(const float *pred, const float *target, int64_t G, int M,
 void loss_mse_sums(const float *pred, const float *target, int64_t G, int M, double *sums);
 double loss_mse_finish(const float *pred, const float *target, int64_t G, int M,
                        const double *sums, float *dpred, double *per_label, int64_t *count);
+/* dpred (G, M) = 2 (pred - target) / n_m where target is measured, 0 elsewhere, n_m = sums[2m]
+ * (the global count); task >= 0 keeps only that label's column (PCGrad's per-task backward). */
+void loss_mse_grad(float *dpred, const float *pred, const float *target, int64_t G, int M,
+                   const double *sums, int task);
 
 #endif

@@ -195,7 +195,8 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     t->targets = seer_malloc(sizeof(float) * (size_t)(t->ds.G * t->M + 1));
     norm_targets(&t->norm, &t->ds, t->label_cols, t->targets);
 #ifdef SEER_HAVE_CUDA
-    if (t->be->device) t->shard_bytes = cuda_shard_upload(&t->shard, &t->ds); // resident data
+    if (t->be->device) // resident data
+        t->shard_bytes = cuda_shard_upload(&t->shard, &t->ds, t->targets, t->M);
 #endif
     t->best_val = INFINITY;
     if (t->linear) return 0;
@@ -251,12 +252,13 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     if (t->be->device) { // the batch on the device (make_batch)
         int64_t cG = t->batch.cap_G, cN = t->batch.cap_N, cE = t->batch.cap_E;
         t->dev_i = t->be->alloc(sizeof(int64_t) * (size_t)(2 * (cG + 1) + 5 * cE + cN + 2 * (cN + 1)));
-        t->dev_f = t->be->alloc(sizeof(float) * (size_t)(cN * t->ds.Fn + cE * t->ds.Fe + cG * t->ds.Fg));
+        t->dev_f = t->be->alloc(sizeof(float) *
+                                (size_t)(cN * t->ds.Fn + cE * t->ds.Fe + cG * (t->ds.Fg + t->M)));
         if (t->model.arch != ARCH_SEERNET)
             t->dev_xbuf = t->be->alloc(sizeof(int64_t) * extra_index_words(cN, cE, cG, t->ds.n_ops));
     }
     size_t gm = sizeof(float) * (size_t)(cap_g * t->M);
-    t->host_pred = seer_malloc(gm), t->host_dpred = seer_malloc(gm), t->host_one = seer_malloc(gm);
+    t->host_pred = seer_malloc(gm);
     t->step_local = seer_malloc(sizeof(int64_t) * (size_t)cap_g);
     t->step_pos = seer_malloc(sizeof(int64_t) * (size_t)cap_g);
     t->pcgrad = strcmp(cfg->train_multi_task, "pcgrad") == 0 && t->M > 1;
@@ -295,7 +297,7 @@ void trainer_free(trainer *t) {
 #ifdef SEER_HAVE_CUDA
     if (t->be && t->be->device) cuda_shard_free(&t->shard);
 #endif
-    free(t->host_pred), free(t->host_dpred), free(t->host_one);
+    free(t->host_pred);
     batch_free(&t->batch);
     seernet_free(&t->model);
     norm_free(&t->norm);
@@ -326,9 +328,9 @@ static void optimizer_step(trainer *t, const int64_t *count) {
 }
 
 /* Builds the batch of the local graphs ids[0..n) and returns the model's view of it. On the CPU:
- * batch_build. On a GPU the shard is resident (uploaded at init) and the batch is assembled there
- * (cuda/batch.cu): a step sends only its graph ids and offsets; the targets, which the loss reads
- * on the host, are copied on the host. */
+ * batch_build. On a GPU the shard is resident (uploaded at init) and the batch, targets included,
+ * is assembled there (cuda/batch.cu): a step sends only its graph ids and offsets. The host copy of
+ * the targets is for evaluation, which computes its metrics on the host. */
 static seernet_input make_batch(trainer *t, const int64_t *ids, int64_t n) {
     if (!t->be->device) {
         batch_build(&t->batch, &t->ds, t->targets, ids, n);
@@ -348,6 +350,7 @@ static seernet_input make_batch(trainer *t, const int64_t *ids, int64_t n) {
     int64_t cap[] = {cG + 1, cG + 1, cE, cE, cE, cE, cE, cN, cN + 1, cN + 1};
     for (size_t k = 0; k < sizeof cap / sizeof *cap; k++) *field[k] = p, p += cap[k];
     o.xn = f, o.xe = f + cN * b->Fn, o.xg = f + cN * b->Fn + cE * b->Fe;
+    o.y = t->dev_y = o.xg + cG * b->Fg;
     int64_t N, E;
     cuda_batch_assemble(&t->shard, &t->ds, ids, n, &o, &N, &E);
     b->G = n, b->N = N, b->E = E;
@@ -417,19 +420,17 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
         in = make_batch(t, t->step_local, n);
         seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
     }
-    int64_t GM = n * M;
     size_t gb = sizeof(float) * (size_t)t->P;
-    float *pred = t->host_pred, *dpred = t->host_dpred; // preallocated: no allocation in a step
+    const float *target = t->be->device ? t->dev_y : t->batch.y; // the batch's standardised targets
     int64_t n_label[SEERNET_MAX_HEADS];
     // Each label's loss is a mean over the whole step's batch: its count and sum of squares are
     // summed over ranks (with each rank's graph count, for the imbalance figure) before backward.
     double sums[2 * SEERNET_MAX_HEADS + 1024] = {0};
     SEER_ASSERT(R <= 1024);
-    if (n) t->be->download(pred, t->acts.pred, sizeof(float) * (size_t)GM);
-    loss_mse_sums(pred, t->batch.y, n, M, sums);
+    t->be->loss_sums(t->acts.pred, target, n, M, sums);
     sums[2 * M + t->rank] = (double)n;
     dist_sum_f64(sums, 2 * M + R);
-    double loss = loss_mse_finish(pred, t->batch.y, n, M, sums, dpred, NULL, n_label);
+    double loss = loss_mse_finish(NULL, NULL, 0, M, sums, NULL, NULL, n_label);
     double most = 0;
     for (int r = 0; r < R; r++) most = fmax(most, sums[2 * M + r]);
     t->imb_max += most, t->imb_mean += (double)count / R;
@@ -437,23 +438,19 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
         t->be->zero(t->grads, gb);
         if (n) {
             seernet_acts_zero(&t->dacts, t->be);
-            t->be->upload(t->dacts.pred, dpred, sizeof(float) * (size_t)GM);
+            t->be->loss_grad(t->dacts.pred, t->acts.pred, target, n, M, sums, -1);
             seernet_backward(&t->model, t->be, t->params, t->grads, &in, &t->acts, &t->dacts, -1);
         }
         sum_over_ranks(t, t->grads, t->P); // the one gradient all-reduce of the step
     } else {
         // One backward per task, each with only its own head's output gradient, into row task
         // of the (M, P) task-gradient buffer; then PCGrad on the trunk, own gradient per head.
-        float *one = t->host_one;
-        memset(one, 0, sizeof(float) * (size_t)(GM ? GM : 1));
         for (int task = 0; task < M; task++) {
             float *g = t->task_grads + (int64_t)task * t->P;
             t->be->zero(g, gb);
             if (!n) continue;
-            for (int64_t i = 0; i < n; i++) one[i * M + task] = dpred[i * M + task];
-            if (task) for (int64_t i = 0; i < n; i++) one[i * M + task - 1] = 0.0f;
             seernet_acts_zero(&t->dacts, t->be);
-            t->be->upload(t->dacts.pred, one, sizeof(float) * (size_t)GM);
+            t->be->loss_grad(t->dacts.pred, t->acts.pred, target, n, M, sums, task);
             seernet_backward(&t->model, t->be, t->params, g, &in, &t->acts, &t->dacts, task);
         }
         // every task's gradient summed over ranks in one all-reduce; PCGrad then runs on the

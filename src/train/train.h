@@ -43,7 +43,8 @@ typedef struct {
     const seer_backend *be;
     char device_name[200];      // the GPU and precision when training on one ("" on the CPU)
     int64_t *dev_i;             // GPU: the batch's index arrays (make_batch in train.c)
-    float *dev_f;               // GPU: the batch's features
+    float *dev_f;               // GPU: the batch's features and targets
+    float *dev_y;               // GPU: the batch's targets (in dev_f)
     int64_t *dev_xbuf;          // GPU, PerfSAGE / GCN: the batch's extra indexes
     extra_index dev_x;          // their layout (pointers into dev_xbuf)
 #ifdef SEER_HAVE_CUDA
@@ -59,7 +60,7 @@ typedef struct {
     float *task_grads;          // (M, P) per-task gradients (PCGrad)
     double *pc_gd, *pc_k, *pc_out; // PCGrad float64 workspace: (M, trunk), (M, M), (trunk)
     seer_rng rng_pcgrad;        // task orders of PCGrad; saved in checkpoints
-    float *host_pred, *host_dpred, *host_one; // (batch, M) host scratch of a step
+    float *host_pred;           // (batch, M) host copy of an evaluation batch's predictions
     graph_batch batch;
     // progress, all saved in checkpoints
     int64_t step, epoch, batch_in_epoch, since_best;
