@@ -3,6 +3,8 @@
  * alpha (max, then the normaliser in float64, as the CPU twin), one thread per (segment, column)
  * sums in order. Backward: one warp per segment, lanes over columns, shuffle reductions for the
  * dot products. */
+#include <math.h>
+
 #include "common.cuh"
 
 __global__ void attn_alpha_kernel(float *alpha, const float *score, const int64_t *ptr, int64_t S) {

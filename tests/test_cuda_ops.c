@@ -299,7 +299,7 @@ static void test_loss(void) {
 /* Resident data: batches assembled on the GPU equal batch_build's on the CPU, array for array. */
 static void test_assemble(void) {
     pg_dataset ds;
-    tg_build(&ds, 60, 4, 3, 2, 2, 11); // the edge-case graphs of testgraphs.h and 60 random ones
+    tg_build(&ds, 55, 4, 3, 2, 2, 11); // the edge-case graphs of testgraphs.h and 55 random ones
     cuda_shard sh;
     int M = 2;
     float *targets = fresh(ds.G * M, 0);

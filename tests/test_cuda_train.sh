@@ -5,6 +5,7 @@
 #     losses and with PCGrad, PerfSAGE and the GCN;
 #  2. 100 steps: the loss of every step, fp32 within 1e-4 relative, TF32 within 1e-2.
 # usage: test_cuda_train.sh SEERTRAIN CKPT_EQUAL DATA.h5 CONFIG WORKDIR
+# (SEER_CUDA_TRAIN_STEPS shortens part 2: the CPU emulator of tests/cuda_emu runs 10.)
 set -eu
 seertrain=$1 ckpt_equal=$2 data=$3 config=$4 work=$5
 rm -rf "$work"
@@ -39,12 +40,13 @@ for case in seernet:sum seernet:pcgrad perfsage:sum gcn:sum; do
         { cat equal.txt; fail "$model multi_task=$mt: weights or gradients differ"; }
     head -1 equal.txt | sed 's/^/  /'
 done
-echo "2. 100 steps on the GPU against the CPU"
-hundred="$base --set train.max_steps=100"
+steps=${SEER_CUDA_TRAIN_STEPS:-100}
+echo "2. $steps steps on the GPU against the CPU"
+hundred="$base --set train.max_steps=$steps"
 $seertrain "$config" $hundred --set backend.device=cpu --set output.run=cpu100
 for prec in fp32 tf32; do
     $seertrain "$config" $hundred --set backend.device=cuda --set backend.precision=$prec --set output.run=gpu100_$prec
 done
-curve cpu100 gpu100_fp32 100 1e-4 "fp32"
-curve cpu100 gpu100_tf32 100 1e-2 "tf32"
+curve cpu100 gpu100_fp32 $steps 1e-4 "fp32"
+curve cpu100 gpu100_tf32 $steps 1e-2 "tf32"
 echo "test_cuda_train: all passed"

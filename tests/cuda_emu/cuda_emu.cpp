@@ -1,0 +1,80 @@
+/* The emulator's fibers (see cuda_emu.h). */
+#include "cuda_emu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <ucontext.h>
+
+#include <vector>
+
+dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+namespace {
+const size_t STACK = 128 * 1024;
+struct fiber {
+    ucontext_t ctx;
+    dim3 tid;
+    bool done;
+};
+ucontext_t sched;
+std::vector<fiber> fibers;
+std::vector<char> stacks;
+fiber *cur;
+const std::function<void()> *body;
+float slots[1024];
+
+void trampoline() {
+    (*body)();
+    cur->done = true; // uc_link returns to the scheduler
+}
+
+int linear_id() { return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)); }
+} // namespace
+
+void emu_run_block(const std::function<void()> &fn) {
+    int n = (int)(blockDim.x * blockDim.y * blockDim.z);
+    if (n > 1024) {
+        fprintf(stderr, "cuda_emu: %d threads in a block\n", n);
+        abort();
+    }
+    fibers.resize((size_t)n);
+    stacks.resize((size_t)n * STACK);
+    body = &fn;
+    for (int t = 0; t < n; t++) {
+        fiber &f = fibers[(size_t)t];
+        f.tid = dim3((unsigned)t % blockDim.x, (unsigned)t / blockDim.x % blockDim.y,
+                     (unsigned)t / (blockDim.x * blockDim.y));
+        f.done = false;
+        getcontext(&f.ctx);
+        f.ctx.uc_stack.ss_sp = &stacks[(size_t)t * STACK];
+        f.ctx.uc_stack.ss_size = STACK;
+        f.ctx.uc_link = &sched;
+        makecontext(&f.ctx, trampoline, 0);
+    }
+    for (int live = n; live > 0;) { // one round: every live thread runs to its next barrier
+        live = 0;
+        for (int t = 0; t < n; t++) {
+            fiber &f = fibers[(size_t)t];
+            if (f.done) continue;
+            cur = &f;
+            threadIdx = f.tid;
+            swapcontext(&sched, &f.ctx);
+            live += !f.done;
+        }
+    }
+}
+
+void __syncthreads() {
+    fiber *me = cur;
+    swapcontext(&me->ctx, &sched);
+    threadIdx = me->tid;
+}
+
+float __shfl_xor_sync(unsigned, float v, int lane_mask) {
+    int t = linear_id();
+    slots[t] = v;
+    __syncthreads(); // every lane has written
+    float r = slots[(t & ~31) | ((t & 31) ^ lane_mask)];
+    __syncthreads(); // every lane has read before any writes again
+    return r;
+}
