@@ -1,9 +1,11 @@
 #!/bin/sh
 # Data-parallel training on CPU ranks (mpirun): R = 2 and 3 against R = 1, shards, faults, resume,
 # launch errors.
-# usage: test_dist.sh SEERTRAIN CKPT_EQUAL DATA.h5 CONFIG WORKDIR
+# usage: test_dist.sh SEERTRAIN CKPT_EQUAL DATA.h5 CONFIG WORKDIR [SEERTRAIN_EMU]
+# SEERTRAIN_EMU (seertrain on the CPU emulator of the CUDA backend, tests/cuda_emu) adds GPU ranks:
+# the trainer's NCCL and MPI-through-host paths against one CPU rank.
 set -eu
-seertrain=$1 ckpt_equal=$2 data=$3 config=$4 work=$5
+seertrain=$1 ckpt_equal=$2 data=$3 config=$4 work=$5 emu=${6:-}
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
@@ -118,4 +120,21 @@ expect_error "backend = none under mpirun" "backend = none, but a launcher start
     $mpi -np 2 $seertrain "$config" $base --set output.run=none --set dist.backend=none
 expect_error "bad inject_failure" "inject_failure = 'x': expected RANK:STEP:KIND" \
     $seertrain "$config" $base --set output.run=badinject --set dist.inject_failure=x
+if [ -n "$emu" ]; then
+    echo "6. GPU ranks (emulated GPUs; the device machine runs the real ones): 2 against 1 CPU rank"
+    steps=10
+    run="$base $lr --set model.agg=mean --set train.max_steps=$steps --set backend.precision=fp32"
+    $seertrain "$config" $run --set output.run=one_cpu10
+    for coll in nccl mpi; do
+        $mpi -np 2 $emu "$config" $run --set backend.device=cuda --set dist.collectives=$coll \
+            --set output.run=gpu2_$coll > gpu2_$coll.log 2>&1 || { cat gpu2_$coll.log; fail "GPU ranks, $coll"; }
+        paste one_cpu10/steps.tsv gpu2_$coll/steps.tsv | awk -v n=$steps -v what="collectives=$coll" 'NR > 1 {
+            d = ($2 - $6) / $2; if (d < 0) d = -d; if (d > m) m = d; k++ }
+            END { printf "  %s: %d steps, worst relative loss difference %.2e\n", what, k, m;
+                  exit !(k == n && m <= 1e-5) }' || fail "GPU ranks, $coll: loss curves differ"
+        "$ckpt_equal" one_cpu10/last.ckpt gpu2_$coll/last.ckpt --rtol 1e-5 > "$work/equal.txt" 2>&1 ||
+            { cat "$work/equal.txt"; fail "GPU ranks, $coll: weights differ"; }
+        head -1 "$work/equal.txt" | sed 's/^/  /'
+    done
+fi
 echo "test_dist: all passed"
