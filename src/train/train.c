@@ -134,7 +134,7 @@ static int select_backend(trainer *t, const seer_config *cfg, seer_err *err) {
              cfg->backend_precision);
     return 0;
 #else
-    (void)gpu_model;
+    (void)gpu_model, (void)t;
     if (!strcmp(dev, "cuda"))
         return seer_fail(err, "%s: [backend] device = cuda, but this build has no CUDA backend "
                               "(nvcc was not found when it was built); use device = cpu or auto",
