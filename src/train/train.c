@@ -102,8 +102,8 @@ static int select_backend(trainer *t, const seer_config *cfg, seer_err *err) {
     const char *dev = cfg->backend_device;
     char where[600];
     config_where(cfg, CFG_KEY_backend_device, where, sizeof where);
-    if (!strcmp(dev, "cpu")) return 0;
-    int gpu_model = strcmp(cfg->model_name, "linear") != 0; // linear is fitted on the host
+    // the linear baseline is fitted in closed form on the host: nothing to run on a GPU
+    if (!strcmp(dev, "cpu") || !strcmp(cfg->model_name, "linear")) return 0;
 #ifdef SEER_HAVE_CUDA
     int n = cuda_device_count();
     if (n == 0) {
@@ -111,9 +111,6 @@ static int select_backend(trainer *t, const seer_config *cfg, seer_err *err) {
             return seer_fail(err, "%s: [backend] device = cuda, but this machine has no CUDA device "
                                   "(or no NVIDIA driver); use device = cpu or auto", where);
         return 0;
-    }
-    if (!gpu_model) {
-        return 0; // the linear baseline has no training loop: nothing to run on a GPU
     }
     int prec = !strcmp(cfg->backend_precision, "fp32") ? PREC_FP32
                : !strcmp(cfg->backend_precision, "bf16") ? PREC_BF16 : PREC_TF32;
@@ -134,7 +131,7 @@ static int select_backend(trainer *t, const seer_config *cfg, seer_err *err) {
              cfg->backend_precision);
     return 0;
 #else
-    (void)gpu_model, (void)t;
+    (void)t;
     if (!strcmp(dev, "cuda"))
         return seer_fail(err, "%s: [backend] device = cuda, but this build has no CUDA backend "
                               "(nvcc was not found when it was built); use device = cpu or auto",
