@@ -175,6 +175,12 @@ extern "C" int cuda_device_count(void) {
 }
 
 extern "C" int cuda_backend_init(int device, int precision, seer_err *err) {
+    if (cuda_st.device == device) { // again (one model per label): keep the stream and workspaces
+        cuda_st.precision = precision;
+        return 0;
+    }
+    if (cuda_st.device >= 0)
+        return seer_fail(err, "CUDA backend already on device %d (asked for %d)", cuda_st.device, device);
     int n = cuda_device_count();
     if (n == 0) return seer_fail(err, "no CUDA device (or no NVIDIA driver) on this machine");
     if (device < 0 || device >= n)

@@ -31,7 +31,8 @@ enum { PREC_FP32 = 0, PREC_TF32 = 1, PREC_BF16 = 2 };
 /* GPUs visible to this process; 0 when there is no device or no driver. */
 int cuda_device_count(void);
 
-/* Selects the device, creates the stream, the cuBLAS handle and the fixed workspaces. */
+/* Selects the device, creates the stream, the cuBLAS handle and the fixed workspaces; called
+ * again for the same device (a run that trains one model per label) it only sets the precision. */
 int cuda_backend_init(int device, int precision, seer_err *err);
 void cuda_backend_shutdown(void);
 /* Changes the precision of the dense products (PREC_*) of an initialised backend. */
