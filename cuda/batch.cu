@@ -96,7 +96,8 @@ extern "C" void cuda_shard_free(cuda_shard *s) {
 }
 
 extern "C" void cuda_batch_assemble(const cuda_shard *s, const pg_dataset *ds, const int64_t *ids,
-                                    int64_t B, cuda_batch_out *o, int64_t *N_out, int64_t *E_out) {
+                                    int64_t B, const cuda_batch_out *o, int64_t *N_out,
+                                    int64_t *E_out) {
     if (B > CUDA_BATCH_MAX_GRAPHS)
         seer_die("cuda_batch_assemble: %lld graphs in one batch (at most %d)", (long long)B,
                  CUDA_BATCH_MAX_GRAPHS);

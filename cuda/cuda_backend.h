@@ -76,7 +76,7 @@ void cuda_shard_free(cuda_shard *s);
 /* Fills o with the graphs ids[0..B) of the shard (local ids), as batch_build would; N and E of the
  * batch come back (from the host copy of the offsets in ds). */
 void cuda_batch_assemble(const cuda_shard *s, const pg_dataset *ds, const int64_t *ids, int64_t B,
-                         cuda_batch_out *o, int64_t *N_out, int64_t *E_out);
+                         const cuda_batch_out *o, int64_t *N_out, int64_t *E_out);
 
 #ifdef __cplusplus
 }

@@ -246,14 +246,24 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
                          (long long)cap_g);
     batch_init(&t->batch, cap_g, all_n, all_e, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M, t->ds.n_ops);
     t->batch.want_extra = t->model.arch != ARCH_SEERNET; // SeerNet needs no PerfSAGE/GCN indexes
-    if (t->be->device) { // the batch on the device (make_batch)
-        int64_t cG = t->batch.cap_G, cN = t->batch.cap_N, cE = t->batch.cap_E;
-        t->dev_i = t->be->alloc(sizeof(int64_t) * (size_t)(2 * (cG + 1) + 5 * cE + cN + 2 * (cN + 1)));
-        t->dev_f = t->be->alloc(sizeof(float) *
-                                (size_t)(cN * t->ds.Fn + cE * t->ds.Fe + cG * (t->ds.Fg + t->M)));
+#ifdef SEER_HAVE_CUDA
+    if (t->be->device) { // the batch on the device (make_batch): arrays at the batch's capacity
+        int64_t cG = t->batch.cap_G, cN = t->batch.cap_N, cE = t->batch.cap_E, words = 0;
+        cuda_batch_out *o = &t->dev_out;
+        int64_t **field[] = {&o->node_ptr, &o->edge_ptr, &o->src, &o->dst, &o->edge_graph,
+                             &o->in_idx, &o->out_idx, &o->node_graph, &o->in_ptr, &o->out_ptr};
+        int64_t cap[] = {cG + 1, cG + 1, cE, cE, cE, cE, cE, cN, cN + 1, cN + 1};
+        for (size_t k = 0; k < sizeof cap / sizeof *cap; k++) words += cap[k];
+        int64_t *p = t->dev_i = t->be->alloc(sizeof(int64_t) * (size_t)words);
+        for (size_t k = 0; k < sizeof cap / sizeof *cap; k++) *field[k] = p, p += cap[k];
+        float *f = t->dev_f = t->be->alloc(
+            sizeof(float) * (size_t)(cN * t->ds.Fn + cE * t->ds.Fe + cG * (t->ds.Fg + t->M)));
+        o->xn = f, o->xe = o->xn + cN * t->ds.Fn, o->xg = o->xe + cE * t->ds.Fe;
+        o->y = o->xg + cG * t->ds.Fg;
         if (t->model.arch != ARCH_SEERNET)
             t->dev_xbuf = t->be->alloc(sizeof(int64_t) * extra_index_words(cN, cE, cG, t->ds.n_ops));
     }
+#endif
     size_t gm = sizeof(float) * (size_t)(cap_g * t->M);
     t->host_pred = seer_malloc(gm);
     t->step_local = seer_malloc(sizeof(int64_t) * (size_t)cap_g);
@@ -339,17 +349,9 @@ static seernet_input make_batch(trainer *t, const int64_t *ids, int64_t n) {
     int M = t->M;
     for (int64_t i = 0; i < n; i++)
         memcpy(b->y + i * M, t->targets + ids[i] * M, sizeof(float) * (size_t)M);
-    int64_t cG = b->cap_G, cN = b->cap_N, cE = b->cap_E, *p = t->dev_i;
-    float *f = t->dev_f;
-    cuda_batch_out o;
-    int64_t **field[] = {&o.node_ptr, &o.edge_ptr, &o.src, &o.dst, &o.edge_graph, &o.in_idx,
-                         &o.out_idx, &o.node_graph, &o.in_ptr, &o.out_ptr};
-    int64_t cap[] = {cG + 1, cG + 1, cE, cE, cE, cE, cE, cN, cN + 1, cN + 1};
-    for (size_t k = 0; k < sizeof cap / sizeof *cap; k++) *field[k] = p, p += cap[k];
-    o.xn = f, o.xe = f + cN * b->Fn, o.xg = f + cN * b->Fn + cE * b->Fe;
-    o.y = t->dev_y = o.xg + cG * b->Fg;
+    const cuda_batch_out o = t->dev_out;
     int64_t N, E;
-    cuda_batch_assemble(&t->shard, &t->ds, ids, n, &o, &N, &E);
+    cuda_batch_assemble(&t->shard, &t->ds, ids, n, &t->dev_out, &N, &E);
     b->G = n, b->N = N, b->E = E;
     in = (seernet_input){.G = n, .N = N, .E = E, .node_ptr = o.node_ptr, .edge_ptr = o.edge_ptr,
                          .src = o.src, .dst = o.dst, .node_graph = o.node_graph,
@@ -418,7 +420,11 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
         seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
     }
     size_t gb = sizeof(float) * (size_t)t->P;
-    const float *target = t->be->device ? t->dev_y : t->batch.y; // the batch's standardised targets
+#ifdef SEER_HAVE_CUDA
+    const float *target = t->be->device ? t->dev_out.y : t->batch.y; // standardised targets
+#else
+    const float *target = t->batch.y;
+#endif
     int64_t n_label[SEERNET_MAX_HEADS];
     // Each label's loss is a mean over the whole step's batch: its count and sum of squares are
     // summed over ranks (with each rank's graph count, for the imbalance figure) before backward.

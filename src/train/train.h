@@ -44,11 +44,11 @@ typedef struct {
     char device_name[200];      // the GPU and precision when training on one ("" on the CPU)
     int64_t *dev_i;             // GPU: the batch's index arrays (make_batch in train.c)
     float *dev_f;               // GPU: the batch's features and targets
-    float *dev_y;               // GPU: the batch's targets (in dev_f)
     int64_t *dev_xbuf;          // GPU, PerfSAGE / GCN: the batch's extra indexes
     extra_index dev_x;          // their layout (pointers into dev_xbuf)
 #ifdef SEER_HAVE_CUDA
     cuda_shard shard;           // GPU: the shard, resident
+    cuda_batch_out dev_out;     // GPU: the batch's arrays, laid out in dev_i and dev_f
 #endif
     size_t shard_bytes;
     float *stage;               // GPU with several ranks over MPI: host copy of the gradients
