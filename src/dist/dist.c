@@ -22,7 +22,6 @@ static struct {
     const char *_Atomic what;
     const char *_Atomic phase;
     pthread_t watchdog;
-    int watching;
 } D = {.ranks = 1, .what = "", .phase = "start-up"};
 
 static long long now_ms(void) {
@@ -128,10 +127,8 @@ int dist_init(const char *mode, double timeout_s, seer_err *err) {
         snprintf(seer_err_prefix, sizeof seer_err_prefix, "rank %d/%d: ", D.rank, D.ranks);
         seer_die_hook = die_hook;
     }
-    if (D.ranks > 1 && timeout_s > 0 && pthread_create(&D.watchdog, NULL, watchdog_main, NULL) == 0) {
+    if (D.ranks > 1 && timeout_s > 0 && pthread_create(&D.watchdog, NULL, watchdog_main, NULL) == 0)
         pthread_detach(D.watchdog);
-        D.watching = 1;
-    }
     return 0;
 }
 
