@@ -28,6 +28,9 @@
 
 #include "common/common.h"
 #include "config/config.h"
+#ifdef SEER_HAVE_CUDA
+#include "cuda_backend.h"
+#endif
 
 #define MAX_PARAMS 32
 #define MAX_VALUES 64
@@ -352,11 +355,23 @@ static pid_t launch(const sweep *s, const trial *t, int k, int epochs, int resum
     char ini[760];
     snprintf(ini, sizeof ini, "%s/trial.ini", dir);
     (void)t;
+    // On a machine with several GPUs, trial k trains on GPU k mod their count (unless the user
+    // placed the sweep with CUDA_VISIBLE_DEVICES). Counting them starts CUDA here; the child execs
+    // seertrain, so nothing CUDA crosses the fork.
+    int gpus = 0;
+#ifdef SEER_HAVE_CUDA
+    if (!getenv("CUDA_VISIBLE_DEVICES")) gpus = cuda_device_count();
+#endif
     fflush(stdout);
     pid_t pid = fork();
     if (pid != 0) return pid;
     // child: dies with the sweep (so a killed sweep leaves no orphan writing to the folder)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (gpus > 1) {
+        char dev[16];
+        snprintf(dev, sizeof dev, "%d", k % gpus);
+        setenv("CUDA_VISIBLE_DEVICES", dev, 1);
+    }
     FILE *f = fopen(log, "a");
     if (f) {
         dup2(fileno(f), 1);
