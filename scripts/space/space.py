@@ -38,7 +38,7 @@ def _round8(x):
     return max(8, int(round(x / 8.0)) * 8)
 
 
-def sample_one(rng, idx):
+def sample_one(rng, idx, inputs=None):
     act = rng.choice(ACTS)
     w = _round8(rng.uniform(24, 128))
     stages = []
@@ -57,7 +57,9 @@ def sample_one(rng, idx):
         elif style == "mobilenet":
             st["expand"] = rng.choice((1, 3, 6))
         stages.append(st)
-    return {"id": "s%06d" % idx, "input": [3, 224, 224], "act": act,
+    # drawn last, and only when asked, so that the default sequence (seed 1) is unchanged
+    hw = rng.choice(inputs) if inputs else 224
+    return {"id": "s%06d" % idx, "input": [3, hw, hw], "act": act,
             "stem": {"channels": 32, "kernel": 3, "stride": 2}, "stages": stages,
             "head": {"classes": 1000}}
 
@@ -69,15 +71,16 @@ def _features(spec):
         v += [math.log2(st["width"]) / 4.0, st["depth"] / 4.0]
     v += [1.0 if spec["act"] == a else 0.0 for a in ACTS]
     v.append(math.log10(flops(spec, 1)) / 3.0)
+    v.append(math.log2(spec["input"][1] / 224.0))
     return v
 
 
-def sample(n, seed, diverse=2000):
+def sample(n, seed, diverse=2000, inputs=None, prefix="s"):
     """n specs; the first min(n, diverse) in greedy farthest-point order over a candidate pool
     (styles, widths, depths, activation, log FLOPs), so that any prefix spreads over the space."""
     rng = random.Random(seed)
     pool_n = n if n <= 1 else min(4 * n, n + 8000)
-    pool = [sample_one(rng, i) for i in range(pool_n)]
+    pool = [sample_one(rng, i, inputs) for i in range(pool_n)]
     k = min(n, diverse)
     if k > 1:
         import numpy as np
@@ -95,7 +98,7 @@ def sample(n, seed, diverse=2000):
     out = []
     for j, i in enumerate(order[:n]):
         s = dict(pool[i])
-        s["id"] = "s%06d" % j
+        s["id"] = "%s%06d" % (prefix, j)
         out.append(s)
     return out
 
@@ -357,6 +360,9 @@ def main():
     s.add_argument("-n", type=int, default=1000)
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("-o", required=True)
+    s.add_argument("--inputs", default="",
+                   help="input sizes to draw from, e.g. 64,96,128,160,192,224 (default: 224 only)")
+    s.add_argument("--prefix", default="s", help="id prefix (a second sample must not reuse ids)")
     o = sub.add_parser("onnx")
     o.add_argument("specs")
     o.add_argument("--out", required=True)
@@ -370,7 +376,8 @@ def main():
     f.add_argument("--batch", type=int, default=1)
     a = ap.parse_args()
     if a.cmd == "sample":
-        specs = sample(a.n, a.seed)
+        inputs = tuple(int(x) for x in a.inputs.split(",")) if a.inputs else None
+        specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix)
         tmp = a.o + ".tmp"
         with open(tmp, "w") as fo:
             for sp in specs:
