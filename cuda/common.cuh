@@ -52,6 +52,6 @@ extern struct cuda_state cuda_st;
 #define COLSUM_CHUNKS 64
 #define COLSUM_MAX_W 4096
 #define NORM_BLOCKS 256
-#define LOSS_MAX_LABELS 64 // SEERNET_MAX_HEADS; host_norm (NORM_BLOCKS) also stages the loss sums
+#define LOSS_MAX_LABELS 64 // MODEL_MAX_HEADS; host_norm (NORM_BLOCKS) also stages the loss sums
 
 #endif

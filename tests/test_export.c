@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
     int64_t n = t->n_ids[SPLIT_TEST];
     const int64_t *ids = t->ids[SPLIT_TEST];
     double *ref = seer_malloc(sizeof(double) * (size_t)(n * M));
-    label_metrics ref_m[SEERNET_MAX_HEADS];
+    label_metrics ref_m[MODEL_MAX_HEADS];
     trainer_evaluate(t, ids, n, ref_m, ref);
 
     pg_dataset ds; // raw features (the trainer's copy is standardised in place)
@@ -96,7 +96,7 @@ int main(int argc, char **argv) {
             double r = fabs(pred[i] - ref[i]) / fabs(ref[i]);
             if (r > worst) worst = r;
         }
-        label_metrics lm[SEERNET_MAX_HEADS];
+        label_metrics lm[MODEL_MAX_HEADS];
         double mape_ref = 0, mape = 0;
         for (int j = 0; j < M; j++) {
             double *p = seer_malloc(sizeof(double) * (size_t)n), *y = seer_malloc(sizeof(double) * (size_t)n);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/linear.h"
+#include "model/ridge.h"
 #include "testutil.h"
 
 /* Solves A x = r (F x F) by Gauss-Jordan elimination with partial pivoting (float64). */

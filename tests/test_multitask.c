@@ -38,7 +38,7 @@ static void check_mode(const char *path, const char *mode) {
     memcpy(before, t->params, pb), memcpy(before + t->P, t->adam_m, pb);
     trainer_step(t, ids, n);
     memcpy(after, t->params, pb), memcpy(after + t->P, t->adam_m, pb);
-    const seernet *m = &t->model;
+    const model *m = &t->net;
     int64_t h0 = m->head_begin[0], h1 = m->head_begin[1], h2 = m->head_begin[2];
     size_t hb = sizeof(float) * (size_t)(h2 - h1);
     CHECK(!memcmp(before + h1, after + h1, hb), "%s: head 1 parameters moved", mode);

@@ -44,7 +44,7 @@ def relerr(a, b):
 
 
 def numpy_seernet(t, arch, xn, xe, xg, src, dst):
-    """SeerNet forward for one graph (equations of src/model/seernet.h), float64."""
+    """SeerNet forward for one graph (equations of src/model/seernet.c), float64."""
     H, L, agg = arch["hidden"], arch["blocks"], arch["agg"]
 
     def lin(name, x):

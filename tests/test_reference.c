@@ -11,7 +11,7 @@
 
 #include "common/container.h"
 #include "graph/batch.h"
-#include "model/seernet.h"
+#include "model/model.h"
 #include "testutil.h"
 #include "train/metrics.h"
 
@@ -48,8 +48,8 @@ static void check_dump(const char *path) {
     for (int64_t g = 0; g < G; g++) ids[g] = g;
     batch_build(&b, &ds, y, ids, G);
 
-    seernet m;
-    seernet_init(&m, &(model_sizes){ARCH_SEERNET, H, L, Fn, Fe, Fg, M,
+    model m;
+    model_init(&m, &(model_sizes){model_find("seernet"), H, L, Fn, Fe, Fg, M,
                                     strcmp(agg->data, "synmm") == 0 ? AGG_SYNMM : AGG_MEAN, H, 0, 0});
     const seer_backend *be = backend_cpu();
     int64_t P = m.pt.total;
@@ -59,14 +59,14 @@ static void check_dump(const char *path) {
         CHECK(t->nbytes == 4 * (uint64_t)(m.pt.p[i].rows * m.pt.p[i].cols), "%s: size", m.pt.p[i].name);
         memcpy(params + m.pt.p[i].offset, t->data, t->nbytes);
     }
-    seernet_acts a, d;
-    seernet_acts_init(&a, &m, be, N, E, G);
-    seernet_acts_init(&d, &m, be, N, E, G);
-    seernet_input in = seernet_input_from_batch(&b);
-    seernet_forward(&m, be, params, &in, &a);
-    seernet_acts_zero(&d, be);
+    model_acts a, d;
+    model_acts_init(&a, &m, be, N, E, G);
+    model_acts_init(&d, &m, be, N, E, G);
+    model_input in = model_input_from_batch(&b);
+    model_forward(&m, be, params, &in, &a);
+    model_acts_zero(&d, be);
     double loss = loss_mse_masked(a.pred, b.y, G, M, d.pred, NULL, NULL);
-    seernet_backward(&m, be, params, grads, &in, &a, &d, -1);
+    model_backward(&m, be, params, grads, &in, &a, &d, -1);
 
     const double *ref_pred = need(&c, "pred", DT_F64)->data, *ref_loss = need(&c, "loss", DT_F64)->data;
     for (int64_t i = 0; i < G * M; i++)
@@ -106,8 +106,8 @@ static void check_dump(const char *path) {
     }
     printf("%s: %d tensors, loss %.6f (reference %.6f), worst gradient relative error %.2e\n",
            path, m.pt.n, loss, ref_loss[0], worst);
-    seernet_acts_free(&a, be), seernet_acts_free(&d, be);
-    seernet_free(&m);
+    model_acts_free(&a, be), model_acts_free(&d, be);
+    model_free(&m);
     batch_free(&b);
     free(params), free(grads), free(ids), free(ds.edge_index), free(ds.node_op);
     ctr_free(&c);

@@ -17,7 +17,7 @@
 
 #include "common/container.h"
 #include "infer/seer_format.h"
-#include "model/seernet.h"
+#include "model/model.h"
 #include "seer/seer.h"
 #include "testutil.h"
 
@@ -48,8 +48,8 @@ static void free_names(char **s, int n) {
 
 /* Builds a .seer image in memory (written to a temp file and read back). */
 static uint8_t *build_model(int dtype, const breakage *b, size_t *len) {
-    seernet net;
-    seernet_init(&net, &(model_sizes){ARCH_SEERNET, H, L, FN, FE, FG, M, AGG_SYNMM, H, 0, 0});
+    model net;
+    model_init(&net, &(model_sizes){model_find("seernet"), H, L, FN, FE, FG, M, AGG_SYNMM, H, 0, 0});
     seer_rng rng;
     rng_seed(&rng, 7);
     float *w = calloc((size_t)net.pt.total, sizeof(float));
@@ -135,7 +135,7 @@ static uint8_t *build_model(int dtype, const breakage *b, size_t *len) {
     free(conv), free(scales), free(w);
     free_names(nf, FN - (b && b->short_schema)), free_names(ef, FE), free_names(gf, FG);
     free_names(ops, 5), free_names(lab, M), free_names(units, M);
-    seernet_free(&net);
+    model_free(&net);
     return img;
 }
 

@@ -67,9 +67,9 @@ static void train_single(const seer_config *cfg, const char *run_dir, int resume
     if (!strcmp(cfg->data_labels, "all")) {
         names = all, M = n_all;
     } else {
-        names = calloc(SEERNET_MAX_HEADS + 1, sizeof(char *));
+        names = calloc(MODEL_MAX_HEADS + 1, sizeof(char *));
         char *copy = seer_strdup(cfg->data_labels), *save = NULL;
-        for (char *tok = strtok_r(copy, ", ", &save); tok && M < SEERNET_MAX_HEADS;
+        for (char *tok = strtok_r(copy, ", ", &save); tok && M < MODEL_MAX_HEADS;
              tok = strtok_r(NULL, ", ", &save))
             names[M++] = seer_strdup(tok);
         free(copy);

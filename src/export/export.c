@@ -13,22 +13,25 @@
 #include "common/container.h"
 #include "config/config.h"
 #include "infer/seer_format.h"
-#include "model/seernet.h"
+#include "model/model.h"
+#include "model/ridge.h"
 #include "train/train.h"
 
 /* What both exports read from a checkpoint. */
 typedef struct {
     seer_container c;
-    seernet net;
+    model net;
+    ridge_model ridge; // a closed-form model (MODEL_CLOSED_FORM), pointing into c
     int M;
     const ctr_kv *sizes, *labels;
     const char *name;
-    int linear;
+    int closed;
     char dataset[1024], device[256], saved_at[32];
 } ckpt_view;
 
 static void view_free(ckpt_view *v) {
-    seernet_free(&v->net);
+    model_free(&v->net);
+    ridge_free(&v->ridge);
     ctr_free(&v->c);
 }
 
@@ -45,24 +48,20 @@ static int view_open(ckpt_view *v, const char *path, seer_err *err) {
     if (!name) goto bad;
     if (!(v->labels = ctr_get(&v->c, "schema.labels", KV_STRARR, path, err))) goto bad;
     v->name = name->data;
-    v->linear = !strcmp(name->data, "linear");
-    if (v->linear) {
-        static const char *const lt[] = {"linear.mean", "linear.std", "linear.weight", "linear.bias",
-                                         "linear.lambda"};
-        for (int i = 0; i < 5; i++) {
-            const ctr_tensor *t = ctr_tensor_find(&v->c, lt[i]);
-            if (!t || t->dtype != DT_F64) {
-                seer_fail(err, "%s: linear model without tensor %s", path, lt[i]);
-                goto bad;
-            }
-        }
-        if (!(v->sizes = ctr_get(&v->c, "linear.sizes", KV_I64ARR, path, err))) goto bad;
+    const model_ops *ops = model_find(name->data);
+    if (!ops) {
+        seer_fail(err, "%s: model '%s' is not one this build knows (%s)", path, v->name, model_names());
+        goto bad;
+    }
+    v->closed = (ops->flags & MODEL_CLOSED_FORM) != 0;
+    if (v->closed) {
         v->M = (int)v->labels->n;
+        if (ridge_load_stored(&v->ridge, v->M, &v->c, 0, path, err)) goto bad;
     } else {
         if (!(v->sizes = ctr_get(&v->c, "model.sizes", KV_I64ARR, path, err))) goto bad;
         model_sizes ms;
         if (model_sizes_from_stored(name->data, v->sizes->data, v->sizes->n, path, &ms, err)) goto bad;
-        seernet_init(&v->net, &ms);
+        model_init(&v->net, &ms);
         v->M = ms.M;
     }
     for (int i = 0; i < v->net.pt.n; i++) {
@@ -110,7 +109,7 @@ static uint64_t file_size(const char *path) {
     return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
-static int64_t count_params(const seernet *net) {
+static int64_t count_params(const model *net) {
     int64_t n = 0;
     for (int i = 0; i < net->pt.n; i++) n += net->pt.p[i].rows * net->pt.p[i].cols;
     return n;
@@ -129,9 +128,10 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
     seer_container o;
     ctr_init(&o, SEER_MODEL_MAGIC, SEER_MODEL_VERSION);
     ctr_add_str(&o, "model.name", v.name);
-    ctr_add_arr(&o, v.linear ? "linear.sizes" : "model.sizes", KV_I64ARR, v.sizes->data, v.sizes->n);
-    // the linear baseline's few numbers stay float64 whatever --dtype says
-    ctr_add_str(&o, "export.dtype", v.linear ? "fp64" : export_dtype_name(dtype));
+    if (v.closed) ridge_store(&v.ridge, &o);
+    else ctr_add_arr(&o, "model.sizes", KV_I64ARR, v.sizes->data, v.sizes->n);
+    // a closed-form model's few numbers stay float64 whatever --dtype says
+    ctr_add_str(&o, "export.dtype", v.closed ? "fp64" : export_dtype_name(dtype));
     int rc = -1;
     for (int k = 0; k < 4; k++) {
         const ctr_kv *kv = ctr_get(&v.c, SCHEMA_KEYS[k], KV_STRARR, ckpt_path, err);
@@ -168,11 +168,6 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
         figures(&v, vk[k][0], buf, sizeof buf);
         ctr_add_str(&o, vk[k][1], buf);
     }
-    if (v.linear)
-        for (int i = 0; i < v.c.n_t; i++) {
-            const ctr_tensor *t = &v.c.t[i];
-            if (!strncmp(t->name, "linear.", 7)) ctr_add_tensor(&o, t->name, t->dtype, t->ndim, t->dims, t->data);
-        }
     // weights; the converted buffers stay alive until ctr_write
     const param_table *pt = &v.net.pt;
     size_t elem = dtype == EXPORT_FP16 ? 2 : dtype == EXPORT_INT8 ? 1 : 4;
@@ -207,8 +202,7 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
     free(conv);
     free(scales);
     if (!rc && info) {
-        const int64_t *ls = v.sizes->data;
-        info->params = v.linear ? ls[2] * (ls[1] + 1) : count_params(&v.net);
+        info->params = v.closed ? (int64_t)v.M * (v.ridge.s.F + 1) : count_params(&v.net);
         info->bytes = file_size(out_path);
     }
 out:
@@ -267,7 +261,7 @@ int export_safetensors(const char *ckpt_path, const char *out_path, export_info 
                        seer_err *err) {
     ckpt_view v;
     if (view_open(&v, ckpt_path, err)) return -1;
-    if (v.linear) {
+    if (v.closed) {
         view_free(&v);
         return seer_fail(err, "%s: the linear baseline has no network weights to write as "
                               "safetensors (export it as .seer)", ckpt_path);
@@ -324,9 +318,7 @@ int export_safetensors(const char *ckpt_path, const char *out_path, export_info 
             v.name, (long long)s[0], (long long)s[1], (long long)s[2], (long long)s[3],
             (long long)s[4], (long long)s[5], s[6] == AGG_SYNMM ? "synmm" : "mean", (long long)s[7],
             (long long)v.net.n_ops, (long long)v.net.emb,
-            v.net.arch == ARCH_SEERNET ? "benchmarks/reference/seernet_ref.py (class SeerNet; the "
-                                         "tensor names are its state_dict keys)"
-                                       : "src/model/seernet.h (equations of the PerfSAGE and GCN trunks)");
+            v.net.ops->equations);
     fprintf(f, "  \"schema\": {");
     static const char *const short_keys[] = {"node_features", "edge_features", "global_features", "op_types"};
     for (int k = 0; k < 4; k++) {

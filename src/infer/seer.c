@@ -21,8 +21,8 @@
 #include "data/prep.h"
 #include "graph/batch.h"
 #include "infer/seer_format.h"
-#include "model/linear.h"
-#include "model/seernet.h"
+#include "model/model.h"
+#include "model/ridge.h"
 
 #define SEER_VERSION_STRING "0.2.0"
 // One forward pass covers about 32 MiB of activations (a SeerNet keeps some 24 H-wide rows per
@@ -41,12 +41,12 @@ struct seer_model {
     scratch_slot *pool; // (POOL_SLOTS) the only state calls change (through the flags)
     seer_container c;
     char origin[256];
-    seernet net;
+    const model_ops *ops;
+    model net;
     float *params; // (P) fp32
     int M, F[3], n_ops, dtype;
-    int linear;        // the ridge baseline instead of a network
-    linear_schema lin;
-    const double *lin_mean, *lin_std, *lin_w, *lin_b; // into c's tensors
+    int closed;        // a closed-form model (the ridge baseline) instead of a network
+    ridge_model ridge; // its solution, pointing into c's tensors
     char *const *metric_names, *const *metric_units, *const *features[3], *const *op_types;
     norm_stats norm; // pointers into c's arrays
 };
@@ -123,50 +123,25 @@ static int load_tensor(seer_model *m, const param_info *pi, float *dst, seer_err
     return 0;
 }
 
-/* The linear baseline: sizes, tensors (float64), and the feature columns it reads. */
-static int build_linear(seer_model *m, seer_err *e) {
-    const ctr_kv *kv = ctr_get(&m->c, "linear.sizes", KV_I64ARR, m->origin, e);
-    if (!kv) return -1;
-    const int64_t *s = kv->data;
-    if (kv->n != 3 || s[0] < 1 || s[0] > 4096 || s[1] != 3 * s[0] + 3 || s[2] < 1 || s[2] > SEERNET_MAX_HEADS ||
-        s[0] != m->n_ops || s[2] != m->M)
-        return seer_fail(e, "%s: linear.sizes (%lld values) does not match the schema", m->origin,
-                         (long long)kv->n);
-    if (linear_schema_init(&m->lin, m->features[0], m->F[0], m->features[2], m->F[2], m->n_ops,
-                           m->origin, e))
-        return -1;
-    struct { const char *name; const double **dst; int64_t n; } want[] = {
-        {"linear.mean", &m->lin_mean, s[1]}, {"linear.std", &m->lin_std, s[1]},
-        {"linear.weight", &m->lin_w, s[1] * s[2]}, {"linear.bias", &m->lin_b, s[2]}};
-    for (int i = 0; i < 4; i++) {
-        const ctr_tensor *t = ctr_tensor_find(&m->c, want[i].name);
-        if (!t || t->dtype != DT_F64 || t->nbytes != 8 * (uint64_t)want[i].n)
-            return seer_fail(e, "%s: tensor %s is missing or has the wrong size", m->origin, want[i].name);
-        *want[i].dst = t->data; // the container's data is 64-byte aligned
-        for (int64_t k = 0; k < want[i].n; k++)
-            if (!isfinite((*want[i].dst)[k]) || (i == 1 && (*want[i].dst)[k] <= 0))
-                return seer_fail(e, "%s: tensor %s holds a non-finite or invalid value", m->origin,
-                                 want[i].name);
-    }
-    return 0;
-}
-
 static int build(seer_model *m, seer_err *e) {
     const ctr_kv *kv = ctr_get(&m->c, "model.name", KV_STR, m->origin, e);
     if (!kv) return -1;
     const char *name = kv->data;
-    m->linear = !strcmp(name, "linear");
+    if (!(m->ops = model_find(name)))
+        return seer_fail(e, "%s: model '%s' is not one this build knows (%s)", m->origin, name,
+                         model_names());
+    m->closed = (m->ops->flags & MODEL_CLOSED_FORM) != 0;
     const char *dt = (kv = ctr_get(&m->c, "export.dtype", KV_STR, m->origin, e)) ? kv->data : NULL;
     if (!dt) return -1;
-    if (m->linear ? strcmp(dt, "fp64") != 0 : (m->dtype = export_dtype_parse(dt)) < 0)
+    if (m->closed ? strcmp(dt, "fp64") != 0 : (m->dtype = export_dtype_parse(dt)) < 0)
         return seer_fail(e, "%s: export.dtype '%s' is not fp32, fp16 or int8 (fp64 for linear)",
                          m->origin, dt);
     int M, n_ops = -1;
-    if (m->linear) {
+    if (m->closed) {
         const ctr_kv *lb = ctr_get(&m->c, "metrics.names", KV_STRARR, m->origin, e);
         if (!lb) return -1;
-        if (lb->n < 1 || lb->n > SEERNET_MAX_HEADS)
-            return seer_fail(e, "%s: %lld metrics (1..%d)", m->origin, (long long)lb->n, SEERNET_MAX_HEADS);
+        if (lb->n < 1 || lb->n > MODEL_MAX_HEADS)
+            return seer_fail(e, "%s: %lld metrics (1..%d)", m->origin, (long long)lb->n, MODEL_MAX_HEADS);
         m->M = (int)lb->n;
         m->F[0] = m->F[1] = m->F[2] = -1; // any length, checked below
         M = m->M;
@@ -180,7 +155,7 @@ static int build(seer_model *m, seer_err *e) {
         if (!(kv = ctr_get(&m->c, "model.sizes", KV_I64ARR, m->origin, e))) return -1;
         model_sizes ms; // every size bounded before anything is sized from it
         if (model_sizes_from_stored(name, kv->data, kv->n, m->origin, &ms, e)) return -1;
-        seernet_init(&m->net, &ms);
+        model_init(&m->net, &ms);
         m->M = ms.M;
         m->F[0] = ms.Fn, m->F[1] = ms.Fe, m->F[2] = ms.Fg;
         M = m->M;
@@ -193,7 +168,7 @@ static int build(seer_model *m, seer_err *e) {
         get_strs(m, "schema.op_types", &n_ops, &m->op_types, e))
         return -1;
     m->n_ops = n_ops;
-    if (!m->linear && m->net.arch == ARCH_PERFSAGE && m->net.n_ops != n_ops)
+    if (!m->closed && (m->ops->flags & MODEL_OP_TYPES) && m->net.n_ops != n_ops)
         return seer_fail(e, "%s: the operator embedding has %d rows, schema.op_types %d names",
                          m->origin, m->net.n_ops, n_ops);
     norm_stats *n = &m->norm;
@@ -219,7 +194,7 @@ static int build(seer_model *m, seer_err *e) {
         if (!isfinite(n->label_mu[i]) || !isfinite(n->label_sigma[i]) || n->label_sigma[i] <= 0)
             return seer_fail(e, "%s: label statistics of metric %d are not finite and positive",
                              m->origin, i);
-    if (m->linear) return build_linear(m, e);
+    if (m->closed) return ridge_load_stored(&m->ridge, M, &m->c, 0, m->origin, e);
     // Every tensor in the file must be a parameter (or an int8 scale), and every parameter present.
     int expected = m->net.pt.n;
     if (m->dtype == EXPORT_INT8)
@@ -281,7 +256,8 @@ void seer_free(seer_model *m) {
     for (int i = 0; m->pool && i < POOL_SLOTS; i++) free(m->pool[i].buf);
     free(m->pool);
     free(m->params);
-    seernet_free(&m->net);
+    model_free(&m->net);
+    ridge_free(&m->ridge);
     ctr_free(&m->c);
     free(m);
 }
@@ -312,7 +288,7 @@ static int check_graph(const seer_model *m, const seer_graph *g, int64_t gi, see
                              (long long)g->n_nodes - 1);
     if (!g->node_op && g->n_nodes && seer_uses_op_types(m))
         return seer_fail(e, "graph %lld: this model (%s) reads operator types: node_op is NULL",
-                         (long long)gi, m->linear ? "linear" : model_arch_name(m->net.arch));
+                         (long long)gi, m->ops->name);
     if (g->node_op && m->n_ops > 0)
         for (int64_t v = 0; v < g->n_nodes; v++)
             if (g->node_op[v] < 0 || g->node_op[v] >= m->n_ops)
@@ -332,8 +308,9 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
     int Fn = m->F[0], Fe = m->F[1], Fg = m->F[2];
     // one buffer: activations (floats, then int64), indexes, standardised features
     size_t af, ai;
-    seernet_acts_size(&m->net, N, E, G, &af, &ai);
-    int extra = m->net.arch != ARCH_SEERNET; // PerfSAGE / GCN indexes, and the op ids (int32)
+    model_acts_size(&m->net, N, E, G, &af, &ai);
+    // the extra indexes (PerfSAGE, GCN), and the op ids (int32)
+    int extra = (m->ops->flags & MODEL_EXTRA_INDEX) != 0;
     size_t nx = extra ? extra_index_words(N, E, G, m->n_ops) + (size_t)(N + 1) / 2 : 0;
     size_t ni = (size_t)(2 * (G + 1) + 4 * E + 2 * N + 1) + ai + nx;
     size_t nf = (size_t)(N * Fn + E * Fe + G * Fg) + af;
@@ -356,9 +333,9 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
     }
     float *fb = buf;
     int64_t *ib = (int64_t *)((char *)buf + ((nf * sizeof(float) + 63) & ~(size_t)63));
-    seernet_acts a;
+    model_acts a;
     const seer_backend *be = backend_cpu();
-    seernet_acts_bind(&a, &m->net, N, E, G, fb, ib); // activations first: 64-byte aligned
+    model_acts_bind(&a, &m->net, N, E, G, fb, ib); // activations first: 64-byte aligned
     int64_t *node_ptr = ib + ai, *edge_ptr = node_ptr + G + 1, *src = edge_ptr + G + 1, *dst = src + E;
     int64_t *edge_graph = dst + E, *in_idx = edge_graph + E, *node_graph = in_idx + E;
     int64_t *in_ptr = node_graph + N, *xbuf = in_ptr + N + 1;
@@ -387,12 +364,12 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
     batch_index(in_ptr, in_idx, dst, N, E);
     extra_index x;
     if (extra) extra_index_build(&x, xbuf, src, dst, node_graph, op, N, E, G, m->n_ops);
-    seernet_input in = {
+    model_input in = {
         .G = G, .N = N, .E = E, .node_ptr = node_ptr, .edge_ptr = edge_ptr, .src = src,
         .dst = dst, .node_graph = node_graph, .edge_graph = edge_graph, .in_ptr = in_ptr,
         .in_idx = in_idx, .xn = xn, .xe = xe, .xg = xg, .x = extra ? &x : NULL,
     };
-    seernet_forward(&m->net, be, m->params, &in, &a);
+    model_forward(&m->net, be, m->params, &in, &a);
     for (int64_t i = 0; i < G; i++)
         for (int k = 0; k < m->M; k++)
             out[(first + i) * m->M + k] = norm_to_native(&m->norm, k, a.pred[i * m->M + k]);
@@ -401,20 +378,17 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
     return SEER_OK;
 }
 
-/* The linear baseline: features of each graph, standardised, one dot product per metric. */
-static seer_status predict_linear(const seer_model *m, const seer_graph *gs, int64_t count,
-                                  double *out) {
-    int F = m->lin.F;
-    double *x = malloc(sizeof(double) * (size_t)F);
+/* The ridge baseline: features of each graph, standardised, one dot product per metric. */
+static seer_status predict_ridge(const seer_model *m, const seer_graph *gs, int64_t count,
+                                 double *out) {
+    double *x = malloc(sizeof(double) * (size_t)m->ridge.s.F);
     if (!x) return SEER_ERR_NOMEM;
     for (int64_t i = 0; i < count; i++) {
-        linear_features(&m->lin, gs[i].node_x, m->F[0], gs[i].node_op, gs[i].n_nodes, gs[i].global_x, x);
-        for (int j = 0; j < F; j++) x[j] = (x[j] - m->lin_mean[j]) / m->lin_std[j];
-        for (int k = 0; k < m->M; k++) {
-            double s = m->lin_b[k];
-            for (int j = 0; j < F; j++) s += m->lin_w[k * F + j] * x[j];
-            out[i * m->M + k] = norm_to_native(&m->norm, k, (float)s);
-        }
+        linear_features(&m->ridge.s, gs[i].node_x, m->F[0], gs[i].node_op, gs[i].n_nodes,
+                        gs[i].global_x, x);
+        ridge_standardise(&m->ridge, x);
+        for (int k = 0; k < m->M; k++)
+            out[i * m->M + k] = norm_to_native(&m->norm, k, (float)ridge_predict(&m->ridge, k, x));
     }
     free(x);
     return SEER_OK;
@@ -427,8 +401,8 @@ seer_status seer_predict_batch(const seer_model *m, const seer_graph *gs, int64_
     seer_err e = {{0}};
     for (int64_t i = 0; i < count; i++)
         if (check_graph(m, &gs[i], i, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
-    if (m->linear)
-        return predict_linear(m, gs, count, out) ? fail(SEER_ERR_NOMEM, err, err_len, "out of memory")
+    if (m->closed)
+        return predict_ridge(m, gs, count, out) ? fail(SEER_ERR_NOMEM, err, err_len, "out of memory")
                                                  : SEER_OK;
     // chunks of whole graphs (one graph may exceed the limit alone)
     int64_t chunk_rows = CHUNK_FLOATS / (24 * (int64_t)m->net.H);
@@ -473,7 +447,7 @@ const char *seer_op_name(const seer_model *m, int i) {
 }
 
 int seer_uses_op_types(const seer_model *m) {
-    return m && (m->linear || m->net.arch == ARCH_PERFSAGE); // SeerNet and GCN read features only
+    return m && (m->ops->flags & MODEL_OP_TYPES) != 0;
 }
 
 const char *seer_info(const seer_model *m, const char *key) {
@@ -488,7 +462,7 @@ const char *seer_info(const seer_model *m, const char *key) {
 
 int64_t seer_n_params(const seer_model *m) {
     if (!m) return 0;
-    if (m->linear) return (int64_t)m->M * (m->lin.F + 1);
+    if (m->closed) return (int64_t)m->M * (m->ridge.s.F + 1);
     int64_t n = 0;
     for (int i = 0; i < m->net.pt.n; i++) n += m->net.pt.p[i].rows * m->net.pt.p[i].cols;
     return n;

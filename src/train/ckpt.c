@@ -28,7 +28,7 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     ctr_add_str(&c, "data.device", t->ds.device ? t->ds.device : "");
     if (t->has_last_val) {
         // validation figures of the latest evaluation, per label (provenance for seerexport)
-        double v[5][SEERNET_MAX_HEADS];
+        double v[5][MODEL_MAX_HEADS];
         for (int m = 0; m < t->M; m++) {
             const label_metrics *lm = &t->last_val[m];
             v[0][m] = lm->mape, v[1][m] = lm->rmspe, v[2][m] = lm->within10;
@@ -53,26 +53,19 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     ctr_add_arr(&c, "norm.global_std", KV_F64ARR, n->global_std, n->Fg);
     ctr_add_arr(&c, "norm.label_mu", KV_F64ARR, n->label_mu, n->M);
     ctr_add_arr(&c, "norm.label_sigma", KV_F64ARR, n->label_sigma, n->M);
-    const seernet *m = &t->model;
-    if (t->linear) {
+    const model *m = &t->net;
+    if (t->closed) {
         // the ridge solution: raw-feature statistics and weights per label (float64)
-        ctr_add_str(&c, "model.name", "linear");
-        int64_t sz[3] = {t->lin.n_ops, t->lin.F, t->M}, F = t->lin.F, MF[2] = {t->M, t->lin.F};
-        int64_t Md = t->M;
-        ctr_add_arr(&c, "linear.sizes", KV_I64ARR, sz, 3);
-        ctr_add_tensor(&c, "linear.mean", DT_F64, 1, &F, t->lin_mean);
-        ctr_add_tensor(&c, "linear.std", DT_F64, 1, &F, t->lin_std);
-        ctr_add_tensor(&c, "linear.weight", DT_F64, 2, MF, t->lin_w);
-        ctr_add_tensor(&c, "linear.bias", DT_F64, 1, &Md, t->lin_b);
-        ctr_add_tensor(&c, "linear.lambda", DT_F64, 1, &Md, t->lin_lambda);
+        ctr_add_str(&c, "model.name", t->cfg.model_name);
+        ridge_store(&t->ridge, &c);
         ctr_add_i64(&c, "train.step", 0);
         ctr_add_i64(&c, "train.epoch", t->epoch);
         int rc = ctr_write(&c, path, err);
         ctr_free(&c);
         return rc;
     }
-    ctr_add_str(&c, "model.name", model_arch_name(m->arch));
-    model_sizes ms = seernet_sizes(m);
+    ctr_add_str(&c, "model.name", m->ops->name);
+    model_sizes ms = model_get_sizes(m);
     int64_t sizes[10];
     ctr_add_arr(&c, "model.sizes", KV_I64ARR, sizes, model_sizes_to_stored(&ms, sizes));
     ctr_add_i64(&c, "train.step", t->step);
@@ -110,37 +103,33 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     return rc;
 }
 
-/* The linear baseline's solution. */
-static int read_linear(trainer *t, const seer_container *c, const char *path, seer_err *err) {
-    int F = t->lin.F, M = t->M;
-    struct { const char *name; double *dst; int64_t n; } want[] = {
-        {"linear.mean", t->lin_mean, F}, {"linear.std", t->lin_std, F},
-        {"linear.weight", t->lin_w, (int64_t)M * F}, {"linear.bias", t->lin_b, M},
-        {"linear.lambda", t->lin_lambda, M}};
-    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
-        const ctr_tensor *ct = ctr_tensor_find(c, want[i].name);
-        if (!ct || ct->dtype != DT_F64 || ct->nbytes != sizeof(double) * (uint64_t)want[i].n)
-            return seer_fail(err, "%s: tensor %s is missing or has the wrong size (a linear "
-                                  "model for other data?)", path, want[i].name);
-        memcpy(want[i].dst, ct->data, ct->nbytes);
-    }
+/* The ridge baseline's solution, copied into the trainer's model. */
+static int read_ridge(trainer *t, const seer_container *c, const char *path, seer_err *err) {
+    ridge_model r;
+    if (ridge_load(&r, &t->ridge.s, t->M, c, 0, path, err)) return -1;
+    int F = r.s.F, M = t->M;
+    memcpy(t->ridge.mean, r.mean, sizeof(double) * (size_t)F);
+    memcpy(t->ridge.std, r.std, sizeof(double) * (size_t)F);
+    memcpy(t->ridge.w, r.w, sizeof(double) * (size_t)(M * F));
+    memcpy(t->ridge.b, r.b, sizeof(double) * (size_t)M);
+    if (r.lambda) memcpy(t->ridge.lambda, r.lambda, sizeof(double) * (size_t)M);
     return 0;
 }
 
 /* Copies every parameter tensor into params after checking it matches the model's table. */
 static int read_params(trainer *t, const seer_container *c, const char *path, seer_err *err) {
-    const seernet *m = &t->model;
+    const model *m = &t->net;
     const ctr_kv *name = ctr_get(c, "model.name", KV_STR, path, err);
     if (!name) return -1;
-    const char *want_name = t->linear ? "linear" : model_arch_name(m->arch);
+    const char *want_name = t->cfg.model_name;
     if (strcmp(name->data, want_name) != 0)
         return seer_fail(err, "%s: a %s model, the config asks for %s", path,
                          (const char *)name->data, want_name);
-    if (t->linear) return read_linear(t, c, path, err);
+    if (t->closed) return read_ridge(t, c, path, err);
     const ctr_kv *sz = ctr_get(c, "model.sizes", KV_I64ARR, path, err);
     if (!sz) return -1;
     const int64_t *s = sz->data;
-    model_sizes ms = seernet_sizes(m), got;
+    model_sizes ms = model_get_sizes(m), got;
     int64_t want[10];
     int nw = model_sizes_to_stored(&ms, want);
     if (model_sizes_from_stored(name->data, s, sz->n, path, &got, err)) return -1;
@@ -230,7 +219,7 @@ int trainer_load_params(trainer *t, const char *path, int64_t *step, seer_err *e
 }
 
 int trainer_load(trainer *t, const char *path, seer_err *err) {
-    if (t->linear)
+    if (t->closed)
         return seer_fail(err, "%s: the linear baseline is fitted in one go; there is nothing to "
                               "resume (run it again)", path);
     seer_container c;

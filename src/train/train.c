@@ -59,40 +59,22 @@ static int parse_labels(trainer *t, seer_err *err) {
     return 0;
 }
 
-/* The linear baseline's features of every graph, standardised with training statistics. */
-static int linear_prepare(trainer *t, seer_err *err) {
+/* The ridge baseline's features of every graph, standardised with training statistics. */
+static int ridge_prepare(trainer *t, seer_err *err) {
     pg_dataset *ds = &t->ds;
-    if (linear_schema_init(&t->lin, ds->node_features, ds->Fn, ds->global_features, ds->Fg,
-                           ds->n_ops, t->cfg.data_path, err))
+    linear_schema ls;
+    if (linear_schema_init(&ls, ds->node_features, ds->Fn, ds->global_features, ds->Fg, ds->n_ops,
+                           t->cfg.data_path, err))
         return -1;
-    int F = t->lin.F;
-    t->lin_X = seer_malloc(sizeof(double) * (size_t)(ds->G * F));
+    ridge_alloc(&t->ridge, &ls, t->M);
+    int F = ls.F;
+    t->ridge_X = seer_malloc(sizeof(double) * (size_t)(ds->G * F));
     for (int64_t g = 0; g < ds->G; g++) {
         int64_t n0 = ds->node_ptr[g];
-        linear_features(&t->lin, ds->node_x + n0 * ds->Fn, ds->Fn, ds->node_op + n0,
-                        ds->node_ptr[g + 1] - n0, ds->global_x + g * ds->Fg, t->lin_X + g * F);
+        linear_features(&ls, ds->node_x + n0 * ds->Fn, ds->Fn, ds->node_op + n0,
+                        ds->node_ptr[g + 1] - n0, ds->global_x + g * ds->Fg, t->ridge_X + g * F);
     }
-    t->lin_mean = seer_calloc((size_t)F, sizeof(double));
-    t->lin_std = seer_calloc((size_t)F, sizeof(double));
-    const int64_t *tr = t->ids[SPLIT_TRAIN];
-    int64_t n = t->n_ids[SPLIT_TRAIN];
-    for (int j = 0; j < F; j++) {
-        double s = 0, s2 = 0;
-        for (int64_t i = 0; i < n; i++) s += t->lin_X[tr[i] * F + j];
-        double mean = n ? s / (double)n : 0;
-        for (int64_t i = 0; i < n; i++) {
-            double d = t->lin_X[tr[i] * F + j] - mean;
-            s2 += d * d;
-        }
-        double sd = n ? sqrt(s2 / (double)n) : 0;
-        t->lin_mean[j] = mean, t->lin_std[j] = sd > 1e-9 ? sd : 1.0; // constant: centred only
-    }
-    for (int64_t g = 0; g < ds->G; g++)
-        for (int j = 0; j < F; j++)
-            t->lin_X[g * F + j] = (t->lin_X[g * F + j] - t->lin_mean[j]) / t->lin_std[j];
-    t->lin_w = seer_calloc((size_t)(t->M * F), sizeof(double));
-    t->lin_b = seer_calloc((size_t)t->M, sizeof(double));
-    t->lin_lambda = seer_calloc((size_t)t->M, sizeof(double));
+    ridge_standardise_fit(&t->ridge, t->ridge_X, ds->G, t->ids[SPLIT_TRAIN], t->n_ids[SPLIT_TRAIN]);
     return 0;
 }
 
@@ -103,7 +85,7 @@ static int select_backend(trainer *t, const seer_config *cfg, seer_err *err) {
     char where[600];
     config_where(cfg, CFG_KEY_backend_device, where, sizeof where);
     // the linear baseline is fitted in closed form on the host: nothing to run on a GPU
-    if (!strcmp(dev, "cpu") || !strcmp(cfg->model_name, "linear")) return 0;
+    if (!strcmp(dev, "cpu") || t->closed) return 0;
 #ifdef SEER_HAVE_CUDA
     int n = cuda_device_count();
     if (n == 0) {
@@ -147,10 +129,13 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     backend_cpu_set_threads(cfg->train_threads > 0 ? (int)cfg->train_threads
                                                    : (int)sysconf(_SC_NPROCESSORS_ONLN));
     t->rank = dist_rank(), t->ranks = dist_ranks();
+    const model_ops *ops = model_find(cfg->model_name); // a known name: config_validate checked it
+    SEER_ASSERT(ops);
+    t->closed = (ops->flags & MODEL_CLOSED_FORM) != 0;
     if (select_backend(t, cfg, err)) return -1;
-    if (t->ranks > 1 && strcmp(cfg->model_name, "linear") == 0)
-        return seer_fail(err, "%s: model.name = linear is fitted in closed form by one process; "
-                              "run it without mpirun/srun", cfg->file);
+    if (t->ranks > 1 && t->closed)
+        return seer_fail(err, "%s: model.name = %s is fitted in closed form by one process; "
+                              "run it without mpirun/srun", cfg->file, ops->name);
     if (t->ranks > 1 && strcmp(cfg->dist_collectives, "nccl") == 0 && !t->be->device)
         return seer_fail(err, "%s: [dist] collectives = nccl needs GPU ranks ([backend] device = "
                               "cuda or auto on a machine with GPUs); use collectives = auto or mpi",
@@ -186,8 +171,7 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     if (parse_labels(t, err)) return -1;
     norm_comm comm = {t->rank, t->ranks, dist_sum_f64};
     if (norm_fit(&t->norm, &t->ds, t->which + t->ds.g0, t->label_cols, t->M, &comm, err)) return -1;
-    t->linear = strcmp(cfg->model_name, "linear") == 0;
-    if (t->linear && linear_prepare(t, err)) return -1; // from the raw features
+    if (t->closed && ridge_prepare(t, err)) return -1; // from the raw features
     norm_apply(&t->norm, &t->ds);
     t->targets = seer_malloc(sizeof(float) * (size_t)(t->ds.G * t->M + 1));
     norm_targets(&t->norm, &t->ds, t->label_cols, t->targets);
@@ -196,28 +180,28 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
         t->shard_bytes = cuda_shard_upload(&t->shard, &t->ds, t->targets, t->M);
 #endif
     t->best_val = INFINITY;
-    if (t->linear) return 0;
+    if (t->closed) return 0;
 
     int H = (int)cfg->model_hidden;
     model_sizes ms = {
-        .arch = model_arch_parse(cfg->model_name), .H = H, .L = (int)cfg->model_blocks,
+        .ops = ops, .H = H, .L = (int)cfg->model_blocks,
         .Fn = t->ds.Fn, .Fe = t->ds.Fe, .Fg = t->ds.Fg, .M = t->M,
         .agg = strcmp(cfg->model_agg, "synmm") == 0 ? AGG_SYNMM : AGG_MEAN,
         .head_hidden = cfg->model_head_hidden > 0 ? (int)cfg->model_head_hidden : H,
     };
-    if (ms.arch == ARCH_PERFSAGE) ms.n_ops = t->ds.n_ops, ms.emb = (int)cfg->model_op_embed;
-    if (ms.arch == ARCH_PERFSAGE && t->ds.n_ops < 1)
-        return seer_fail(err, "%s: perfsage needs operator types (/schema/op_types is empty)",
-                         cfg->data_path);
-    seernet_init(&t->model, &ms);
-    t->P = t->model.pt.total;
+    if (ops->flags & MODEL_OP_TYPES) ms.n_ops = t->ds.n_ops, ms.emb = (int)cfg->model_op_embed;
+    if ((ops->flags & MODEL_OP_TYPES) && t->ds.n_ops < 1)
+        return seer_fail(err, "%s: %s needs operator types (/schema/op_types is empty)",
+                         cfg->data_path, ops->name);
+    model_init(&t->net, &ms);
+    t->P = t->net.pt.total;
     size_t pb = sizeof(float) * (size_t)t->P;
     t->params = t->be->alloc(pb), t->grads = t->be->alloc(pb);
     t->adam_m = t->be->alloc(pb), t->adam_v = t->be->alloc(pb);
     float *host = seer_malloc(pb);
     seer_rng init;
     rng_seed(&init, (uint64_t)cfg->train_seed);
-    params_init_uniform(&t->model.pt, host, &init);
+    params_init_uniform(&t->net.pt, host, &init);
     t->be->upload(t->params, host, pb);
     free(host);
     t->be->zero(t->grads, pb), t->be->zero(t->adam_m, pb), t->be->zero(t->adam_v, pb);
@@ -240,12 +224,12 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     }
     free(own);
     all_n = tn > all_n ? tn : all_n, all_e = te > all_e ? te : all_e;
-    if (seernet_acts_init(&t->acts, &t->model, t->be, all_n, all_e, cap_g) ||
-        seernet_acts_init(&t->dacts, &t->model, t->be, tn, te, gbs))
+    if (model_acts_init(&t->acts, &t->net, t->be, all_n, all_e, cap_g) ||
+        model_acts_init(&t->dacts, &t->net, t->be, tn, te, gbs))
         return seer_fail(err, "out of memory for the activations of a batch of %lld graphs",
                          (long long)cap_g);
     batch_init(&t->batch, cap_g, all_n, all_e, t->ds.Fn, t->ds.Fe, t->ds.Fg, t->M, t->ds.n_ops);
-    t->batch.want_extra = t->model.arch != ARCH_SEERNET; // SeerNet needs no PerfSAGE/GCN indexes
+    t->batch.want_extra = (ops->flags & MODEL_EXTRA_INDEX) != 0; // only the models that read them
 #ifdef SEER_HAVE_CUDA
     if (t->be->device) { // the batch on the device (make_batch): arrays at the batch's capacity
         int64_t cG = t->batch.cap_G, cN = t->batch.cap_N, cE = t->batch.cap_E, words = 0;
@@ -260,7 +244,7 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
             sizeof(float) * (size_t)(cN * t->ds.Fn + cE * t->ds.Fe + cG * (t->ds.Fg + t->M)));
         o->xn = f, o->xe = o->xn + cN * t->ds.Fn, o->xg = o->xe + cE * t->ds.Fe;
         o->y = o->xg + cG * t->ds.Fg;
-        if (t->model.arch != ARCH_SEERNET)
+        if (ops->flags & MODEL_EXTRA_INDEX)
             t->dev_xbuf = t->be->alloc(sizeof(int64_t) * extra_index_words(cN, cE, cG, t->ds.n_ops));
     }
 #endif
@@ -270,7 +254,7 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     t->step_pos = seer_malloc(sizeof(int64_t) * (size_t)cap_g);
     t->pcgrad = strcmp(cfg->train_multi_task, "pcgrad") == 0 && t->M > 1;
     if (t->pcgrad) {
-        int64_t tr = t->model.trunk_params;
+        int64_t tr = t->net.trunk_params;
         t->task_grads = t->be->alloc(sizeof(float) * (size_t)(t->M * t->P));
         t->pc_gd = t->be->alloc(sizeof(double) * (size_t)(t->M * tr));
         t->pc_k = seer_malloc(sizeof(double) * (size_t)(t->M * t->M));
@@ -293,8 +277,8 @@ void trainer_free(trainer *t) {
     if (t->be) {
         t->be->release(t->params), t->be->release(t->grads);
         t->be->release(t->adam_m), t->be->release(t->adam_v);
-        if (t->acts.fbase) seernet_acts_free(&t->acts, t->be);
-        if (t->dacts.fbase) seernet_acts_free(&t->dacts, t->be);
+        if (t->acts.fbase) model_acts_free(&t->acts, t->be);
+        if (t->dacts.fbase) model_acts_free(&t->dacts, t->be);
         if (t->task_grads) t->be->release(t->task_grads);
     }
     if (t->be) t->be->release(t->pc_gd), t->be->release(t->pc_out);
@@ -306,14 +290,14 @@ void trainer_free(trainer *t) {
 #endif
     free(t->host_pred);
     batch_free(&t->batch);
-    seernet_free(&t->model);
+    model_free(&t->net);
     norm_free(&t->norm);
     pg_free(&t->ds);
     pg_index_free(&t->ix);
     free(t->step_local), free(t->step_pos);
     free(t->label_cols), free(t->which), free(t->targets);
-    free(t->lin_X), free(t->lin_mean), free(t->lin_std), free(t->lin_w), free(t->lin_b);
-    free(t->lin_lambda);
+    ridge_free(&t->ridge);
+    free(t->ridge_X);
     for (int k = 0; k < 3; k++) free(t->ids[k]);
     memset(t, 0, sizeof *t);
 }
@@ -324,7 +308,7 @@ static void optimizer_step(trainer *t, const int64_t *count) {
     const seer_config *c = &t->cfg;
     int kind = strcmp(c->train_optimizer, "adamw") == 0 ? OPT_ADAMW : OPT_ADAM;
     t->step++;
-    const seernet *m = &t->model;
+    const model *m = &t->net;
     for (int h = -1; h < t->M; h++) {
         if (h >= 0 && count[h] == 0) continue;
         int64_t lo = h < 0 ? 0 : m->head_begin[h], hi = h < 0 ? m->trunk_params : m->head_begin[h + 1];
@@ -338,12 +322,12 @@ static void optimizer_step(trainer *t, const int64_t *count) {
  * batch_build. On a GPU the shard is resident (uploaded at init) and the batch, targets included,
  * is assembled there (cuda/batch.cu): a step sends only its graph ids and offsets. The host copy of
  * the targets is for evaluation, which computes its metrics on the host. */
-static seernet_input make_batch(trainer *t, const int64_t *ids, int64_t n) {
+static model_input make_batch(trainer *t, const int64_t *ids, int64_t n) {
     if (!t->be->device) {
         batch_build(&t->batch, &t->ds, t->targets, ids, n);
-        return seernet_input_from_batch(&t->batch);
+        return model_input_from_batch(&t->batch);
     }
-    seernet_input in = {0};
+    model_input in = {0};
 #ifdef SEER_HAVE_CUDA
     graph_batch *b = &t->batch;
     int M = t->M;
@@ -353,12 +337,12 @@ static seernet_input make_batch(trainer *t, const int64_t *ids, int64_t n) {
     int64_t N, E;
     cuda_batch_assemble(&t->shard, &t->ds, ids, n, &t->dev_out, &N, &E);
     b->G = n, b->N = N, b->E = E;
-    in = (seernet_input){.G = n, .N = N, .E = E, .node_ptr = o.node_ptr, .edge_ptr = o.edge_ptr,
+    in = (model_input){.G = n, .N = N, .E = E, .node_ptr = o.node_ptr, .edge_ptr = o.edge_ptr,
                          .src = o.src, .dst = o.dst, .node_graph = o.node_graph,
                          .edge_graph = o.edge_graph, .in_ptr = o.in_ptr, .in_idx = o.in_idx,
                          .out_ptr = o.out_ptr, .out_idx = o.out_idx, .xn = o.xn, .xe = o.xe,
                          .xg = o.xg, .x = NULL};
-    if (t->model.arch != ARCH_SEERNET) {
+    if (t->net.ops->flags & MODEL_EXTRA_INDEX) {
         // PerfSAGE / GCN: their extra indexes (both-way and global-node edge sets, operator
         // groups) are built on the host and uploaded: index words, no features
         batch_build(&t->batch, &t->ds, t->targets, ids, n);
@@ -414,10 +398,10 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     const seer_config *c = &t->cfg;
     int M = t->M, R = t->ranks;
     int64_t n = own_graphs(t, ids, count);
-    seernet_input in = {0};
+    model_input in = {0};
     if (n) {
         in = make_batch(t, t->step_local, n);
-        seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
+        model_forward(&t->net, t->be, t->params, &in, &t->acts);
     }
     size_t gb = sizeof(float) * (size_t)t->P;
 #ifdef SEER_HAVE_CUDA
@@ -425,10 +409,10 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
 #else
     const float *target = t->batch.y;
 #endif
-    int64_t n_label[SEERNET_MAX_HEADS];
+    int64_t n_label[MODEL_MAX_HEADS];
     // Each label's loss is a mean over the whole step's batch: its count and sum of squares are
     // summed over ranks (with each rank's graph count, for the imbalance figure) before backward.
-    double sums[2 * SEERNET_MAX_HEADS + 1024] = {0};
+    double sums[2 * MODEL_MAX_HEADS + 1024] = {0};
     SEER_ASSERT(R <= 1024);
     t->be->loss_sums(t->acts.pred, target, n, M, sums);
     sums[2 * M + t->rank] = (double)n;
@@ -440,9 +424,9 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     if (!t->pcgrad) {
         t->be->zero(t->grads, gb);
         if (n) {
-            seernet_acts_zero(&t->dacts, t->be);
+            model_acts_zero(&t->dacts, t->be);
             t->be->loss_grad(t->dacts.pred, t->acts.pred, target, n, M, sums, -1);
-            seernet_backward(&t->model, t->be, t->params, t->grads, &in, &t->acts, &t->dacts, -1);
+            model_backward(&t->net, t->be, t->params, t->grads, &in, &t->acts, &t->dacts, -1);
         }
         sum_over_ranks(t, t->grads, t->P); // the one gradient all-reduce of the step
     } else {
@@ -452,14 +436,14 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
             float *g = t->task_grads + (int64_t)task * t->P;
             t->be->zero(g, gb);
             if (!n) continue;
-            seernet_acts_zero(&t->dacts, t->be);
+            model_acts_zero(&t->dacts, t->be);
             t->be->loss_grad(t->dacts.pred, t->acts.pred, target, n, M, sums, task);
-            seernet_backward(&t->model, t->be, t->params, g, &in, &t->acts, &t->dacts, task);
+            model_backward(&t->net, t->be, t->params, g, &in, &t->acts, &t->dacts, task);
         }
         // every task's gradient summed over ranks in one all-reduce; PCGrad then runs on the
         // global gradients, identically on every rank
         sum_over_ranks(t, t->task_grads, (int64_t)M * t->P);
-        const seernet *m = &t->model;
+        const model *m = &t->net;
         t->be->pcgrad_combine(t->task_grads, t->P, M, m->trunk_params, &t->rng_pcgrad, t->pc_gd,
                               t->pc_k, t->grads, t->pc_out);
         for (int task = 0; task < M; task++) {
@@ -486,21 +470,18 @@ static double evaluate(trainer *t, const int64_t *ids, int64_t count, label_metr
     // sum over ranks (zeros elsewhere, so exact) gives every rank all of them
     float *buf = seer_calloc((size_t)(3 * CM + 1), sizeof(float));
     float *pred = buf, *tgt = buf + CM, *y = buf + 2 * CM;
-    for (int64_t i = 0; i < count && t->linear; i++) {
-        int F = t->lin.F;
+    for (int64_t i = 0; i < count && t->closed; i++) {
         for (int m = 0; m < M; m++) {
-            double s = t->lin_b[m];
-            for (int j = 0; j < F; j++) s += t->lin_w[m * F + j] * t->lin_X[ids[i] * F + j];
-            pred[i * M + m] = (float)s;
+            pred[i * M + m] = (float)ridge_predict(&t->ridge, m, t->ridge_X + ids[i] * t->ridge.s.F);
             tgt[i * M + m] = t->targets[ids[i] * M + m];
             y[i * M + m] = t->ds.label_y[ids[i] * t->ds.M + t->label_cols[m]];
         }
     }
-    for (int64_t i = 0; i < count && !t->linear; i += bs) {
+    for (int64_t i = 0; i < count && !t->closed; i += bs) {
         int64_t n = own_graphs(t, ids + i, count - i < bs ? count - i : bs);
         if (!n) continue;
-        seernet_input in = make_batch(t, t->step_local, n);
-        seernet_forward(&t->model, t->be, t->params, &in, &t->acts);
+        model_input in = make_batch(t, t->step_local, n);
+        model_forward(&t->net, t->be, t->params, &in, &t->acts);
         t->be->download(t->host_pred, t->acts.pred, sizeof(float) * (size_t)(n * M));
         for (int64_t k = 0; k < n; k++) {
             int64_t at = (i + t->step_pos[k]) * M, g = t->step_local[k];
@@ -558,7 +539,7 @@ static double mean_mape(const label_metrics *m, int M) {
 }
 
 static void print_table(const trainer *t, const char *split, const label_metrics *m, FILE *f) {
-    char *names[SEERNET_MAX_HEADS];
+    char *names[MODEL_MAX_HEADS];
     for (int i = 0; i < t->M; i++) names[i] = t->ds.labels[t->label_cols[i]];
     metrics_print_rows(f, split, names, m, t->M);
 }
@@ -713,7 +694,7 @@ static void final_report(trainer *t, const label_metrics *vm, const label_metric
         fclose(s);
     }
     free(rk);
-    if (t->linear) printf("\nlinear baseline (ridge on a bag of operators), val loss %.4f\n", t->best_val);
+    if (t->closed) printf("\nlinear baseline (ridge on a bag of operators), val loss %.4f\n", t->best_val);
     else printf("\nbest checkpoint: step %lld (val loss %.4f)\n", (long long)best_step, t->best_val);
     metrics_print_header(stdout);
     print_table(t, "val", vm, stdout);
@@ -723,63 +704,31 @@ static void final_report(trainer *t, const label_metrics *vm, const label_metric
     free(base);
 }
 
-/* model.name = linear: one ridge per label, lambda from a grid by validation loss; the
- * checkpoint holds the solution (last.ckpt = best.ckpt). */
-static int linear_run(trainer *t, seer_err *err) {
-    static const double grid[] = {1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0};
-    int M = t->M, F = t->lin.F;
+/* A closed-form model (the ridge baseline): one ridge per label, lambda from a grid by validation
+ * loss (model/ridge.h); the checkpoint holds the solution (last.ckpt = best.ckpt). */
+static int closed_form_run(trainer *t, seer_err *err) {
+    int M = t->M;
     int64_t ntr = t->n_ids[SPLIT_TRAIN], nva = t->n_ids[SPLIT_VAL];
     double t0 = seer_now();
-    double *X = seer_malloc(sizeof(double) * (size_t)((ntr ? ntr : 1) * F));
-    double *y = seer_malloc(sizeof(double) * (size_t)(ntr ? ntr : 1));
-    double *w = seer_malloc(sizeof(double) * (size_t)F);
-    for (int64_t i = 0; i < ntr; i++)
-        memcpy(X + i * F, t->lin_X + t->ids[SPLIT_TRAIN][i] * F, sizeof(double) * (size_t)F);
-    double val_sum = 0;
-    int rc = 0;
-    for (int m = 0; m < M; m++) {
-        for (int64_t i = 0; i < ntr; i++) y[i] = t->targets[t->ids[SPLIT_TRAIN][i] * M + m];
-        double best = INFINITY;
-        for (size_t k = 0; k < sizeof grid / sizeof *grid; k++) {
-            double b;
-            if ((rc = ridge_fit(X, y, ntr, F, grid[k], w, &b, err))) goto out;
-            double se = 0;
-            int64_t n = 0;
-            for (int64_t i = 0; i < nva; i++) {
-                int64_t g = t->ids[SPLIT_VAL][i];
-                float tg = t->targets[g * M + m];
-                if (isnan(tg)) continue;
-                double p = b;
-                for (int j = 0; j < F; j++) p += w[j] * t->lin_X[g * F + j];
-                se += (p - tg) * (p - tg), n++;
-            }
-            double loss = n ? se / (double)n : (grid[k] == 1e-3 ? 0 : INFINITY); // no val: 1e-3
-            if (loss < best) {
-                best = loss, t->lin_lambda[m] = grid[k], t->lin_b[m] = b;
-                memcpy(t->lin_w + m * F, w, sizeof(double) * (size_t)F);
-            }
-        }
-        val_sum += best;
-    }
-    t->best_val = val_sum / M;
+    if (ridge_fit_labels(&t->ridge, t->ridge_X, t->targets, t->ids[SPLIT_TRAIN], ntr,
+                         t->ids[SPLIT_VAL], nva, &t->best_val, err))
+        return -1;
     t->train_seconds = seer_now() - t0;
     t->epoch = 1;
     char last[1200], best[1200];
     snprintf(last, sizeof last, "%s/last.ckpt", t->run_dir);
     snprintf(best, sizeof best, "%s/best.ckpt", t->run_dir);
-    label_metrics vm[SEERNET_MAX_HEADS] = {{0}}, tm[SEERNET_MAX_HEADS] = {{0}};
+    label_metrics vm[MODEL_MAX_HEADS] = {{0}}, tm[MODEL_MAX_HEADS] = {{0}};
     if (nva) trainer_evaluate(t, t->ids[SPLIT_VAL], nva, vm, NULL);
     write_test_predictions(t, tm);
     if (nva) memcpy(t->last_val, vm, sizeof(label_metrics) * (size_t)M), t->has_last_val = 1;
-    if ((rc = trainer_save(t, last, err)) || (rc = trainer_save(t, best, err))) goto out;
+    if (trainer_save(t, last, err) || trainer_save(t, best, err)) return -1;
     if (!t->quiet)
         printf("seertrain: linear baseline, %d features, %lld train / %lld val / %lld test graphs, "
-               "fitted in %.2f s\n", F, (long long)ntr, (long long)nva,
+               "fitted in %.2f s\n", t->ridge.s.F, (long long)ntr, (long long)nva,
                (long long)t->n_ids[SPLIT_TEST], t->train_seconds);
     final_report(t, vm, tm, 0);
-out:
-    free(X), free(y), free(w);
-    return rc;
+    return 0;
 }
 
 /* [dist] inject_failure: the faults a real job meets, on demand, for the tests. */
@@ -799,7 +748,7 @@ static void inject_failure(const trainer *t) {
 int trainer_run(trainer *t, seer_err *err) {
     const seer_config *c = &t->cfg;
     if (t->rank == 0 && mkdir_p(t->run_dir, err)) return -1;
-    if (t->linear) return linear_run(t, err);
+    if (t->closed) return closed_form_run(t, err);
     char path[1200], last[1200], best[1200];
     snprintf(last, sizeof last, "%s/last.ckpt", t->run_dir);
     snprintf(best, sizeof best, "%s/best.ckpt", t->run_dir);

@@ -8,8 +8,8 @@
 #include "config/config.h"
 #include "data/prep.h"
 #include "graph/batch.h"
-#include "model/linear.h"
-#include "model/seernet.h"
+#include "model/model.h"
+#include "model/ridge.h"
 #include "optim/optim.h"
 #include "optim/pcgrad.h"
 #include "train/metrics.h"
@@ -39,7 +39,7 @@ typedef struct {
     char inject_kind[16];
     norm_stats norm;
     float *targets;   // (G, M) standardised log targets
-    seernet model;
+    model net;
     const seer_backend *be;
     char device_name[200];      // the GPU and precision when training on one ("" on the CPU)
     int64_t *dev_i;             // GPU: the batch's index arrays (make_batch in train.c)
@@ -55,7 +55,7 @@ typedef struct {
     int nccl;                   // GPU ranks sum gradients through NCCL (dist/nccl_comm.h)
     int64_t P;
     float *params, *grads, *adam_m, *adam_v; // (P) each, backend memory
-    seernet_acts acts, dacts;
+    model_acts acts, dacts;
     int pcgrad;                 // PCGrad on the trunk (multi_task = pcgrad and M > 1)
     float *task_grads;          // (M, P) per-task gradients (PCGrad)
     double *pc_gd, *pc_k, *pc_out; // PCGrad float64 workspace: (M, trunk), (M, M), (trunk)
@@ -72,17 +72,15 @@ typedef struct {
     char run_dir[1024];
     int quiet;
     // figures of the best checkpoint, filled at the end of trainer_run
-    label_metrics final_val[SEERNET_MAX_HEADS], final_test[SEERNET_MAX_HEADS];
+    label_metrics final_val[MODEL_MAX_HEADS], final_test[MODEL_MAX_HEADS];
     // validation figures of the latest evaluation (saved in checkpoints: seerexport's provenance)
-    label_metrics last_val[SEERNET_MAX_HEADS];
+    label_metrics last_val[MODEL_MAX_HEADS];
     int has_last_val;
     double train_seconds;
-    // model.name = linear: ridge on a bag of operators, fitted in closed form (model/linear.h)
-    int linear;
-    linear_schema lin;
-    double *lin_X;                 // (G, F) standardised features of every graph
-    double *lin_mean, *lin_std;    // (F) training statistics of the raw features
-    double *lin_w, *lin_b, *lin_lambda; // (M, F), (M), (M) in standardised-log-target units
+    // a model fitted in closed form (MODEL_CLOSED_FORM: the ridge baseline, model/ridge.h)
+    int closed;
+    ridge_model ridge;
+    double *ridge_X; // (G, F) standardised features of every graph
 } trainer;
 
 /* Sets up a run from a resolved config: loads and splits the data, fits normalisation, builds the
