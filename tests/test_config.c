@@ -57,7 +57,7 @@ int main(void) {
     CHECK(config_set(&c, "train.nope=1", &err) != 0 && strstr(err.msg, "unknown key [train] nope"), "%s", err.msg);
     CHECK(config_set(&c, "lr=1", &err) != 0 && strstr(err.msg, "expected section.key=value"), "%s", err.msg);
     CHECK(config_set(&c, "train.lr=3e-4", &err) == 0 && c.train_lr == 3e-4, "--set train.lr");
-    CHECK(config_set(&c, "model.agg=synmm", &err) == 0 && !strcmp(c.model_agg, "synmm"), "--set model.agg");
+    CHECK(config_set(&c, "model.agg=synmm", &err) == 0 && c.model_agg == CFG_AGG_SYNMM, "--set model.agg");
 
     // the resolved config reads back to the same values
     char *text = config_to_string(&c);
@@ -68,6 +68,45 @@ int main(void) {
     CHECK(!strcmp(text, again), "echo round trip differs:\n%s\n---\n%s", text, again);
     free(text), free(again);
     config_free(&d);
+    config_free(&c);
+
+    // every CFG_* enum names the position of its value in the key's allowed list
+    struct { int key, value; const char *name; } enums[] = {
+        {CFG_KEY_data_split, CFG_SPLIT_FRACTIONS, "fractions"}, {CFG_KEY_data_split, CFG_SPLIT_COUNTS, "counts"},
+        {CFG_KEY_model_agg, CFG_AGG_MEAN, "mean"}, {CFG_KEY_model_agg, CFG_AGG_SYNMM, "synmm"},
+        {CFG_KEY_train_multi_task, CFG_MULTI_SUM, "sum"}, {CFG_KEY_train_multi_task, CFG_MULTI_PCGRAD, "pcgrad"},
+        {CFG_KEY_train_multi_task, CFG_MULTI_SINGLE, "single"},
+        {CFG_KEY_train_optimizer, CFG_OPT_ADAM, "adam"}, {CFG_KEY_train_optimizer, CFG_OPT_ADAMW, "adamw"},
+        {CFG_KEY_train_schedule, CFG_SCHED_PLATEAU, "plateau"}, {CFG_KEY_train_schedule, CFG_SCHED_COSINE, "cosine"},
+        {CFG_KEY_train_schedule, CFG_SCHED_NONE, "none"},
+        {CFG_KEY_backend_device, CFG_DEVICE_AUTO, "auto"}, {CFG_KEY_backend_device, CFG_DEVICE_CPU, "cpu"},
+        {CFG_KEY_backend_device, CFG_DEVICE_CUDA, "cuda"},
+        {CFG_KEY_backend_precision, CFG_PREC_FP32, "fp32"}, {CFG_KEY_backend_precision, CFG_PREC_TF32, "tf32"},
+        {CFG_KEY_backend_precision, CFG_PREC_BF16, "bf16"},
+        {CFG_KEY_dist_backend, CFG_DIST_AUTO, "auto"}, {CFG_KEY_dist_backend, CFG_DIST_MPI, "mpi"},
+        {CFG_KEY_dist_backend, CFG_DIST_NONE, "none"},
+        {CFG_KEY_dist_batch, CFG_BATCH_GLOBAL, "global"}, {CFG_KEY_dist_batch, CFG_BATCH_PER_RANK, "per_rank"},
+        {CFG_KEY_dist_collectives, CFG_COLL_AUTO, "auto"}, {CFG_KEY_dist_collectives, CFG_COLL_MPI, "mpi"},
+        {CFG_KEY_dist_collectives, CFG_COLL_NCCL, "nccl"}};
+    for (size_t i = 0; i < sizeof enums / sizeof *enums; i++) {
+        const char *got = config_choice(enums[i].key, enums[i].value);
+        CHECK(got && !strcmp(got, enums[i].name), "enum value %d of key %d names '%s', not '%s'",
+              enums[i].value, enums[i].key, got ? got : "(none)", enums[i].name);
+    }
+    CHECK(config_choice(CFG_KEY_model_agg, 2) == NULL, "a value past the list has a name");
+
+    // an unknown model name is refused at its line, naming the registry's models
+    config_defaults(&c);
+    write_ini("[model]\nname = seernett\n");
+    CHECK(config_load(&c, path, &err) == 0, "%s", err.msg);
+    {
+        trainer *t = seer_calloc(1, sizeof *t);
+        CHECK(trainer_init(t, &c, &err) != 0, "unknown model accepted");
+        snprintf(want, sizeof want, "%s:2: [model] name = 'seernett': must be one of seernet, perfsage", path);
+        CHECK(strstr(err.msg, want) != NULL, "message '%s' lacks '%s'", err.msg, want);
+        printf("  %s\n", err.msg);
+        free(t);
+    }
     config_free(&c);
 
     // a missing dataset is reported at the line of [data] path

@@ -67,21 +67,14 @@ static void train_single(const seer_config *cfg, const char *run_dir, int resume
     if (!strcmp(cfg->data_labels, "all")) {
         names = all, M = n_all;
     } else {
-        names = calloc(MODEL_MAX_HEADS + 1, sizeof(char *));
-        char *copy = seer_strdup(cfg->data_labels), *save = NULL;
-        for (char *tok = strtok_r(copy, ", ", &save); tok && M < MODEL_MAX_HEADS;
-             tok = strtok_r(NULL, ", ", &save))
-            names[M++] = seer_strdup(tok);
-        free(copy);
+        M = seer_split_list(cfg->data_labels, &names, MODEL_MAX_HEADS);
     }
     char *text = config_to_string(cfg);
     char path[1200];
     snprintf(path, sizeof path, "%s/config.ini", run_dir);
-    char cmd[1300];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", run_dir);
     FILE *f = NULL;
     if (dist_rank() == 0) { // rank 0 writes the files of a parallel run
-        if (system(cmd) != 0) seer_die("%s: cannot create the run folder", run_dir);
+        if (seer_mkdir_p(run_dir, &err)) seer_die("%s", err.msg);
         if (!(f = fopen(path, "w"))) seer_die("%s: cannot write", path);
         fputs(text, f);
         fclose(f);
@@ -207,7 +200,7 @@ int main(int argc, char **argv) {
         free(s);
         return 0;
     }
-    if (dist_init(cfg.dist_backend, cfg.dist_timeout, &err)) seer_die("%s", err.msg);
+    if (dist_init(config_choice(CFG_KEY_dist_backend, cfg.dist_backend), cfg.dist_timeout, &err)) seer_die("%s", err.msg);
     char run_dir[1100];
     if (resume) {
         snprintf(run_dir, sizeof run_dir, "%s", resume);
@@ -217,7 +210,7 @@ int main(int argc, char **argv) {
         else base_name(config_path, run, sizeof run);
         snprintf(run_dir, sizeof run_dir, "%s/%s", cfg.output_dir, run);
     }
-    if (!strcmp(cfg.train_multi_task, "single")) {
+    if (cfg.train_multi_task == CFG_MULTI_SINGLE) {
         train_single(&cfg, run_dir, resume != NULL, quiet);
     } else {
         trainer *t = train_one(&cfg, run_dir, resume != NULL, quiet);

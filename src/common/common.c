@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -177,4 +178,31 @@ char *seer_read_file(const char *path, size_t *len, seer_err *err) {
     buf[n] = 0;
     *len = n;
     return buf;
+}
+
+int seer_mkdir_p(const char *path, seer_err *err) {
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return seer_fail(err, "%.100s...: folder path too long", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0755) && errno != EEXIST) goto fail;
+            *p = '/';
+        }
+    if (mkdir(buf, 0755) && errno != EEXIST) goto fail;
+    return 0;
+fail:
+    return seer_fail(err, "%s: cannot create the folder: %s", buf, strerror(errno));
+}
+
+int seer_split_list(const char *s, char ***out, int max) {
+    char **v = seer_calloc((size_t)max + 1, sizeof(char *));
+    char *copy = seer_strdup(s), *save = NULL;
+    int n = 0;
+    for (char *tok = strtok_r(copy, ", ", &save); tok && n < max; tok = strtok_r(NULL, ", ", &save))
+        v[n++] = seer_strdup(tok);
+    free(copy);
+    *out = v;
+    return n;
 }

@@ -69,6 +69,13 @@ void progress_begin(seer_progress *p, const char *label, int64_t total);
 void progress_update(seer_progress *p, int64_t done, const char *extra);
 void progress_end(seer_progress *p);
 
+/* Creates a folder and its parents (as mkdir -p); fails naming the part it could not create. */
+int seer_mkdir_p(const char *path, seer_err *err);
+
+/* Splits a list ("a,b c": commas and spaces) into at most max new strings; returns the count
+ * (the caller frees each and the array). */
+int seer_split_list(const char *s, char ***out, int max);
+
 /* Reads a whole file; returns NULL and fills err when it cannot. */
 char *seer_read_file(const char *path, size_t *len, seer_err *err);
 

@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_STR, T_INT, T_DBL };
+enum { T_STR, T_INT, T_DBL, T_ENUM };
 #define T_OF_STR T_STR
 #define T_OF_INT T_INT
 #define T_OF_DBL T_DBL
+#define T_OF_ENUM T_ENUM
 
 typedef struct {
     const char *section, *key, *def, *choices, *help;
@@ -26,7 +27,9 @@ static const key_info KEYS[CFG_NKEYS] = {
 #undef X
 };
 
-static const char *type_name(int t) { return t == T_STR ? "string" : t == T_INT ? "int" : "float"; }
+static const char *type_name(int t) {
+    return t == T_STR || t == T_ENUM ? "string" : t == T_INT ? "int" : "float";
+}
 
 static int find_key(const char *section, const char *key) {
     for (int i = 0; i < CFG_NKEYS; i++)
@@ -40,24 +43,50 @@ static int known_section(const char *section) {
     return 0;
 }
 
-static int in_choices(const char *choices, const char *v) {
+/* The position of v in "a|b|c", or -1. */
+static int choice_index(const char *choices, const char *v) {
     size_t n = strlen(v);
-    for (const char *p = choices; *p;) {
+    int i = 0;
+    for (const char *p = choices; *p; i++) {
         const char *bar = strchr(p, '|');
         size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        if (len == n && strncmp(p, v, n) == 0) return 1;
+        if (len == n && strncmp(p, v, n) == 0) return i;
         if (!bar) break;
         p = bar + 1;
     }
-    return 0;
+    return -1;
+}
+
+const char *config_choice(int key, int value) {
+    static char names[CFG_NKEYS][8][32];
+    if (key < 0 || key >= CFG_NKEYS || !KEYS[key].choices || value < 0 || value >= 8) return NULL;
+    const char *p = KEYS[key].choices;
+    for (int i = 0; i < value; i++) {
+        p = strchr(p, '|');
+        if (!p) return NULL;
+        p++;
+    }
+    if (!names[key][value][0]) { // the tables are constant: filling them twice writes the same
+        size_t len = strcspn(p, "|");
+        snprintf(names[key][value], sizeof names[key][value], "%.*s", (int)len, p);
+    }
+    return names[key][value];
 }
 
 /* Sets key i from text; where names the origin ("file:line" or "--set"). */
 static int set_value(seer_config *c, int i, const char *value, const char *where, seer_err *err) {
     const key_info *k = &KEYS[i];
     char *field = (char *)c + k->offset;
+    if (k->type == T_ENUM) {
+        int v = choice_index(k->choices, value);
+        if (v < 0)
+            return seer_fail(err, "%s: [%s] %s = '%s': must be one of %s", where, k->section,
+                             k->key, value, k->choices);
+        *(int *)field = v;
+        return 0;
+    }
     if (k->type == T_STR) {
-        if (k->choices && !in_choices(k->choices, value))
+        if (k->choices && choice_index(k->choices, value) < 0)
             return seer_fail(err, "%s: [%s] %s = '%s': must be one of %s", where, k->section,
                              k->key, value, k->choices);
         char **s = (char **)field;
@@ -291,6 +320,8 @@ char *config_to_string(const seer_config *c) {
         char val[512];
         if (k->type == T_STR)
             snprintf(val, sizeof val, "%s", *(char *const *)field);
+        else if (k->type == T_ENUM)
+            snprintf(val, sizeof val, "%s", config_choice(i, *(const int *)field));
         else if (k->type == T_INT)
             snprintf(val, sizeof val, "%lld", (long long)*(const int64_t *)field);
         else

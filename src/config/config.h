@@ -11,12 +11,15 @@
 
 #include "common/common.h"
 
-// X(section, key, type STR|INT|DBL, default, allowed ("a|b", or NULL), help)
+// X(section, key, type STR|INT|DBL|ENUM, default, allowed ("a|b", or NULL), help)
+// An ENUM key is parsed once into the position of its value in the allowed list (an int field);
+// the CFG_* enums below name the positions (test_config checks each against the list), and
+// config_choice gives the name back. Strings stop at the parser.
 #define SEER_CONFIG_KEYS(X)                                                                        \
     X(data, path, STR, "datasets/nb201.h5", NULL, "PerfGraph HDF5 dataset (datasets/FORMAT.md)")    \
     X(data, labels, STR, "titan_rtx_256_ms", NULL,                                                 \
       "comma-separated label names from /schema/labels, or 'all'")                                 \
-    X(data, split, STR, "fractions", "fractions|counts",                                          \
+    X(data, split, ENUM, "fractions", "fractions|counts",                                          \
       "split by fractions (PerfSeer 2:1:1) or by graph counts (BRP-NAS: 900/100/rest)")            \
     X(data, train_frac, DBL, "0.5", NULL, "split=fractions: share of graphs for training")         \
     X(data, val_frac, DBL, "0.25", NULL, "split=fractions: share for validation (test = rest)")    \
@@ -24,27 +27,28 @@
     X(data, val_count, INT, "100", NULL, "split=counts: validation graphs (test = rest)")          \
     X(data, split_seed, INT, "0", NULL, "seed of the split (graphs sharing /graph/group stay together)") \
     X(data, limit, INT, "0", NULL, "use only the first N graphs of the file (0 = all)")            \
-    X(model, name, STR, "seernet", "seernet|perfsage|gcn|linear",                                 \
-      "predictor: SeerNet (PerfSeer), PerfSAGE (GraphSAGE over operators), gcn (BRP-NAS), or "     \
-      "linear (ridge on a bag of operators; no training loop)")                                  \
+    X(model, name, STR, "seernet", NULL,                                                         \
+      "predictor, a name in the model registry (src/model/model.c): seernet (PerfSeer's SeerNet), " \
+      "perfsage (GraphSAGE over operators), gcn (BRP-NAS), or linear (ridge on a bag of "         \
+      "operators; no training loop)")                                                          \
     X(model, hidden, INT, "256", NULL, "width H of every hidden state (PerfSAGE: of each of the self and neighbour halves)") \
     X(model, blocks, INT, "1", NULL, "message-passing blocks / layers L (1..8)")                 \
     X(model, op_embed, INT, "16", NULL, "perfsage: width of the learned operator-type embedding") \
-    X(model, agg, STR, "mean", "mean|synmm", "node aggregation of incoming edge messages")         \
+    X(model, agg, ENUM, "mean", "mean|synmm", "node aggregation of incoming edge messages")         \
     X(model, head_hidden, INT, "0", NULL, "hidden width of the output MLP (0 = model.hidden)")     \
-    X(train, multi_task, STR, "sum", "sum|pcgrad|single",                                        \
+    X(train, multi_task, ENUM, "sum", "sum|pcgrad|single",                                        \
       "several labels: one trunk, a head per label, summed losses (sum) or PCGrad on the trunk "  \
       "(pcgrad); or one separate model per label, trained in turn (single)")                     \
     X(train, epochs, INT, "50", NULL, "maximum number of epochs")                                \
     X(train, batch_size, INT, "128", NULL, "graphs per mini-batch")                               \
     X(train, eval_batch_size, INT, "512", NULL, "graphs per batch when evaluating")               \
-    X(train, optimizer, STR, "adamw", "adam|adamw", "Adam (L2 in the gradient) or AdamW (decoupled decay)") \
+    X(train, optimizer, ENUM, "adamw", "adam|adamw", "Adam (L2 in the gradient) or AdamW (decoupled decay)") \
     X(train, lr, DBL, "1e-3", NULL, "initial learning rate")                                     \
     X(train, weight_decay, DBL, "0", NULL, "weight decay (L2 for adam, decoupled for adamw)")      \
     X(train, beta1, DBL, "0.9", NULL, "Adam first-moment decay")                                  \
     X(train, beta2, DBL, "0.999", NULL, "Adam second-moment decay")                               \
     X(train, eps, DBL, "1e-8", NULL, "Adam epsilon")                                             \
-    X(train, schedule, STR, "plateau", "plateau|cosine|none",                                    \
+    X(train, schedule, ENUM, "plateau", "plateau|cosine|none",                                    \
       "learning-rate schedule: ReduceLROnPlateau on validation loss, cosine over epochs, or none") \
     X(train, plateau_factor, DBL, "0.5", NULL, "plateau: multiply lr by this on a plateau")       \
     X(train, plateau_patience, INT, "5", NULL, "plateau: epochs without improvement before a cut") \
@@ -60,14 +64,14 @@
     X(output, run, STR, "", NULL, "run folder name (empty = the config file's base name)")       \
     X(output, save_every, INT, "0", NULL, "also checkpoint every N steps (0 = at epoch ends only)") \
     X(output, step_log, INT, "0", NULL, "1: also write steps.tsv, the loss, learning rate and seconds of every step") \
-    X(backend, device, STR, "auto", "auto|cpu|cuda", "where to train: auto picks CUDA when a GPU is present and the build has it") \
-    X(backend, precision, STR, "tf32", "fp32|tf32|bf16",                                         \
+    X(backend, device, ENUM, "auto", "auto|cpu|cuda", "where to train: auto picks CUDA when a GPU is present and the build has it") \
+    X(backend, precision, ENUM, "tf32", "fp32|tf32|bf16",                                         \
       "GPU dense products: TF32 tensor cores (default), plain fp32, or bf16 tensor cores; all accumulate in fp32")    \
-    X(dist, backend, STR, "auto", "auto|mpi|none",                                               \
+    X(dist, backend, ENUM, "auto", "auto|mpi|none",                                               \
       "data-parallel ranks: auto joins the job when mpirun/srun started seertrain (MPI through libseer_mpi.so); none = one process") \
-    X(dist, batch, STR, "global", "global|per_rank",                                             \
+    X(dist, batch, ENUM, "global", "global|per_rank",                                             \
       "global: train.batch_size is the whole step's batch, each rank runs the graphs of it that it holds (R ranks match one rank); per_rank: the step's batch is ranks x batch_size") \
-    X(dist, collectives, STR, "auto", "auto|mpi|nccl",                                          \
+    X(dist, collectives, ENUM, "auto", "auto|mpi|nccl",                                          \
       "all-reduce through NCCL when training on GPUs (auto), or MPI; CPU ranks always use MPI")   \
     X(dist, timeout, DBL, "300", NULL,                                                         \
       "seconds a collective may wait for the other ranks before the job ends with an error (0 = no limit)") \
@@ -77,6 +81,18 @@
 #define CFG_FIELD_STR(name) char *name;
 #define CFG_FIELD_INT(name) int64_t name;
 #define CFG_FIELD_DBL(name) double name;
+#define CFG_FIELD_ENUM(name) int name;
+
+enum { CFG_SPLIT_FRACTIONS, CFG_SPLIT_COUNTS };                 // data.split
+enum { CFG_AGG_MEAN, CFG_AGG_SYNMM };                           // model.agg
+enum { CFG_MULTI_SUM, CFG_MULTI_PCGRAD, CFG_MULTI_SINGLE };     // train.multi_task
+enum { CFG_OPT_ADAM, CFG_OPT_ADAMW };                           // train.optimizer
+enum { CFG_SCHED_PLATEAU, CFG_SCHED_COSINE, CFG_SCHED_NONE };   // train.schedule
+enum { CFG_DEVICE_AUTO, CFG_DEVICE_CPU, CFG_DEVICE_CUDA };      // backend.device
+enum { CFG_PREC_FP32, CFG_PREC_TF32, CFG_PREC_BF16 };           // backend.precision
+enum { CFG_DIST_AUTO, CFG_DIST_MPI, CFG_DIST_NONE };            // dist.backend
+enum { CFG_BATCH_GLOBAL, CFG_BATCH_PER_RANK };                  // dist.batch
+enum { CFG_COLL_AUTO, CFG_COLL_MPI, CFG_COLL_NCCL };            // dist.collectives
 
 enum {
 #define X(sec, key, type, def, choices, help) CFG_KEY_##sec##_##key,
@@ -107,6 +123,8 @@ int config_validate(const seer_config *c, seer_err *err);
 char *config_to_string(const seer_config *c);
 /* `--help-config`: every key with type, default and help. markdown != 0 writes a table. */
 void config_help(FILE *f, int markdown);
+/* The name of an ENUM key's value (CFG_*), or NULL. */
+const char *config_choice(int key, int value);
 /* "file:line" of where a key was set, or "--set/default" (for messages). */
 const char *config_where(const seer_config *c, int key, char *buf, size_t len);
 

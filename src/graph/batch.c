@@ -73,10 +73,12 @@ void batch_build(graph_batch *b, const pg_dataset *ds, const float *targets, con
         int64_t e0 = ds->edge_ptr[g], ne = ds->edge_ptr[g + 1] - e0;
         SEER_ASSERT(N + nn <= b->cap_N && E + ne <= b->cap_E);
         b->graph_id[i] = g;
-        memcpy(b->xn + N * b->Fn, ds->node_x + n0 * ds->Fn, sizeof(float) * (size_t)(nn * ds->Fn));
         memcpy(b->op + N, ds->node_op + n0, sizeof(int32_t) * (size_t)nn);
-        memcpy(b->xe + E * b->Fe, ds->edge_x + e0 * ds->Fe, sizeof(float) * (size_t)(ne * ds->Fe));
-        memcpy(b->xg + i * b->Fg, ds->global_x + g * ds->Fg, sizeof(float) * (size_t)ds->Fg);
+        if (!b->index_only) {
+            memcpy(b->xn + N * b->Fn, ds->node_x + n0 * ds->Fn, sizeof(float) * (size_t)(nn * ds->Fn));
+            memcpy(b->xe + E * b->Fe, ds->edge_x + e0 * ds->Fe, sizeof(float) * (size_t)(ne * ds->Fe));
+            memcpy(b->xg + i * b->Fg, ds->global_x + g * ds->Fg, sizeof(float) * (size_t)ds->Fg);
+        }
         for (int64_t v = 0; v < nn; v++) b->node_graph[N + v] = i;
         for (int64_t e = 0; e < ne; e++) {
             b->src[E + e] = N + ds->edge_index[2 * (e0 + e)];
@@ -90,8 +92,10 @@ void batch_build(graph_batch *b, const pg_dataset *ds, const float *targets, con
         b->edge_ptr[i + 1] = E;
     }
     b->G = count, b->N = N, b->E = E;
-    batch_index(b->in_ptr, b->in_idx, b->dst, N, E);
-    batch_index(b->out_ptr, b->out_idx, b->src, N, E);
+    if (!b->index_only) {
+        batch_index(b->in_ptr, b->in_idx, b->dst, N, E);
+        batch_index(b->out_ptr, b->out_idx, b->src, N, E);
+    }
     if (b->want_extra)
         extra_index_build(&b->x, b->xbuf, b->src, b->dst, b->node_graph, b->op, N, E, count, b->n_ops);
 }
@@ -114,15 +118,24 @@ size_t extra_index_words(int64_t N, int64_t E, int64_t G, int n_ops) {
            (size_t)n_ops + 1;
 }
 
+size_t extra_index_layout(extra_index *x, int64_t *buf, int64_t N, int64_t E, int64_t G, int n_ops) {
+    int64_t *p = edge_set_layout(&x->sym, buf, N, 2 * E);
+    p = edge_set_layout(&x->gcn, p, N + G, E + 2 * N + G);
+    x->op = p, p += N;
+    x->op_idx = p, p += N;
+    x->op_ptr = p, p += n_ops + 1;
+    x->n_ops = n_ops;
+    return (size_t)(p - buf);
+}
+
 void extra_index_build(extra_index *x, int64_t *buf, const int64_t *src, const int64_t *dst,
                        const int64_t *node_graph, const int32_t *op, int64_t N, int64_t E,
                        int64_t G, int n_ops) {
-    int64_t *p = edge_set_layout(&x->sym, buf, N, 2 * E);
+    extra_index_layout(x, buf, N, E, G, n_ops);
     for (int64_t e = 0; e < E; e++) {
         x->sym.src[e] = src[e], x->sym.dst[e] = dst[e];
         x->sym.src[E + e] = dst[e], x->sym.dst[E + e] = src[e];
     }
-    p = edge_set_layout(&x->gcn, p, N + G, E + 2 * N + G);
     edge_set *c = &x->gcn;
     memcpy(c->src, src, sizeof(int64_t) * (size_t)E);
     memcpy(c->dst, dst, sizeof(int64_t) * (size_t)E);
@@ -136,10 +149,6 @@ void extra_index_build(extra_index *x, int64_t *buf, const int64_t *src, const i
         batch_index(sets[k]->in_ptr, sets[k]->in_idx, sets[k]->dst, sets[k]->V, sets[k]->E);
         batch_index(sets[k]->out_ptr, sets[k]->out_idx, sets[k]->src, sets[k]->V, sets[k]->E);
     }
-    x->op = p, p += N;
-    x->op_idx = p, p += N;
-    x->op_ptr = p;
-    x->n_ops = n_ops;
     for (int64_t v = 0; v < N; v++) x->op[v] = op ? op[v] : 0;
     if (n_ops > 0) batch_index(x->op_ptr, x->op_idx, x->op, n_ops, N);
 }

@@ -35,6 +35,9 @@ typedef struct {
 
 /* int64 words extra_index_build needs for these sizes. */
 size_t extra_index_words(int64_t N, int64_t E, int64_t G, int n_ops);
+/* Lays the indexes out in buf (any memory, host or device; no values written); returns the words
+ * used. */
+size_t extra_index_layout(extra_index *x, int64_t *buf, int64_t N, int64_t E, int64_t G, int n_ops);
 /* Lays the indexes out in buf and builds them; op may be NULL (all operators 0). */
 void extra_index_build(extra_index *x, int64_t *buf, const int64_t *src, const int64_t *dst,
                        const int64_t *node_graph, const int32_t *op, int64_t N, int64_t E,
@@ -55,6 +58,8 @@ typedef struct {
     float *y;                        // (G, M) standardised targets, NaN = masked
     int n_ops;
     int want_extra;                  // build x (default 1; SeerNet's trainer turns it off)
+    int index_only;                  // build only the graph ids, src/dst, node_graph, op and x
+                                     // (no features, no CSR/CSC: a GPU batch's host part)
     int64_t *xbuf;                   // storage of x
     extra_index x;
 } graph_batch;

@@ -3,19 +3,15 @@
 #ifndef SEER_TRAIN_H
 #define SEER_TRAIN_H
 
-#include "backend/backend.h"
 #include "common/container.h"
 #include "config/config.h"
 #include "data/prep.h"
-#include "graph/batch.h"
+#include "dist/grad_comm.h"
 #include "model/model.h"
 #include "model/ridge.h"
 #include "optim/optim.h"
-#include "optim/pcgrad.h"
+#include "train/batch_source.h"
 #include "train/metrics.h"
-#ifdef SEER_HAVE_CUDA
-#include "cuda_backend.h"
-#endif
 
 typedef struct {
     seer_config cfg;
@@ -42,17 +38,9 @@ typedef struct {
     model net;
     const seer_backend *be;
     char device_name[200];      // the GPU and precision when training on one ("" on the CPU)
-    int64_t *dev_i;             // GPU: the batch's index arrays (make_batch in train.c)
-    float *dev_f;               // GPU: the batch's features and targets
-    int64_t *dev_xbuf;          // GPU, PerfSAGE / GCN: the batch's extra indexes
-    extra_index dev_x;          // their layout (pointers into dev_xbuf)
-#ifdef SEER_HAVE_CUDA
-    cuda_shard shard;           // GPU: the shard, resident
-    cuda_batch_out dev_out;     // GPU: the batch's arrays, laid out in dev_i and dev_f
-#endif
-    size_t shard_bytes;
-    float *stage;               // GPU with several ranks over MPI: host copy of the gradients
-    int nccl;                   // GPU ranks sum gradients through NCCL (dist/nccl_comm.h)
+    int gpu;                    // this rank's GPU (-1 on the CPU)
+    batch_source src;           // where a step's batch comes from (CPU or resident on the GPU)
+    grad_comm comm;             // the gradient all-reduce over the ranks
     int64_t P;
     float *params, *grads, *adam_m, *adam_v; // (P) each, backend memory
     model_acts acts, dacts;
@@ -61,7 +49,6 @@ typedef struct {
     double *pc_gd, *pc_k, *pc_out; // PCGrad float64 workspace: (M, trunk), (M, M), (trunk)
     seer_rng rng_pcgrad;        // task orders of PCGrad; saved in checkpoints
     float *host_pred;           // (batch, M) host copy of an evaluation batch's predictions
-    graph_batch batch;
     // progress, all saved in checkpoints
     int64_t step, epoch, batch_in_epoch, since_best;
     seer_rng rng_epoch; // generator state at the start of the current epoch (its shuffle)
@@ -114,5 +101,8 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count);
  * metrics are exact, not averages of per-rank figures). */
 double trainer_evaluate(trainer *t, const int64_t *ids, int64_t count, label_metrics *metrics,
                         double *pred);
+/* The same, also giving the native labels (y, (count, M), may be NULL). */
+double trainer_evaluate_labels(trainer *t, const int64_t *ids, int64_t count,
+                               label_metrics *metrics, double *pred, float *y);
 
 #endif
