@@ -16,6 +16,16 @@
 #include "common/common.h"
 
 #define OX_MAX_RANK 8
+
+/* ONNX TensorProto.DataType values this reader names. */
+enum {
+    OX_DT_FLOAT = 1, OX_DT_UINT8 = 2, OX_DT_INT8 = 3, OX_DT_UINT16 = 4, OX_DT_INT16 = 5,
+    OX_DT_INT32 = 6, OX_DT_INT64 = 7, OX_DT_STRING = 8, OX_DT_BOOL = 9, OX_DT_FLOAT16 = 10,
+    OX_DT_DOUBLE = 11, OX_DT_UINT32 = 12, OX_DT_UINT64 = 13, OX_DT_BFLOAT16 = 16,
+};
+/* Bytes per element (4 for the types it does not name) and whether the type is floating-point. */
+double ox_dtype_size(int dtype);
+int ox_dtype_is_float(int dtype);
 #define OX_MAX_VALUE 4096 /* longest int64 tensor whose values are tracked for folding */
 
 typedef struct {

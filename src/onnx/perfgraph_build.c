@@ -1,11 +1,12 @@
 /* onnx: costs and PerfGraph features of a shape-inferred model (see perfgraph_build.h). */
 #include "perfgraph_build.h"
 
+#include "onnx/onnx_ops.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "onnx.pb-c.h"
 
 static const char *const NODE_F[PGB_NODE_F] = {
     "kernel_h", "kernel_w", "stride_h", "stride_w", "pad_h", "pad_w", "dilation", "log_groups",
@@ -23,88 +24,49 @@ const char *const *pgb_node_feature_names(void) { return NODE_F; }
 const char *const *pgb_edge_feature_names(void) { return EDGE_F; }
 const char *const *pgb_global_feature_names(void) { return GLOBAL_F; }
 
-static int op_is(const ox_node *n, const char *name) { return strcmp(n->op_type, name) == 0; }
+static const ox_op_def *def_of(const ox_node *n) { return ox_op(n->op); }
 
-static double elem_size(int dtype) {
-    switch (dtype) {
-    case 10: case 5: case 4: case 16: return 2; // float16, int16, uint16, bfloat16
-    case 2: case 3: case 9: return 1;           // uint8, int8, bool
-    case 6: case 12: return 4;                  // int32, uint32
-    case 7: case 11: case 13: return 8;         // int64, double, uint64
-    default: return 4;                          // float32 and the rest
-    }
-}
+static double tbytes(const ox_tensor *t) { return (double)ox_numel(t) * ox_dtype_size(t->dtype); }
 
-static double tbytes(const ox_tensor *t) { return (double)ox_numel(t) * elem_size(t->dtype); }
-
-static int is_float(int dtype) { return dtype == 1 || dtype == 10 || dtype == 11 || dtype == 16; }
-
-static const Onnx__AttributeProto *attr(const ox_node *n, const char *name) {
-    const Onnx__NodeProto *p = n->proto;
-    for (size_t i = 0; i < p->n_attribute; i++)
-        if (p->attribute[i]->name && strcmp(p->attribute[i]->name, name) == 0) return p->attribute[i];
-    return NULL;
-}
-
-static int64_t attr_int_at(const ox_node *n, const char *name, size_t k, int64_t def) {
-    const Onnx__AttributeProto *a = attr(n, name);
-    if (a && a->n_ints > k) return a->ints[k];
-    if (a && a->has_i && k == 0) return a->i;
-    return def;
-}
-
-/* FLOPs and multiply-adds of one node. */
+/* FLOPs and multiply-adds of one node, by its row's cost kind (perfgraph_build.h). */
 static void node_flops(const ox_graph *g, const ox_node *n, double *flops, double *macs) {
     const ox_tensor *x = n->n_in && n->in[0] >= 0 ? &g->t[n->in[0]] : NULL;
     const ox_tensor *o = n->n_out && n->out[0] >= 0 ? &g->t[n->out[0]] : NULL;
     double out = o ? (double)ox_numel(o) : 0, in = x ? (double)ox_numel(x) : 0, m = 0;
     int bias = n->n_in > 2 && n->in[2] >= 0;
-    *flops = 0;
+    const ox_op_def *d = def_of(n);
+    *flops = 0, *macs = 0;
     if (!x || !o) return;
-    if (op_is(n, "Conv") || op_is(n, "ConvTranspose")) {
+    switch (d->cost) {
+    case COST_CONV: {
         const ox_tensor *w = &g->t[n->in[1]];
         double kprod = 1;
         for (int i = 2; i < w->rank; i++) kprod *= (double)w->dims[i];
         // Conv: every output takes (Cin/g) k multiply-adds; ConvTranspose: every input element
         // scatters into (Cout/g) k outputs: both are w->dims[1] * k per element
-        m = (op_is(n, "Conv") ? out : in) * (double)w->dims[1] * kprod;
+        m = (n->op == OP_Conv ? out : in) * (double)w->dims[1] * kprod;
         *flops = 2 * m + (bias ? out : 0);
-    } else if (op_is(n, "Gemm")) {
-        int ta = (int)attr_int_at(n, "transA", 0, 0);
-        double K = (double)(ta ? x->dims[0] : x->dims[1]);
-        m = out * K;
+        break;
+    }
+    case COST_GEMM: {
+        int ta = (int)ox_attr_int_at(n, "transA", 0, 0);
+        m = out * (double)(ta ? x->dims[0] : x->dims[1]);
         *flops = 2 * m + (bias ? out : 0);
-    } else if (op_is(n, "MatMul")) {
-        double K = (double)x->dims[x->rank - 1];
-        m = out * K;
+        break;
+    }
+    case COST_MATMUL:
+        m = out * (double)x->dims[x->rank - 1];
         *flops = 2 * m;
-    } else if (op_is(n, "BatchNormalization")) {
-        *flops = 2 * out;
-    } else if (op_is(n, "LayerNormalization") || op_is(n, "InstanceNormalization")) {
-        *flops = 5 * out;
-    } else if (op_is(n, "Softmax")) {
-        *flops = 3 * out;
-    } else if (op_is(n, "MaxPool") || op_is(n, "AveragePool")) {
-        double k = 1;
-        const Onnx__AttributeProto *a = attr(n, "kernel_shape");
-        for (size_t i = 0; a && i < a->n_ints; i++) k *= (double)a->ints[i];
-        *flops = out * k;
-    } else if (op_is(n, "GlobalAveragePool") || op_is(n, "GlobalMaxPool") || op_is(n, "ReduceMean")) {
-        *flops = in;
-    } else if (op_is(n, "Resize")) {
-        const Onnx__AttributeProto *a = attr(n, "mode");
-        int nearest = !a || !a->has_s || (a->s.len == 7 && !memcmp(a->s.data, "nearest", 7));
+        break;
+    case COST_PER_OUT: *flops = d->k * out; break;
+    case COST_PER_IN: *flops = d->k * in; break;
+    case COST_POOL: *flops = out * ox_attr_ints_product(n, "kernel_shape"); break;
+    case COST_RESIZE: {
+        int nearest = !ox_attr_str_is(n, "mode", NULL) || ox_attr_str_is(n, "mode", "nearest");
         *flops = (nearest ? 1 : 4) * out;
-    } else if (op_is(n, "Relu") || op_is(n, "LeakyRelu") || op_is(n, "PRelu") || op_is(n, "Clip") ||
-               op_is(n, "Sigmoid") || op_is(n, "HardSigmoid") || op_is(n, "HardSwish") ||
-               op_is(n, "Tanh") || op_is(n, "Erf") || op_is(n, "Gelu") || op_is(n, "Add") ||
-               op_is(n, "Sub") || op_is(n, "Mul") || op_is(n, "Div") || op_is(n, "Pow") ||
-               op_is(n, "Sqrt")) {
-        *flops = out;
-    } else {
-        int count;
-        ox_op_names(&count);
-        if (n->op == count - 1) *flops = out; // unknown under --allow-unknown: elementwise
+        break;
+    }
+    default: break;
     }
     *macs = m;
 }
@@ -139,23 +101,10 @@ static int resolve(const ox_graph *g, int v) {
     return v;
 }
 
-void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
-    memset(out, 0, sizeof *out);
-    int nn = g->n_n;
-    out->n_onnx_nodes = nn;
-    out->n_unknown = g->unknown_ops;
-    int *keep = seer_calloc((size_t)nn, sizeof(int)), *consumers = seer_calloc((size_t)g->n_t, sizeof(int));
-    for (int v = 0; v < nn; v++) {
-        ox_node *n = &g->n[v];
-        keep[v] = !n->folded && !op_is(n, "Constant") && !op_is(n, "ConstantOfShape");
-        out->n_folded += !keep[v];
-        n->fused_into = -1;
-        for (int i = 0; keep[v] && i < n->n_in; i++)
-            if (n->in[i] >= 0) consumers[n->in[i]]++;
-    }
-    // per-node costs; initializers counted once for the model totals
-    char *counted = seer_calloc((size_t)g->n_t, 1);
-    for (int v = 0; v < nn; v++) {
+/* Per-node costs of the kept nodes; initializers counted once for the model totals. */
+static void node_costs(ox_graph *g, const int *keep, pgb_graph *out) {
+    char *counted = seer_calloc((size_t)g->n_t + 1, 1);
+    for (int v = 0; v < g->n_n; v++) {
         ox_node *n = &g->n[v];
         n->flops = n->bytes_in = n->bytes_out = n->weight_bytes = n->params = 0;
         if (!keep[v]) continue;
@@ -166,11 +115,10 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
             if (n->in[i] < 0) continue;
             const ox_tensor *t = &g->t[n->in[i]];
             n->bytes_in += tbytes(t);
-            if (t->is_init && is_float(t->dtype)) {
+            if (t->is_init && ox_dtype_is_float(t->dtype)) {
                 n->weight_bytes += tbytes(t);
                 // BN running statistics and Clip's bounds are not learned parameters
-                int buffer = (op_is(n, "BatchNormalization") && (i == 3 || i == 4)) ||
-                             (op_is(n, "Clip") && i >= 1);
+                int buffer = i < 32 && (def_of(n)->buffers >> i & 1u);
                 if (!counted[n->in[i]]) {
                     counted[n->in[i]] = 1;
                     out->weight_bytes += tbytes(t);
@@ -182,55 +130,42 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
             if (n->out[i] >= 0) n->bytes_out += tbytes(&g->t[n->out[i]]);
     }
     free(counted);
-    // fusion: BN and activations into the preceding Conv/ConvTranspose/Gemm that feeds only them
-    if (fuse) {
-        for (int k = 0; k < nn; k++) {
-            int v = g->order[k];
-            ox_node *n = &g->n[v];
-            if (!keep[v] || n->n_in < 1 || n->in[0] < 0) continue;
-            int act = op_is(n, "Relu") || op_is(n, "Clip") || op_is(n, "LeakyRelu") ||
-                      op_is(n, "Sigmoid") || op_is(n, "HardSwish") || op_is(n, "HardSigmoid");
-            if (!act && !op_is(n, "BatchNormalization")) continue;
-            int src = g->t[n->in[0]].producer, root = resolve(g, src);
-            if (root < 0 || !keep[src] || consumers[n->in[0]] != 1) continue;
-            ox_node *r = &g->n[root];
-            if (!(op_is(r, "Conv") || op_is(r, "ConvTranspose") || op_is(r, "Gemm"))) continue;
-            n->fused_into = root;
-            r->flops += n->flops, r->weight_bytes += n->weight_bytes;
-            // the intermediate tensor never reaches memory: the root reads its own inputs and
-            // writes the fused output
-            r->bytes_in += n->bytes_in - tbytes(&g->t[n->in[0]]);
-            r->bytes_out = n->bytes_out;
-            out->n_fused++;
-        }
-    }
-    // operators: kept, not fused away
-    int *vid = seer_malloc(sizeof(int) * (size_t)(nn ? nn : 1));
-    for (int v = 0; v < nn; v++) vid[v] = -1;
-    out->node_of = seer_malloc(sizeof(int) * (size_t)(nn ? nn : 1));
-    for (int k = 0; k < nn; k++) {
+}
+
+/* --fuse: BN and activations into the preceding Conv/ConvTranspose/Gemm that feeds only them. */
+static void fuse_nodes(ox_graph *g, const int *keep, const int *consumers, pgb_graph *out) {
+    for (int k = 0; k < g->n_n; k++) {
         int v = g->order[k];
-        if (keep[v] && g->n[v].fused_into < 0) vid[v] = (int)out->V, out->node_of[out->V++] = v;
+        ox_node *n = &g->n[v];
+        if (!keep[v] || n->n_in < 1 || n->in[0] < 0) continue;
+        if (!(def_of(n)->flags & OPF_FUSABLE)) continue;
+        int src = g->t[n->in[0]].producer, root = resolve(g, src);
+        if (root < 0 || !keep[src] || consumers[n->in[0]] != 1) continue;
+        ox_node *r = &g->n[root];
+        if (!(def_of(r)->flags & OPF_FUSE_ROOT)) continue;
+        n->fused_into = root;
+        r->flops += n->flops, r->weight_bytes += n->weight_bytes;
+        // the intermediate tensor never reaches memory: the root reads its own inputs and
+        // writes the fused output
+        r->bytes_in += n->bytes_in - tbytes(&g->t[n->in[0]]);
+        r->bytes_out = n->bytes_out;
+        out->n_fused++;
     }
-    int64_t V = out->V;
-    double *fl = seer_malloc(sizeof(double) * (size_t)(V + 1)), *mem = seer_malloc(sizeof(double) * (size_t)(V + 1));
-    double *wb = seer_malloc(sizeof(double) * (size_t)(V + 1));
-    for (int64_t i = 0; i < V; i++) {
-        const ox_node *n = &g->n[out->node_of[i]];
-        fl[i] = n->flops, mem[i] = n->bytes_in + n->bytes_out, wb[i] = n->weight_bytes;
-        out->flops += fl[i], out->bytes += mem[i];
-    }
-    // edges: a tensor from one operator to another (through fused nodes), in node order
+}
+
+/* Edges: a tensor from one operator to another (through fused nodes), in operator order and, per
+ * operator, in the order of its member nodes (mem_ptr/mem: the kept nodes behind each operator,
+ * ascending). Returns each edge's bytes (E). */
+static double *build_edges(const ox_graph *g, const int *keep, const int *vid, const int *mem_ptr,
+                           const int *mem, pgb_graph *out) {
     int64_t cap = 64;
     out->edge = seer_malloc(sizeof(int32_t) * 2 * (size_t)cap);
     out->xe = seer_malloc(sizeof(float) * PGB_EDGE_F * (size_t)cap);
     double *eb = seer_malloc(sizeof(double) * (size_t)cap);
-    for (int64_t i = 0; i < V; i++) {
+    for (int64_t i = 0; i < out->V; i++) {
         int root = out->node_of[i];
-        for (int v = 0; v < nn; v++) { // the root and every node fused into it
-            if (v != root && resolve(g, v) != root) continue;
-            const ox_node *n = &g->n[v];
-            if (!keep[v]) continue;
+        for (int j = mem_ptr[i]; j < mem_ptr[i + 1]; j++) {
+            const ox_node *n = &g->n[mem[j]];
             for (int k = 0; k < n->n_in; k++) {
                 if (n->in[k] < 0) continue;
                 const ox_tensor *t = &g->t[n->in[k]];
@@ -242,66 +177,121 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
                     out->xe = seer_realloc(out->xe, sizeof(float) * PGB_EDGE_F * (size_t)cap);
                     eb = seer_realloc(eb, sizeof(double) * (size_t)cap);
                 }
-                double s[4];
-                shape4(t, s);
+                double sh[4];
+                shape4(t, sh);
                 out->edge[2 * out->E] = vid[src], out->edge[2 * out->E + 1] = (int32_t)i;
                 float *xe = out->xe + out->E * PGB_EDGE_F;
                 eb[out->E] = tbytes(t);
                 xe[0] = (float)log1p(eb[out->E]);
-                for (int d = 0; d < 4; d++) xe[1 + d] = (float)log1p(s[d]);
+                for (int d = 0; d < 4; d++) xe[1 + d] = (float)log1p(sh[d]);
                 out->E++;
             }
         }
     }
-    // node features
+    return eb;
+}
+
+/* Node features of operator i (fl, mem, wb: every operator's FLOPs, bytes and weight bytes;
+ * last: the ONNX node whose output is the operator's). */
+static void node_features(const ox_graph *g, const pgb_graph *out, int64_t i, const ox_node *last,
+                          const double *fl, const double *mem, const double *wb, double twb,
+                          float *f) {
+    const ox_node *n = &g->n[out->node_of[i]];
     double batch = (double)(g->batch > 0 ? g->batch : 1);
+    unsigned fl_ = def_of(n)->flags;
+    int conv = (fl_ & OPF_WINDOW) && (fl_ & OPF_BIAS); // a window op with weights
+    if (fl_ & OPF_WINDOW) {
+        const ox_tensor *w = conv ? &g->t[n->in[1]] : NULL;
+        f[0] = (float)ox_attr_int_at(n, "kernel_shape", 0, w && w->rank > 2 ? w->dims[2] : 1);
+        f[1] = (float)ox_attr_int_at(n, "kernel_shape", 1, w && w->rank > 3 ? w->dims[3] : f[0]);
+        f[2] = (float)ox_attr_int_at(n, "strides", 0, 1);
+        f[3] = (float)ox_attr_int_at(n, "strides", 1, f[2]);
+        f[4] = (float)ox_attr_int_at(n, "pads", 0, 0);
+        f[5] = (float)ox_attr_int_at(n, "pads", 1, f[4]);
+        f[6] = (float)ox_attr_int_at(n, "dilations", 0, 1);
+        f[7] = (float)log1p((double)ox_attr_int_at(n, "group", 0, 1));
+    }
+    f[8] = (float)((fl_ & OPF_BIAS) && n->n_in > 2 && n->in[2] >= 0);
+    double si[4] = {1, 1, 1, 1}, so[4] = {1, 1, 1, 1};
+    if (n->n_in && n->in[0] >= 0) shape4(&g->t[n->in[0]], si);
+    if (last->n_out && last->out[0] >= 0) shape4(&g->t[last->out[0]], so);
+    f[9] = (float)log1p(si[1]), f[10] = (float)log1p(si[2]), f[11] = (float)log1p(si[3]);
+    f[12] = (float)log1p(so[1]), f[13] = (float)log1p(so[2]), f[14] = (float)log1p(so[3]);
+    f[15] = (float)log1p(batch);
+    f[16] = (float)log1p(fl[i]), f[17] = (float)log1p(mem[i]), f[18] = (float)log1p(wb[i]);
+    f[19] = (float)log1p(mem[i] > 0 ? fl[i] / mem[i] : 0);
+    f[20] = (float)(out->flops > 0 ? fl[i] / out->flops : 0);
+    f[21] = (float)(out->bytes > 0 ? mem[i] / out->bytes : 0);
+    f[22] = (float)(twb > 0 ? wb[i] / twb : 0);
+}
+
+void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
+    memset(out, 0, sizeof *out);
+    int nn = g->n_n;
+    out->n_onnx_nodes = nn;
+    out->n_unknown = g->unknown_ops;
+    int *keep = seer_calloc((size_t)nn + 1, sizeof(int)), *consumers = seer_calloc((size_t)g->n_t + 1, sizeof(int));
+    for (int v = 0; v < nn; v++) {
+        ox_node *n = &g->n[v];
+        keep[v] = !n->folded && !(def_of(n)->flags & OPF_CONST);
+        out->n_folded += !keep[v];
+        n->fused_into = -1;
+        for (int i = 0; keep[v] && i < n->n_in; i++)
+            if (n->in[i] >= 0) consumers[n->in[i]]++;
+    }
+    node_costs(g, keep, out);
+    if (fuse) fuse_nodes(g, keep, consumers, out);
+    // operators: kept, not fused away
+    int *vid = seer_malloc(sizeof(int) * (size_t)(nn ? nn : 1));
+    for (int v = 0; v < nn; v++) vid[v] = -1;
+    out->node_of = seer_malloc(sizeof(int) * (size_t)(nn ? nn : 1));
+    for (int k = 0; k < nn; k++) {
+        int v = g->order[k];
+        if (keep[v] && g->n[v].fused_into < 0) vid[v] = (int)out->V, out->node_of[out->V++] = v;
+    }
+    int64_t V = out->V;
+    // the kept nodes behind each operator (its root and the nodes fused into it), ascending: one
+    // pass, so building stays linear in the node count
+    int *mem_ptr = seer_calloc((size_t)V + 2, sizeof(int)), *mem = seer_malloc(sizeof(int) * (size_t)(nn + 1));
+    for (int v = 0; v < nn; v++)
+        if (keep[v] && vid[resolve(g, v)] >= 0) mem_ptr[vid[resolve(g, v)] + 1]++;
+    for (int64_t i = 0; i < V; i++) mem_ptr[i + 1] += mem_ptr[i];
+    int *fill = seer_calloc((size_t)V + 1, sizeof(int));
+    for (int v = 0; v < nn; v++)
+        if (keep[v] && vid[resolve(g, v)] >= 0) {
+            int i = vid[resolve(g, v)];
+            mem[mem_ptr[i] + fill[i]++] = v;
+        }
+    double *fl = seer_malloc(sizeof(double) * (size_t)(V + 1)), *mm = seer_malloc(sizeof(double) * (size_t)(V + 1));
+    double *wb = seer_malloc(sizeof(double) * (size_t)(V + 1)), twb = 0;
+    for (int64_t i = 0; i < V; i++) {
+        const ox_node *n = &g->n[out->node_of[i]];
+        fl[i] = n->flops, mm[i] = n->bytes_in + n->bytes_out, wb[i] = n->weight_bytes;
+        out->flops += fl[i], out->bytes += mm[i];
+    }
+    for (int64_t k = 0; k < V; k++) twb += wb[k];
+    double *eb = build_edges(g, keep, vid, mem_ptr, mem, out);
     out->xn = seer_calloc((size_t)(V * PGB_NODE_F) + 1, sizeof(float));
     out->op = seer_malloc(sizeof(int32_t) * (size_t)(V + 1));
     for (int64_t i = 0; i < V; i++) {
-        const ox_node *n = &g->n[out->node_of[i]];
-        float *f = out->xn + i * PGB_NODE_F;
-        out->op[i] = n->op;
-        int conv = op_is(n, "Conv") || op_is(n, "ConvTranspose");
-        int pool = op_is(n, "MaxPool") || op_is(n, "AveragePool");
-        if (conv || pool) {
-            const ox_tensor *w = conv ? &g->t[n->in[1]] : NULL;
-            f[0] = (float)attr_int_at(n, "kernel_shape", 0, w && w->rank > 2 ? w->dims[2] : 1);
-            f[1] = (float)attr_int_at(n, "kernel_shape", 1, w && w->rank > 3 ? w->dims[3] : f[0]);
-            f[2] = (float)attr_int_at(n, "strides", 0, 1);
-            f[3] = (float)attr_int_at(n, "strides", 1, f[2]);
-            f[4] = (float)attr_int_at(n, "pads", 0, 0);
-            f[5] = (float)attr_int_at(n, "pads", 1, f[4]);
-            f[6] = (float)attr_int_at(n, "dilations", 0, 1);
-            f[7] = (float)log1p((double)attr_int_at(n, "group", 0, 1));
-        }
-        f[8] = (float)((conv || op_is(n, "Gemm")) && n->n_in > 2 && n->in[2] >= 0);
-        double si[4] = {1, 1, 1, 1}, so[4] = {1, 1, 1, 1};
-        if (n->n_in && n->in[0] >= 0) shape4(&g->t[n->in[0]], si);
-        const ox_node *last = n; // a fused root's output is its last fused node's
-        for (int v = 0; v < nn; v++)
-            if (g->n[v].fused_into >= 0 && resolve(g, v) == out->node_of[i]) last = &g->n[v];
-        if (last->n_out && last->out[0] >= 0) shape4(&g->t[last->out[0]], so);
-        f[9] = (float)log1p(si[1]), f[10] = (float)log1p(si[2]), f[11] = (float)log1p(si[3]);
-        f[12] = (float)log1p(so[1]), f[13] = (float)log1p(so[2]), f[14] = (float)log1p(so[3]);
-        f[15] = (float)log1p(batch);
-        f[16] = (float)log1p(fl[i]), f[17] = (float)log1p(mem[i]), f[18] = (float)log1p(wb[i]);
-        f[19] = (float)log1p(mem[i] > 0 ? fl[i] / mem[i] : 0);
-        f[20] = (float)(out->flops > 0 ? fl[i] / out->flops : 0);
-        f[21] = (float)(out->bytes > 0 ? mem[i] / out->bytes : 0);
-        double twb = 0;
-        for (int64_t k = 0; k < V; k++) twb += wb[k];
-        f[22] = (float)(twb > 0 ? wb[i] / twb : 0);
+        out->op[i] = g->n[out->node_of[i]].op;
+        // a fused root's output is its last fused node's (the highest index among them)
+        const ox_node *last = &g->n[out->node_of[i]];
+        for (int j = mem_ptr[i]; j < mem_ptr[i + 1]; j++)
+            if (g->n[mem[j]].fused_into >= 0) last = &g->n[mem[j]];
+        node_features(g, out, i, last, fl, mm, wb, twb, out->xn + i * PGB_NODE_F);
     }
     // global features
     float *x = out->xg;
     double Vd = (double)V, Ed = (double)out->E, tb = 0;
     for (int64_t e = 0; e < out->E; e++) tb += eb[e];
     x[0] = (float)log1p(Vd), x[1] = (float)log1p(Ed), x[2] = (float)(V > 1 ? Ed / (Vd * (Vd - 1)) : 0);
-    stats4(fl, V, x + 3), stats4(mem, V, x + 7), stats4(wb, V, x + 11);
+    stats4(fl, V, x + 3), stats4(mm, V, x + 7), stats4(wb, V, x + 11);
     x[15] = (float)log1p(out->E ? tb / Ed : 0);
     x[16] = (float)log1p(out->bytes > 0 ? out->flops / out->bytes : 0);
-    x[17] = (float)log1p(batch);
-    free(fl), free(mem), free(wb), free(eb), free(vid), free(keep), free(consumers);
+    x[17] = (float)log1p((double)(g->batch > 0 ? g->batch : 1));
+    free(fl), free(mm), free(wb), free(eb), free(vid), free(keep), free(consumers);
+    free(mem_ptr), free(mem), free(fill);
 }
 
 void pgb_free(pgb_graph *p) {

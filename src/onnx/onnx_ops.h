@@ -1,0 +1,130 @@
+/* onnx: the operator table. One row per ONNX operator, read by both the shape pass (onnx_ops.c)
+ * and the graph builder (perfgraph_build.c):
+ *   name     the ONNX op_type; the row's position is its id in /schema/op_types (append new
+ *            rows before Other: the ids of datasets already written must not move);
+ *   infer    the shape-inference function, infer_<infer> in onnx_ops.c;
+ *   cost     how its FLOPs are counted (COST_*), with a factor k (perfgraph_build.h has the
+ *            conventions);
+ *   flags    OPF_*: which node features it fills and how fusion treats it;
+ *   buffers  a mask of input positions that are not learned parameters when they are
+ *            initializers (BatchNormalization's running statistics, Clip's bounds).
+ * Adding an operator: one row here and, when no existing infer_* fits, one function. */
+#ifndef SEER_ONNX_OPS_H
+#define SEER_ONNX_OPS_H
+
+#include "onnx/onnx_graph.h"
+
+enum {
+    COST_NONE,    // data movement: 0
+    COST_CONV,    // 2 per multiply-add (+1 per output with a bias)
+    COST_GEMM,    // 2 per multiply-add (+1 per output with a bias)
+    COST_MATMUL,  // 2 per multiply-add
+    COST_PER_OUT, // k per output element
+    COST_PER_IN,  // k per input element
+    COST_POOL,    // the window's size per output element
+    COST_RESIZE,  // 1 per output element (nearest), 4 (linear, cubic)
+};
+
+enum {
+    OPF_WINDOW = 1 << 0,    // kernel, stride, pad, dilation, group node features
+    OPF_BIAS = 1 << 1,      // an optional bias as input 2 (the has_bias feature)
+    OPF_FUSE_ROOT = 1 << 2, // --fuse folds following BN and activations into it
+    OPF_FUSABLE = 1 << 3,   // --fuse folds it into a preceding root
+    OPF_CONST = 1 << 4,     // produces a constant: never a PerfGraph operator
+    OPF_NO_INPUT = 1 << 5,  // its shape needs no known input 0
+    OPF_MULTI_OUT = 1 << 6, // any of its outputs may be omitted
+};
+
+#define OPF_CONV_ (OPF_WINDOW | OPF_BIAS | OPF_FUSE_ROOT)
+#define OPF_SOURCE_ (OPF_CONST | OPF_NO_INPUT)
+#define BUF_BN_STATS ((1u << 3) | (1u << 4))
+#define BUF_CLIP_BOUNDS (~1u)
+
+// X(name, infer, cost, k, flags, buffers)
+#define OX_OPS(X)                                                                       \
+    X(Conv, conv, CONV, 0, OPF_CONV_, 0)                                                \
+    X(ConvTranspose, conv_transpose, CONV, 0, OPF_CONV_, 0)                             \
+    X(Gemm, gemm, GEMM, 0, OPF_BIAS | OPF_FUSE_ROOT, 0)                                 \
+    X(MatMul, matmul, MATMUL, 0, 0, 0)                                                  \
+    X(BatchNormalization, same, PER_OUT, 2, OPF_FUSABLE, BUF_BN_STATS)                  \
+    X(LayerNormalization, same, PER_OUT, 5, 0, 0)                                       \
+    X(InstanceNormalization, same, PER_OUT, 5, 0, 0)                                    \
+    X(Relu, same, PER_OUT, 1, OPF_FUSABLE, 0)                                           \
+    X(LeakyRelu, same, PER_OUT, 1, OPF_FUSABLE, 0)                                      \
+    X(PRelu, same, PER_OUT, 1, 0, 0)                                                    \
+    X(Clip, same, PER_OUT, 1, OPF_FUSABLE, BUF_CLIP_BOUNDS)                             \
+    X(Sigmoid, same, PER_OUT, 1, OPF_FUSABLE, 0)                                        \
+    X(HardSigmoid, same, PER_OUT, 1, OPF_FUSABLE, 0)                                    \
+    X(HardSwish, same, PER_OUT, 1, OPF_FUSABLE, 0)                                      \
+    X(Tanh, same, PER_OUT, 1, 0, 0)                                                     \
+    X(Erf, same, PER_OUT, 1, 0, 0)                                                      \
+    X(Gelu, same, PER_OUT, 1, 0, 0)                                                     \
+    X(Softmax, same, PER_OUT, 3, 0, 0)                                                  \
+    X(Add, binary, PER_OUT, 1, 0, 0)                                                    \
+    X(Sub, binary, PER_OUT, 1, 0, 0)                                                    \
+    X(Mul, binary, PER_OUT, 1, 0, 0)                                                    \
+    X(Div, binary, PER_OUT, 1, 0, 0)                                                    \
+    X(Pow, binary, PER_OUT, 1, 0, 0)                                                    \
+    X(Sqrt, same, PER_OUT, 1, 0, 0)                                                     \
+    X(Concat, concat, NONE, 0, 0, 0)                                                    \
+    X(Split, split, NONE, 0, OPF_MULTI_OUT, 0)                                          \
+    X(Slice, slice, NONE, 0, 0, 0)                                                      \
+    X(MaxPool, pool, POOL, 0, OPF_WINDOW, 0)                                            \
+    X(AveragePool, pool, POOL, 0, OPF_WINDOW, 0)                                        \
+    X(GlobalAveragePool, global_pool, PER_IN, 1, 0, 0)                                  \
+    X(GlobalMaxPool, global_pool, PER_IN, 1, 0, 0)                                      \
+    X(Flatten, flatten, NONE, 0, 0, 0)                                                  \
+    X(Reshape, reshape, NONE, 0, 0, 0)                                                  \
+    X(Transpose, transpose, NONE, 0, 0, 0)                                              \
+    X(Squeeze, squeeze, NONE, 0, 0, 0)                                                  \
+    X(Unsqueeze, squeeze, NONE, 0, 0, 0)                                                \
+    X(Pad, pad, NONE, 0, 0, 0)                                                          \
+    X(Resize, resize, RESIZE, 0, 0, 0)                                                  \
+    X(Identity, same, NONE, 0, 0, 0)                                                    \
+    X(Dropout, same, NONE, 0, 0, 0)                                                     \
+    X(Constant, constant, NONE, 0, OPF_SOURCE_, 0)                                      \
+    X(Shape, shape, NONE, 0, 0, 0)                                                      \
+    X(Gather, gather, NONE, 0, 0, 0)                                                    \
+    X(ReduceMean, reduce, PER_IN, 1, 0, 0)                                              \
+    X(Expand, expand, NONE, 0, 0, 0)                                                    \
+    X(Where, where, NONE, 0, 0, 0)                                                      \
+    X(Cast, same, NONE, 0, 0, 0)                                                        \
+    X(ConstantOfShape, constant_of_shape, NONE, 0, OPF_SOURCE_, 0)                      \
+    X(Other, unknown, PER_OUT, 1, 0, 0)
+
+enum {
+#define X(name, infer, cost, k, flags, buffers) OP_##name,
+    OX_OPS(X)
+#undef X
+    OP_COUNT
+};
+
+struct ictx;
+typedef struct {
+    const char *name;
+    int (*infer)(struct ictx *c);
+    int cost;
+    double k;
+    unsigned flags;
+    unsigned buffers;
+} ox_op_def;
+
+/* The row of an operator id (out of range: Other's). */
+const ox_op_def *ox_op(int op);
+/* The id of an op_type of the default domain (Other when the table lacks it). */
+int ox_op_lookup(const char *op_type);
+
+/* Infers the output shapes of node v (its inputs inferred); -1 with a message naming the node. */
+int ox_infer(ox_graph *g, int v, const char *origin, int allow_unknown, seer_err *err);
+
+/* Reads the values of a small int64/int32 TensorProto into t (shape arithmetic). */
+void ox_tensor_values(ox_tensor *t, const void *tensor_proto);
+
+/* An integer attribute of a node: the k-th of its ints, or its int when k = 0, or def. */
+int64_t ox_attr_int_at(const ox_node *n, const char *name, size_t k, int64_t def);
+/* The product of an ints attribute's values (1 when absent). */
+double ox_attr_ints_product(const ox_node *n, const char *name);
+/* Whether a string attribute equals value (value NULL: whether the node has it as a string). */
+int ox_attr_str_is(const ox_node *n, const char *name, const char *value);
+
+#endif

@@ -1,0 +1,576 @@
+/* onnx: shape inference, one function per operator family (the infer column of OX_OPS in
+ * onnx_ops.h). Each reads its node's attributes and inputs through onnx_infer.h, sets every
+ * output's shape, folds small int64 values (shape arithmetic) where it can, and fails naming
+ * the node. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx_infer.h"
+
+int ix_infer_constant(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    const Onnx__AttributeProto *a = ix_attr(p, "value");
+    if (a && a->t) {
+        const Onnx__TensorProto *tp = a->t;
+        if (tp->n_dims > OX_MAX_RANK) return ix_fail(c, "constant of rank above 8");
+        for (size_t i = 0; i < tp->n_dims; i++) {
+            if (tp->dims[i] < 0) return ix_fail(c, "constant with a negative dimension");
+            d[i] = tp->dims[i];
+        }
+        ix_set_shape(o, d, (int)tp->n_dims, tp->data_type);
+        ox_tensor_values(o, tp);
+        return 0;
+    }
+    const Onnx__AttributeProto *vi = ix_attr(p, "value_ints"), *vf = ix_attr(p, "value_int");
+    if (vi) {
+        d[0] = (int64_t)vi->n_ints;
+        ix_set_shape(o, d, 1, OX_DT_INT64);
+        if (vi->n_ints <= OX_MAX_VALUE) ix_set_value(o, vi->ints, (int64_t)vi->n_ints);
+        return 0;
+    }
+    if (vf && vf->has_i) {
+        ix_set_shape(o, d, 0, OX_DT_INT64);
+        ix_set_value(o, &vf->i, 1);
+        return 0;
+    }
+    if (ix_attr(p, "value_float")) return ix_set_shape(o, d, 0, OX_DT_FLOAT), 0;
+    if (ix_attr(p, "value_floats")) {
+        d[0] = (int64_t)ix_attr(p, "value_floats")->n_floats;
+        return ix_set_shape(o, d, 1, OX_DT_FLOAT), 0;
+    }
+    return ix_fail(c, "Constant without a value attribute this reader supports");
+}
+
+int ix_infer_constant_of_shape(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *o = ix_out(c, 0);
+    int64_t n;
+    const int64_t *v = ix_in_values(c, 0, &n);
+    if (!v || n > OX_MAX_RANK) return ix_fail(c, "the shape input must be a known constant");
+    for (int64_t i = 0; i < n; i++)
+        if (v[i] < 0) return ix_fail(c, "negative dimension in the shape input");
+    const Onnx__AttributeProto *a = ix_attr(p, "value");
+    ix_set_shape(o, v, (int)n, a && a->t ? a->t->data_type : OX_DT_FLOAT);
+    return 0;
+}
+
+int ix_infer_conv(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    if (ix_need_in(c, 1)) return -1;
+    ox_tensor *w = ix_in(c, 1);
+    int64_t group = ix_attr_i(p, "group", 1);
+    if (x->rank < 3 || w->rank != x->rank) return ix_fail(c, "input and weight ranks must match (N, C, spatial...)");
+    if (group < 1 || x->dims[1] != w->dims[1] * group) return ix_fail(c, "input channels do not equal weight channels x group");
+    int64_t k[OX_MAX_RANK];
+    int nk = ix_attr_ints(p, "kernel_shape", k, OX_MAX_RANK);
+    if (nk < 0) {
+        nk = w->rank - 2;
+        for (int i = 0; i < nk; i++) k[i] = w->dims[2 + i];
+    }
+    d[0] = x->dims[0], d[1] = w->dims[0];
+    if (ix_window_shape(c, x, k, nk, d + 2, 0)) return -1;
+    ix_set_shape(o, d, x->rank, x->dtype);
+    return 0;
+}
+
+int ix_infer_conv_transpose(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    if (ix_need_in(c, 1)) return -1;
+    ox_tensor *w = ix_in(c, 1);
+    int64_t group = ix_attr_i(p, "group", 1);
+    int ns = x->rank - 2;
+    if (ns < 1 || w->rank != x->rank || group < 1 || w->dims[0] != x->dims[1])
+        return ix_fail(c, "input channels must equal the weight's first dimension");
+    int64_t strides[OX_MAX_RANK], pads[2 * OX_MAX_RANK], dil[OX_MAX_RANK], outpad[OX_MAX_RANK], oshape[OX_MAX_RANK];
+    for (int i = 0; i < ns; i++) strides[i] = dil[i] = 1, pads[i] = pads[i + ns] = outpad[i] = 0;
+    ix_attr_ints(p, "strides", strides, ns);
+    ix_attr_ints(p, "dilations", dil, ns);
+    ix_attr_ints(p, "pads", pads, 2 * ns);
+    ix_attr_ints(p, "output_padding", outpad, ns);
+    int nos = ix_attr_ints(p, "output_shape", oshape, ns);
+    d[0] = x->dims[0], d[1] = w->dims[1] * group;
+    for (int i = 0; i < ns; i++) {
+        int64_t k = w->dims[2 + i];
+        d[2 + i] = nos == ns ? oshape[i]
+                             : strides[i] * (x->dims[2 + i] - 1) + outpad[i] + (k - 1) * dil[i] + 1 - pads[i] - pads[i + ns];
+        if (d[2 + i] < 1) return ix_fail(c, "non-positive output size");
+    }
+    ix_set_shape(o, d, x->rank, x->dtype);
+    return 0;
+}
+
+int ix_infer_gemm(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    if (ix_need_in(c, 1)) return -1;
+    ox_tensor *b = ix_in(c, 1);
+    if (x->rank != 2 || b->rank != 2) return ix_fail(c, "Gemm inputs must be 2-D");
+    int ta = (int)ix_attr_i(p, "transA", 0), tb = (int)ix_attr_i(p, "transB", 0);
+    int64_t M = ta ? x->dims[1] : x->dims[0], K = ta ? x->dims[0] : x->dims[1];
+    int64_t K2 = tb ? b->dims[1] : b->dims[0], N = tb ? b->dims[0] : b->dims[1];
+    if (K != K2) return ix_fail(c, "inner dimensions differ");
+    d[0] = M, d[1] = N;
+    ix_set_shape(o, d, 2, x->dtype);
+    return 0;
+}
+
+int ix_infer_matmul(ictx *c) {
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    if (ix_need_in(c, 1)) return -1;
+    ox_tensor a = *x, b = *ix_in(c, 1);
+    int a1 = a.rank == 1, b1 = b.rank == 1;
+    if (a.rank == 0 || b.rank == 0) return ix_fail(c, "MatMul of a scalar");
+    if (a1) a.rank = 2, a.dims[1] = a.dims[0], a.dims[0] = 1;
+    if (b1) b.rank = 2, b.dims[1] = 1;
+    if (a.dims[a.rank - 1] != b.dims[b.rank - 2]) return ix_fail(c, "inner dimensions differ");
+    ox_tensor ab = a, bb = b;
+    ab.rank -= 2, bb.rank -= 2;
+    int r = ix_broadcast(&ab, &bb, d);
+    if (r < 0) return ix_fail(c, "batch dimensions do not broadcast");
+    if (!a1) d[r++] = a.dims[a.rank - 2];
+    if (!b1) d[r++] = b.dims[b.rank - 1];
+    ix_set_shape(o, d, r, x->dtype);
+    return 0;
+}
+
+int ix_infer_same(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int op = c->op;
+    int dtype = x->dtype;
+    if (op == OP_Cast) dtype = (int)ix_attr_i(p, "to", x->dtype);
+    ix_set_shape(o, x->dims, x->rank, dtype);
+    if ((op == OP_Identity || op == OP_Cast) && x->value) ix_set_value(o, x->value, x->n_value);
+    // exporters deduplicate equal initializers through Identity: the copy is a weight too
+    if (op == OP_Identity && x->is_init) o->is_init = 1;
+    return 0;
+}
+
+int ix_infer_binary(ictx *c) {
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int op = c->op;
+    if (ix_need_in(c, 1)) return -1;
+    int r = ix_broadcast(x, ix_in(c, 1), d);
+    if (r < 0) return ix_fail(c, "input shapes do not broadcast");
+    ix_set_shape(o, d, r, x->dtype);
+    return op == OP_Pow ? 0 : ix_fold_elementwise(c, op);
+}
+
+int ix_infer_where(ictx *c) {
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    if (ix_need_in(c, 1) || ix_need_in(c, 2)) return -1;
+    int64_t d2[OX_MAX_RANK];
+    int r = ix_broadcast(ix_in(c, 1), ix_in(c, 2), d2);
+    ox_tensor tmp = {.rank = r};
+    if (r >= 0) memcpy(tmp.dims, d2, sizeof d2);
+    r = r < 0 ? -1 : ix_broadcast(x, &tmp, d);
+    if (r < 0) return ix_fail(c, "input shapes do not broadcast");
+    ix_set_shape(o, d, r, ix_in(c, 1)->dtype);
+    return 0;
+}
+
+int ix_infer_expand(ictx *c) {
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int64_t n;
+    const int64_t *v = ix_in_values(c, 1, &n);
+    if (!v || n > OX_MAX_RANK) return ix_fail(c, "the shape input must be a known constant");
+    ox_tensor s = {.rank = (int)n};
+    memcpy(s.dims, v, sizeof(int64_t) * (size_t)n);
+    int r = ix_broadcast(x, &s, d);
+    if (r < 0) return ix_fail(c, "shape does not broadcast");
+    ix_set_shape(o, d, r, x->dtype);
+    return 0;
+}
+
+int ix_infer_concat(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    const ox_node *n = &c->g->n[c->v];
+    int ax = ix_axis(ix_attr_i(p, "axis", 0), x->rank);
+    if (ax < 0 || ax >= x->rank) return ix_fail(c, "axis out of range");
+    memcpy(d, x->dims, sizeof(int64_t) * (size_t)x->rank);
+    d[ax] = 0;
+    int all_values = 1;
+    int64_t total = 0;
+    for (int i = 0; i < n->n_in; i++) {
+        if (ix_need_in(c, i)) return -1;
+        ox_tensor *t = ix_in(c, i);
+        if (t->rank != x->rank) return ix_fail(c, "inputs of different ranks");
+        for (int k = 0; k < x->rank; k++)
+            if (k != ax && t->dims[k] != x->dims[k]) return ix_fail(c, "inputs differ outside the axis");
+        d[ax] += t->dims[ax];
+        all_values &= t->value != NULL;
+        total += t->n_value;
+    }
+    ix_set_shape(o, d, x->rank, x->dtype);
+    if (all_values && x->rank == 1 && total <= OX_MAX_VALUE) {
+        int64_t v[OX_MAX_VALUE], k = 0;
+        for (int i = 0; i < n->n_in; i++)
+            for (int64_t j = 0; j < ix_in(c, i)->n_value; j++) v[k++] = ix_in(c, i)->value[j];
+        ix_set_value(o, v, k);
+    }
+    return 0;
+}
+
+int ix_infer_split(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int opset = c->g->opset;
+    const ox_node *n = &c->g->n[c->v];
+    int ax = ix_axis(ix_attr_i(p, "axis", 0), x->rank);
+    if (ax < 0 || ax >= x->rank) return ix_fail(c, "axis out of range");
+    int64_t parts[64], np;
+    int k = n->n_out;
+    if (k > 64) return ix_fail(c, "more than 64 outputs");
+    const int64_t *sv = opset >= 13 ? ix_in_values(c, 1, &np) : NULL;
+    if (opset < 13) {
+        int m = ix_attr_ints(p, "split", parts, 64);
+        np = m;
+        sv = m >= 0 ? parts : NULL;
+    }
+    if (sv && np != k) return ix_fail(c, "split sizes do not match the outputs");
+    int64_t sum = 0;
+    for (int i = 0; i < k; i++) {
+        int64_t len = sv ? sv[i] : (x->dims[ax] + k - 1) / k;
+        if (!sv && i == k - 1) len = x->dims[ax] - sum;
+        if (len < 0) return ix_fail(c, "negative split size");
+        sum += len;
+        memcpy(d, x->dims, sizeof(int64_t) * (size_t)x->rank);
+        d[ax] = len;
+        if (ix_out(c, i)) ix_set_shape(ix_out(c, i), d, x->rank, x->dtype);
+    }
+    if (sum != x->dims[ax]) return ix_fail(c, "split sizes do not add up to the axis length");
+    return 0;
+}
+
+int ix_infer_slice(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int opset = c->g->opset;
+    int64_t st[OX_MAX_RANK], en[OX_MAX_RANK], ax[OX_MAX_RANK], sp[OX_MAX_RANK];
+    int64_t ns = -1, ne = -1, na = -1, nstep = -1;
+    if (opset < 10) {
+        ns = ix_attr_ints(p, "starts", st, OX_MAX_RANK), ne = ix_attr_ints(p, "ends", en, OX_MAX_RANK);
+        na = ix_attr_ints(p, "axes", ax, OX_MAX_RANK);
+    } else {
+        const int64_t *a = ix_in_values(c, 1, &ns), *b = ix_in_values(c, 2, &ne);
+        if (!a || !b || ns > OX_MAX_RANK || ne > OX_MAX_RANK) return ix_fail(c, "starts and ends must be known constants");
+        memcpy(st, a, sizeof(int64_t) * (size_t)ns), memcpy(en, b, sizeof(int64_t) * (size_t)ne);
+        const int64_t *aa = ix_in_values(c, 3, &na), *ss = ix_in_values(c, 4, &nstep);
+        if (ix_in(c, 3) && !aa) return ix_fail(c, "axes must be a known constant");
+        if (ix_in(c, 4) && !ss) return ix_fail(c, "steps must be a known constant");
+        if (aa) {
+            if (na > OX_MAX_RANK) return ix_fail(c, "too many axes");
+            memcpy(ax, aa, sizeof(int64_t) * (size_t)na);
+        } else na = -1;
+        if (ss) {
+            if (nstep > OX_MAX_RANK) return ix_fail(c, "too many steps");
+            memcpy(sp, ss, sizeof(int64_t) * (size_t)nstep);
+        } else nstep = -1;
+    }
+    if (ns < 0 || ns != ne || (na >= 0 && na != ns) || (nstep >= 0 && nstep != ns))
+        return ix_fail(c, "starts, ends, axes and steps differ in length");
+    memcpy(d, x->dims, sizeof(int64_t) * (size_t)x->rank);
+    int64_t vstart = 0, vstep = 1;
+    for (int i = 0; i < ns; i++) {
+        int a = ix_axis(na >= 0 ? ax[i] : i, x->rank);
+        if (a < 0 || a >= x->rank) return ix_fail(c, "axis out of range");
+        int64_t dim = x->dims[a], step = nstep >= 0 ? sp[i] : 1;
+        if (step == 0) return ix_fail(c, "step 0");
+        int64_t s = st[i] < 0 ? st[i] + dim : st[i], e = en[i] < 0 ? en[i] + dim : en[i];
+        if (step > 0) {
+            s = s < 0 ? 0 : s > dim ? dim : s;
+            e = e < 0 ? 0 : e > dim ? dim : e;
+            d[a] = e > s ? (e - s + step - 1) / step : 0;
+        } else {
+            s = s < 0 ? -1 : s > dim - 1 ? dim - 1 : s;
+            e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
+            d[a] = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+        }
+        if (a == 0) vstart = s, vstep = step;
+    }
+    ix_set_shape(o, d, x->rank, x->dtype);
+    if (x->value && x->rank == 1) {
+        int64_t v[OX_MAX_VALUE];
+        for (int64_t i = 0; i < d[0] && i < OX_MAX_VALUE; i++) {
+            int64_t j = vstart + i * vstep;
+            if (j < 0 || j >= x->n_value) return 0;
+            v[i] = x->value[j];
+        }
+        ix_set_value(o, v, d[0]);
+    }
+    return 0;
+}
+
+int ix_infer_pool(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int64_t k[OX_MAX_RANK];
+    int nk = ix_attr_ints(p, "kernel_shape", k, OX_MAX_RANK);
+    if (nk < 0) return ix_fail(c, "kernel_shape is required");
+    d[0] = x->dims[0], d[1] = x->dims[1];
+    if (ix_window_shape(c, x, k, nk, d + 2, (int)ix_attr_i(p, "ceil_mode", 0))) return -1;
+    ix_set_shape(o, d, x->rank, x->dtype);
+    return 0;
+}
+
+int ix_infer_global_pool(ictx *c) {
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    if (x->rank < 3) return ix_fail(c, "input must be (N, C, spatial...)");
+    for (int i = 0; i < x->rank; i++) d[i] = i < 2 ? x->dims[i] : 1;
+    ix_set_shape(o, d, x->rank, x->dtype);
+    return 0;
+}
+
+int ix_infer_flatten(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int ax = ix_axis(ix_attr_i(p, "axis", 1), x->rank);
+    if (ax < 0 || ax > x->rank) return ix_fail(c, "axis out of range");
+    d[0] = d[1] = 1;
+    for (int i = 0; i < x->rank; i++) d[i < ax ? 0 : 1] *= x->dims[i];
+    ix_set_shape(o, d, 2, x->dtype);
+    return 0;
+}
+
+int ix_infer_reshape(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int64_t n;
+    const int64_t *v = ix_in_values(c, 1, &n);
+    if (!v) return ix_fail(c, "the target shape is not a known constant (its subgraph did not fold)");
+    if (n > OX_MAX_RANK) return ix_fail(c, "target rank above 8");
+    int64_t known = 1, neg = -1;
+    for (int i = 0; i < n; i++) {
+        d[i] = v[i] == 0 && !ix_attr_i(p, "allowzero", 0) ? (i < x->rank ? x->dims[i] : 0) : v[i];
+        if (d[i] == -1) {
+            if (neg >= 0) return ix_fail(c, "more than one -1 in the target shape");
+            neg = i;
+        } else if (d[i] < 0) {
+            return ix_fail(c, "negative dimension in the target shape");
+        } else {
+            known *= d[i];
+        }
+    }
+    int64_t total = ox_numel(x);
+    if (neg >= 0) d[neg] = known ? total / known : 0;
+    int64_t check = 1;
+    for (int i = 0; i < n; i++) check *= d[i];
+    if (check != total) return ix_fail(c, "the target shape has another element count");
+    ix_set_shape(o, d, (int)n, x->dtype);
+    if (x->value) ix_set_value(o, x->value, x->n_value);
+    return 0;
+}
+
+int ix_infer_transpose(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int64_t perm[OX_MAX_RANK];
+    int np = ix_attr_ints(p, "perm", perm, OX_MAX_RANK);
+    if (np < 0) {
+        np = x->rank;
+        for (int i = 0; i < np; i++) perm[i] = x->rank - 1 - i;
+    }
+    if (np != x->rank) return ix_fail(c, "perm length differs from the rank");
+    int seen[OX_MAX_RANK] = {0};
+    for (int i = 0; i < np; i++) {
+        if (perm[i] < 0 || perm[i] >= x->rank || seen[perm[i]]++) return ix_fail(c, "perm is not a permutation");
+        d[i] = x->dims[perm[i]];
+    }
+    ix_set_shape(o, d, x->rank, x->dtype);
+    return 0;
+}
+
+int ix_infer_squeeze(ictx *c) {
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int op = c->op;
+    int64_t axes[OX_MAX_RANK], na;
+    if (ix_read_axes(c, 13, axes, &na)) return -1;
+    int mark[OX_MAX_RANK] = {0}, r = 0;
+    if (op == OP_Squeeze) {
+        for (int i = 0; i < na; i++) {
+            int a = ix_axis(axes[i], x->rank);
+            if (a < 0 || a >= x->rank || x->dims[a] != 1) return ix_fail(c, "squeezed axis is not of size 1");
+            mark[a] = 1;
+        }
+        for (int i = 0; i < x->rank; i++)
+            if (!(na < 0 ? x->dims[i] == 1 : mark[i])) d[r++] = x->dims[i];
+    } else {
+        int orank = x->rank + (int)(na < 0 ? 0 : na);
+        if (na < 0 || orank > OX_MAX_RANK) return ix_fail(c, "axes are required (and rank at most 8)");
+        for (int i = 0; i < na; i++) {
+            int a = ix_axis(axes[i], orank);
+            if (a < 0 || a >= orank || mark[a]) return ix_fail(c, "axis out of range or repeated");
+            mark[a] = 1;
+        }
+        for (int i = 0, j = 0; i < orank; i++) d[r++] = mark[i] ? 1 : x->dims[j++];
+    }
+    ix_set_shape(o, d, r, x->dtype);
+    if (x->value) ix_set_value(o, x->value, x->n_value);
+    return 0;
+}
+
+int ix_infer_pad(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int opset = c->g->opset;
+    int64_t pads[2 * OX_MAX_RANK], np;
+    if (opset < 11) {
+        np = ix_attr_ints(p, "pads", pads, 2 * OX_MAX_RANK);
+        if (np < 0) np = ix_attr_ints(p, "paddings", pads, 2 * OX_MAX_RANK);
+    } else {
+        const int64_t *v = ix_in_values(c, 1, &np);
+        if (!v) return ix_fail(c, "pads must be a known constant");
+        if (np <= 2 * OX_MAX_RANK) memcpy(pads, v, sizeof(int64_t) * (size_t)np);
+    }
+    int64_t axes[OX_MAX_RANK], na = -1;
+    const int64_t *av = opset >= 18 ? ix_in_values(c, 3, &na) : NULL;
+    if (av && na <= OX_MAX_RANK) memcpy(axes, av, sizeof(int64_t) * (size_t)na);
+    else na = -1;
+    int naxes = na >= 0 ? (int)na : x->rank;
+    if (np != 2 * naxes) return ix_fail(c, "pads must hold 2 values per axis");
+    memcpy(d, x->dims, sizeof(int64_t) * (size_t)x->rank);
+    for (int i = 0; i < naxes; i++) {
+        int a = na >= 0 ? ix_axis(axes[i], x->rank) : i;
+        if (a < 0 || a >= x->rank) return ix_fail(c, "axis out of range");
+        d[a] += pads[i] + pads[i + naxes];
+        if (d[a] < 1) return ix_fail(c, "padding leaves a non-positive size");
+    }
+    ix_set_shape(o, d, x->rank, x->dtype);
+    return 0;
+}
+
+int ix_infer_resize(ictx *c) {
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int opset = c->g->opset;
+    int64_t n;
+    const int64_t *sizes = ix_in_values(c, opset >= 11 ? 3 : 99, &n);
+    if (sizes) {
+        if (n != x->rank) return ix_fail(c, "sizes must hold one value per axis");
+        ix_set_shape(o, sizes, x->rank, x->dtype);
+        return 0;
+    }
+    // scales are float: read them from the constant or initializer tensor's data
+    ox_tensor *s = ix_in(c, opset >= 11 ? 2 : 1);
+    const float *sc = NULL;
+    int64_t ns = 0;
+    for (size_t i = 0; s && i < ((Onnx__ModelProto *)c->g->model)->graph->n_initializer && !sc; i++) {
+        const Onnx__TensorProto *tp = ((Onnx__ModelProto *)c->g->model)->graph->initializer[i];
+        if (tp->name && !strcmp(tp->name, s->name) && tp->data_type == OX_DT_FLOAT) {
+            if (tp->n_float_data) sc = tp->float_data, ns = (int64_t)tp->n_float_data;
+            else if (tp->has_raw_data) sc = (const float *)tp->raw_data.data, ns = (int64_t)(tp->raw_data.len / 4);
+        }
+    }
+    for (int v = 0; s && !sc && v < c->g->n_n; v++) {
+        const Onnx__NodeProto *q = c->g->n[v].proto;
+        if (c->g->n[v].n_out && c->g->n[v].out[0] == s - c->g->t && !strcmp(q->op_type, "Constant")) {
+            const Onnx__AttributeProto *a = ix_attr(q, "value");
+            if (a && a->t && a->t->data_type == OX_DT_FLOAT) {
+                if (a->t->n_float_data) sc = a->t->float_data, ns = (int64_t)a->t->n_float_data;
+                else if (a->t->has_raw_data) sc = (const float *)a->t->raw_data.data, ns = (int64_t)(a->t->raw_data.len / 4);
+            }
+        }
+    }
+    if (!sc || ns != x->rank) return ix_fail(c, "scales or sizes must be a known constant");
+    for (int i = 0; i < x->rank; i++) {
+        float f;
+        memcpy(&f, sc + i, 4);
+        d[i] = (int64_t)((double)x->dims[i] * (double)f);
+        if (d[i] < 1) return ix_fail(c, "a scale gives a size below 1");
+    }
+    ix_set_shape(o, d, x->rank, x->dtype);
+    return 0;
+}
+
+int ix_infer_shape(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int64_t start = ix_attr_i(p, "start", 0), end = ix_attr_i(p, "end", x->rank);
+    start = start < 0 ? start + x->rank : start, end = end < 0 ? end + x->rank : end;
+    start = start < 0 ? 0 : start > x->rank ? x->rank : start;
+    end = end < start ? start : end > x->rank ? x->rank : end;
+    d[0] = end - start;
+    ix_set_shape(o, d, 1, OX_DT_INT64);
+    ix_set_value(o, x->dims + start, end - start);
+    return 0;
+}
+
+int ix_infer_gather(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    if (ix_need_in(c, 1)) return -1;
+    ox_tensor *idx = ix_in(c, 1);
+    int ax = ix_axis(ix_attr_i(p, "axis", 0), x->rank);
+    if (ax < 0 || ax >= x->rank || x->rank + idx->rank - 1 > OX_MAX_RANK) return ix_fail(c, "axis out of range");
+    int r = 0;
+    for (int i = 0; i < ax; i++) d[r++] = x->dims[i];
+    for (int i = 0; i < idx->rank; i++) d[r++] = idx->dims[i];
+    for (int i = ax + 1; i < x->rank; i++) d[r++] = x->dims[i];
+    ix_set_shape(o, d, r, x->dtype);
+    if (x->value && x->rank == 1 && idx->value) {
+        int64_t v[OX_MAX_VALUE];
+        for (int64_t i = 0; i < idx->n_value && i < OX_MAX_VALUE; i++) {
+            int64_t j = idx->value[i] < 0 ? idx->value[i] + x->n_value : idx->value[i];
+            if (j < 0 || j >= x->n_value) return ix_fail(c, "index out of range");
+            v[i] = x->value[j];
+        }
+        ix_set_value(o, v, idx->n_value);
+    }
+    return 0;
+}
+
+int ix_infer_reduce(ictx *c) {
+    const Onnx__NodeProto *p = c->p;
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t d[OX_MAX_RANK];
+    int64_t axes[OX_MAX_RANK], na;
+    if (ix_read_axes(c, 18, axes, &na)) return -1;
+    int keep = (int)ix_attr_i(p, "keepdims", 1), mark[OX_MAX_RANK] = {0}, r = 0;
+    for (int i = 0; i < na; i++) {
+        int a = ix_axis(axes[i], x->rank);
+        if (a < 0 || a >= x->rank) return ix_fail(c, "axis out of range");
+        mark[a] = 1;
+    }
+    for (int i = 0; i < x->rank; i++) {
+        int red = na < 0 || mark[i];
+        if (!red) d[r++] = x->dims[i];
+        else if (keep) d[r++] = 1;
+    }
+    ix_set_shape(o, d, r, x->dtype);
+    return 0;
+}
+
+/* --allow-unknown: elementwise on the first input, every output (counted in unknown_ops). */
+int ix_infer_unknown(ictx *c) {
+    ox_tensor *x = ix_in(c, 0);
+    for (int i = 0; i < c->g->n[c->v].n_out; i++)
+        if (ix_out(c, i)) ix_set_shape(ix_out(c, i), x->dims, x->rank, x->dtype);
+    c->g->unknown_ops++;
+    return 0;
+}
+
