@@ -19,20 +19,7 @@
 
 #include "cuda_backend.h"
 
-extern "C" {
-void linear_forward_cuda(float *, int64_t, const float *, int64_t, const float *, int64_t,
-                         const float *, int64_t, int, int, int, cudaStream_t);
-void linear_backward_cuda(float *, int64_t, float *, int64_t, float *, const float *, int64_t,
-                          const float *, int64_t, const float *, int64_t, int, int, cudaStream_t);
-void gather_forward_cuda(float *, int64_t, const float *, int64_t, const int64_t *, int64_t, int,
-                         int, cudaStream_t);
-void seg_mean_forward_cuda(float *, int64_t, const float *, int64_t, const int64_t *,
-                           const int64_t *, int64_t, int, cudaStream_t);
-void seg_max_forward_cuda(float *, int64_t, int64_t *, const float *, int64_t, const int64_t *,
-                          const int64_t *, int64_t, int, cudaStream_t);
-void attn_pool_forward_cuda(float *, float *, const float *, const float *, const int64_t *,
-                            int64_t, int, cudaStream_t);
-}
+#include "ops_cuda.h"
 
 #define CK(x)                                                                                   \
     do {                                                                                        \

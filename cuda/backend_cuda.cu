@@ -5,47 +5,10 @@
 #include "common.cuh"
 
 extern "C" {
-#include "optim/pcgrad.h"
+#include "backend/pcgrad.h"
 }
 
 struct cuda_state cuda_st = {-1, 0, 0, 0, 0, 0, 0, 0, 0, ""};
-
-// the launchers of the other .cu files
-extern "C" {
-void linear_forward_cuda(float *, int64_t, const float *, int64_t, const float *, int64_t,
-                         const float *, int64_t, int, int, int, cudaStream_t);
-void linear_backward_cuda(float *, int64_t, float *, int64_t, float *, const float *, int64_t,
-                          const float *, int64_t, const float *, int64_t, int, int, cudaStream_t);
-void relu_forward_cuda(float *, int64_t, cudaStream_t);
-void relu_backward_cuda(float *, const float *, int64_t, cudaStream_t);
-void gather_forward_cuda(float *, int64_t, const float *, int64_t, const int64_t *, int64_t, int,
-                         int, cudaStream_t);
-void seg_sum_forward_cuda(float *, int64_t, const float *, int64_t, const int64_t *,
-                          const int64_t *, int64_t, int, cudaStream_t);
-void seg_mean_forward_cuda(float *, int64_t, const float *, int64_t, const int64_t *,
-                           const int64_t *, int64_t, int, cudaStream_t);
-void seg_mean_backward_cuda(float *, int64_t, const float *, int64_t, const int64_t *,
-                            const int64_t *, int64_t, int, cudaStream_t);
-void seg_max_forward_cuda(float *, int64_t, int64_t *, const float *, int64_t, const int64_t *,
-                          const int64_t *, int64_t, int, cudaStream_t);
-void seg_max_backward_cuda(float *, int64_t, const float *, int64_t, const int64_t *, int64_t, int,
-                           cudaStream_t);
-void attn_pool_forward_cuda(float *, float *, const float *, const float *, const int64_t *,
-                            int64_t, int, cudaStream_t);
-void attn_pool_backward_cuda(float *, float *, const float *, const float *, const float *,
-                             const float *, const int64_t *, int64_t, int, cudaStream_t);
-void add_rows_cuda(float *, int64_t, const float *, int64_t, int64_t, int, cudaStream_t);
-void copy_rows_cuda(float *, int64_t, const float *, int64_t, int64_t, int, cudaStream_t);
-void adam_update_cuda(float *, const float *, float *, float *, int64_t, int, double, double,
-                      double, double, double, int64_t, cudaStream_t);
-double grad_norm_cuda(const float *, int64_t, cudaStream_t);
-void grad_scale_cuda(float *, int64_t, float, cudaStream_t);
-void pcgrad_combine_cuda(const float *, int64_t, int, int64_t, seer_rng *, double *, double *,
-                         float *, double *, cudaStream_t);
-void loss_sums_cuda(const float *, const float *, int64_t, int, double *, cudaStream_t);
-void loss_grad_cuda(float *, const float *, const float *, int64_t, int, const double *, int,
-                    cudaStream_t);
-}
 
 #define ST cuda_st.stream
 
@@ -157,13 +120,29 @@ static void t_loss_grad(float *dpred, const float *pred, const float *target, in
     loss_grad_cuda(dpred, pred, target, G, M, sums, task, ST);
 }
 
-static seer_backend table = {
-    "cuda", c_alloc, c_release, c_zero, c_upload, c_download,
-    t_linear_forward, t_linear_backward, t_relu_forward, t_relu_backward, t_gather_forward,
-    t_seg_sum_forward, t_seg_mean_forward, t_seg_mean_backward, t_seg_max_forward,
-    t_seg_max_backward, t_attn_pool_forward, t_attn_pool_backward, t_add_rows, t_copy_rows,
-    t_adam_update, t_grad_norm, t_grad_scale, t_pcgrad_combine, t_loss_sums, t_loss_grad, 1,
-};
+/* The op table, filled by field name (two ops of the same type cannot be swapped unnoticed). */
+static seer_backend make_table(void) {
+    seer_backend t;
+    memset(&t, 0, sizeof t);
+    t.name = "cuda";
+    t.alloc = c_alloc, t.release = c_release, t.zero = c_zero;
+    t.upload = c_upload, t.download = c_download;
+    t.linear_forward = t_linear_forward, t.linear_backward = t_linear_backward;
+    t.relu_forward = t_relu_forward, t.relu_backward = t_relu_backward;
+    t.gather_forward = t_gather_forward;
+    t.seg_sum_forward = t_seg_sum_forward;
+    t.seg_mean_forward = t_seg_mean_forward, t.seg_mean_backward = t_seg_mean_backward;
+    t.seg_max_forward = t_seg_max_forward, t.seg_max_backward = t_seg_max_backward;
+    t.attn_pool_forward = t_attn_pool_forward, t.attn_pool_backward = t_attn_pool_backward;
+    t.add_rows = t_add_rows, t.copy_rows = t_copy_rows;
+    t.adam_update = t_adam_update, t.grad_norm = t_grad_norm, t.grad_scale = t_grad_scale;
+    t.pcgrad_combine = t_pcgrad_combine;
+    t.loss_sums = t_loss_sums, t.loss_grad = t_loss_grad;
+    t.device = 1;
+    return t;
+}
+static const seer_backend table = make_table();
+
 
 extern "C" int cuda_device_count(void) {
     int n = 0;

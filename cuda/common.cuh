@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cuda_backend.h"
+#include "ops_cuda.h"
 
 extern "C" {
 #include "common/common.h"

@@ -6,7 +6,7 @@
 #include "common.cuh"
 
 extern "C" {
-#include "optim/optim.h"
+#include "backend/adam.h"
 }
 
 #define GRID_STRIDE(i, n)                                                                        \

@@ -1,12 +1,10 @@
-/* PCGrad on the GPU, in Gram form as src/optim/pcgrad.c: K = G G^T in float64 (cuBLAS DSYRK over
+/* PCGrad on the GPU, in Gram form as src/backend/pcgrad.c: K = G G^T in float64 (cuBLAS DSYRK over
  * the trunk), the T x T projection on the host (pcgrad_coefficients, the same code as the CPU),
  * then out = c^T G (one DGEMV), rounded once to float32. */
 #include "common.cuh"
 
 extern "C" {
-#include "optim/pcgrad.h"
-void f32_to_f64_cuda(double *out, const float *in, int64_t n, cudaStream_t st);
-void f64_to_f32_cuda(float *out, const double *in, int64_t n, cudaStream_t st);
+#include "backend/pcgrad.h"
 }
 
 /* G (T rows of stride ldg, device), Gd (T * P doubles, device), K (T * T, host), out (P floats,

@@ -15,6 +15,8 @@
 # Without a GPU every stage says so and the script still ends with its table.
 set -u
 cd "$(dirname "$0")/.."
+# On the GPU machine a GPU test that skips has failed (tests/testutil.h, test_cuda_train.sh)
+export SEER_REQUIRE_GPU=1
 what=${1:-all}
 out=${OUT:-/tmp/seer-device-out}
 mkdir -p "$out"

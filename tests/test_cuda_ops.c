@@ -3,7 +3,7 @@
  * (or filled with the same random values where an op accumulates) before each run, so an element
  * the GPU leaves unwritten shows. Dense products are checked in fp32, TF32 and bf16 with
  * tolerances per precision; everything else in fp32 arithmetic (1e-5 relative).
- * Without a GPU it prints SKIP and passes. */
+ * Without a GPU it prints SKIP and exits 77 (ctest: skipped; a failure under SEER_REQUIRE_GPU=1). */
 #include <math.h>
 #include <string.h>
 
@@ -370,11 +370,9 @@ static void test_assemble(void) {
 }
 
 int main(void) {
-    if (cuda_device_count() == 0) {
-        printf("test_cuda_ops: SKIP (no CUDA device on this machine; the GPU checks run in "
-               "scripts/device-check.sh)\n");
-        return 0;
-    }
+    if (cuda_device_count() == 0)
+        return test_skip("test_cuda_ops", "no CUDA device on this machine; the GPU checks run in "
+                                          "scripts/device-check.sh");
     seer_err err;
     if (cuda_backend_init(0, PREC_FP32, &err)) seer_die("%s", err.msg);
     printf("test_cuda_ops on %s\n", cuda_device_name());

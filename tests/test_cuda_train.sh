@@ -1,5 +1,6 @@
 #!/bin/sh
-# SeerNet trained on the GPU against the CPU (prints SKIP and passes without a GPU):
+# SeerNet trained on the GPU against the CPU (without a GPU: SKIP, exit 77, which ctest reports as
+# skipped; with SEER_REQUIRE_GPU=1 a missing GPU fails):
 #  1. one step, fp32, no clipping: the loss, and the checkpoint's parameters and Adam moments (after
 #     one step optim.m = (1 - beta1) g, so this compares every gradient): SeerNet with summed
 #     losses and with PCGrad, PerfSAGE and the GCN;
@@ -15,8 +16,13 @@ base="--quiet --set data.path=$data --set output.dir=$work --set output.step_log
 if ! $seertrain "$config" $base --set backend.device=cuda --set train.max_steps=1 \
         --set output.run=probe > probe.log 2>&1; then
     if grep -q "no CUDA device" probe.log; then
+        if [ "${SEER_REQUIRE_GPU:-0}" = 1 ]; then
+            echo "test_cuda_train: FAIL: no CUDA device, and SEER_REQUIRE_GPU=1 says this machine must run it"
+            cat probe.log
+            exit 1
+        fi
         echo "test_cuda_train: SKIP (no CUDA device on this machine)"
-        exit 0
+        exit 77 # ctest: skipped (SKIP_RETURN_CODE)
     fi
     cat probe.log
     exit 1

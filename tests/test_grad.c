@@ -17,7 +17,8 @@
 #include "model/model.h"
 #include "testgraphs.h"
 #include "testutil.h"
-#include "train/metrics.h"
+#include "backend/loss.h"
+#include "eval/metrics.h"
 
 static const seer_backend *be;
 static seer_rng rng;

@@ -1,7 +1,7 @@
 /* NCCL path of data-parallel training on one GPU (R = 1, or every rank of an mpirun job with one
  * GPU each): communicator init through dist (MPI bootstrap when launched), an all-reduce of 16 M
  * floats checked element by element (x R), its bandwidth, then ncclCommAbort timed.
- * Prints SKIP without a GPU. */
+ * Without a GPU: SKIP, exit 77 (a failure under SEER_REQUIRE_GPU=1). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +12,8 @@
 
 int main(void) {
     int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
-        printf("test_nccl: SKIP (no CUDA device on this machine)\n");
-        return 0;
-    }
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
+        return test_skip("test_nccl", "no CUDA device on this machine");
     seer_err err;
     if (dist_init("auto", 60, &err)) seer_die("%s", err.msg);
     int R = dist_ranks();

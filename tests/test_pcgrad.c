@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "optim/optim.h"
-#include "optim/pcgrad.h"
+#include "backend/pcgrad.h"
 #include "testutil.h"
 
 /* The paper's loop, literally, in float64. rng draws the same shuffles as pcgrad_coefficients. */

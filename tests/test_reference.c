@@ -13,7 +13,8 @@
 #include "graph/batch.h"
 #include "model/model.h"
 #include "testutil.h"
-#include "train/metrics.h"
+#include "backend/loss.h"
+#include "eval/metrics.h"
 
 static const ctr_tensor *need(const seer_container *c, const char *name, int dtype) {
     const ctr_tensor *t = ctr_tensor_find(c, name);

@@ -11,7 +11,7 @@
 #include "data/perfgraph.h"
 #include "seer/seer.h"
 #include "seer/seer_onnx.h"
-#include "train/metrics.h"
+#include "eval/metrics.h"
 
 #define MAX_BATCHES 64
 

@@ -33,6 +33,9 @@ typedef struct seer_backend {
     void (*zero)(void *p, size_t bytes);
     void (*upload)(void *dst, const void *src, size_t bytes);   // host -> backend
     void (*download)(void *dst, const void *src, size_t bytes); // backend -> host
+    // Sizes the workspace of the products for inputs of up to rows rows, so that no op allocates
+    // during a step (model_acts_init calls it; NULL when a backend needs none).
+    void (*reserve)(int64_t rows);
 
     // out(n, fout) = in(n, fin) W^T + b (b may be NULL); with LIN_ACC out += instead of =;
     // with LIN_RELU a ReLU follows. W is (fout, fin) with row stride ldw (ldw = fin for a
@@ -76,15 +79,15 @@ typedef struct seer_backend {
     // out[i, :w] = in[i, :w].
     void (*copy_rows)(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w);
 
-    // Training only (NULL in libseer): the optimizer (optim/optim.h), the gradient norm and
-    // scaling of clipping, and PCGrad (optim/pcgrad.h; Gd and out64 backend memory, K host).
+    // Training only (NULL in libseer): the optimizer (backend/adam.h), the gradient norm and
+    // scaling of clipping, and PCGrad (backend/pcgrad.h; Gd and out64 backend memory, K host).
     void (*adam_update)(float *p, const float *g, float *m, float *v, int64_t P, int kind,
                         double lr, double beta1, double beta2, double eps, double wd, int64_t t);
     double (*grad_norm)(const float *g, int64_t P);
     void (*grad_scale)(float *g, int64_t P, float s);
     void (*pcgrad_combine)(const float *G, int64_t ldg, int T, int64_t P, seer_rng *rng,
                            double *Gd, double *K, float *out, double *out64);
-    // The masked MSE (train/metrics.h): per label the count of measured graphs and the sum of
+    // The masked MSE (backend/loss.h): per label the count of measured graphs and the sum of
     // squared errors into sums (2M doubles, host memory), and the output gradient.
     void (*loss_sums)(const float *pred, const float *target, int64_t G, int M, double *sums);
     void (*loss_grad)(float *dpred, const float *pred, const float *target, int64_t G, int M,

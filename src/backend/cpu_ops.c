@@ -5,9 +5,9 @@
  * fixed order and results do not depend on the thread count. Size letters as in backend.h. */
 #include <math.h>
 #ifdef SEER_LIBSEER
-// libseer: the same ops without BLAS or OpenMP (src/infer/mini_blas.h), and no exit on
+// libseer: the same ops without BLAS or OpenMP (src/backend/mini_blas.h), and no exit on
 // out-of-memory (alloc returns NULL to the caller).
-#include "infer/mini_blas.h"
+#include "mini_blas.h"
 #else
 #include <cblas.h>
 #include <omp.h>
@@ -16,11 +16,12 @@
 #include <string.h>
 
 #include "backend.h"
+#include "ops_cpu.h"
 #include "common/common.h"
 #ifndef SEER_LIBSEER
-#include "optim/optim.h"
-#include "optim/pcgrad.h"
-#include "train/metrics.h"
+#include "adam.h"
+#include "loss.h"
+#include "pcgrad.h"
 #endif
 
 #define ROW(p, ld, i) ((p) + (int64_t)(i) * (ld))
@@ -71,6 +72,22 @@ void linear_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, c
     }
 }
 
+/* The vector of ones linear_backward_cpu's bias gradient multiplies by (colsum(dout) as one GEMV:
+ * OpenBLAS streams dout once, 9% faster end to end than a hand loop, benchmarks/RESULTS.md). It
+ * is sized by cpu_reserve before training (model_acts_init); the CPU backend is driven by one
+ * thread (the trainer), and libseer runs no backward pass. */
+static float *ones = NULL;
+static int64_t n_ones = 0;
+
+static void cpu_reserve(int64_t rows) {
+    if (rows <= n_ones) return;
+    float *p = aligned_alloc(64, ((size_t)rows * sizeof(float) + 63) & ~(size_t)63);
+    if (!p) seer_die("out of memory allocating %lld floats", (long long)rows);
+    for (int64_t i = 0; i < rows; i++) p[i] = 1.0f;
+    free(ones);
+    ones = p, n_ones = rows;
+}
+
 void linear_backward_cpu(float *din, int64_t lddi, float *dw, int64_t ldw, float *db,
                          const float *dout, int64_t lddo, const float *in, int64_t ldi,
                          const float *w, int64_t n, int fin, int fout) {
@@ -81,18 +98,8 @@ void linear_backward_cpu(float *din, int64_t lddi, float *dw, int64_t ldw, float
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, fout, fin, (int)n, 1.0f, dout, (int)lddo,
                 in, (int)ldi, 1.0f, dw, (int)ldw);
     if (db) {
-        // colsum(dout) as one GEMV against a vector of ones: OpenBLAS streams dout once, 9%
-        // faster end to end than a hand loop (benchmarks/RESULTS.md). The vector grows to the
-        // largest n once; the CPU backend is driven by one thread (the trainer), so a static
-        // buffer is safe here.
-        static float *ones = NULL;
-        static int64_t n_ones = 0;
-        if (n > n_ones) {
-            free(ones);
-            ones = seer_malloc(sizeof(float) * (size_t)n);
-            for (int64_t i = 0; i < n; i++) ones[i] = 1.0f;
-            n_ones = n;
-        }
+        // a caller that did not reserve (a unit test of one op) sizes the vector here
+        if (n > n_ones) cpu_reserve(n);
         cblas_sgemv(CblasRowMajor, CblasTrans, (int)n, fout, 1.0f, dout, (int)lddo, ones, 1, 1.0f,
                     db, 1);
     }
@@ -266,6 +273,7 @@ static const seer_backend cpu_backend = {
     .zero = cpu_zero,
     .upload = cpu_copy,
     .download = cpu_copy,
+    .reserve = cpu_reserve,
     .linear_forward = linear_forward_cpu,
     .linear_backward = linear_backward_cpu,
     .relu_forward = relu_forward_cpu,

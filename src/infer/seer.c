@@ -3,7 +3,7 @@
  * A loaded model is the .seer container (kept for its strings), the model's parameter table
  * rebuilt from model.sizes, and the weights expanded to fp32. Prediction runs the trainer's own
  * forward pass (src/model, src/backend/cpu_ops.c) compiled for this library without BLAS or
- * OpenMP (src/infer/mini_blas.c), so an fp32 export predicts what the trainer predicts.
+ * OpenMP (src/backend/mini_blas.c), so an fp32 export predicts what the trainer predicts.
  *
  * Threads: the model is read-only after loading. A call's scratch (indexes, standardised
  * features, activations: one buffer) comes from a small pool of slots in the model, each taken

@@ -136,6 +136,8 @@ int model_acts_init(model_acts *a, const model *m, const seer_backend *be, int64
     }
     be->zero(a->fbase, a->fcount * sizeof(float));
     layout(a, m, a->fbase, a->ibase);
+    // every product runs over at most the nodes, the edges, the graphs, or nodes and graphs
+    if (be->reserve) be->reserve(cap_N + cap_E + cap_G);
     return 0;
 }
 

@@ -1,20 +1,11 @@
-/* optim: Adam / AdamW over the flat parameter buffer, gradient-norm clipping, and the learning-
- * rate schedules (ReduceLROnPlateau as in PerfSeer, cosine). Size letter P: parameter count. */
+/* optim: the learning-rate schedules (ReduceLROnPlateau as in PerfSeer, cosine). The update
+ * itself (Adam / AdamW, clipping) is a backend op: backend/adam.h. */
 #ifndef SEER_OPTIM_H
 #define SEER_OPTIM_H
 
 #include <stdint.h>
 
-enum { OPT_ADAM = 0, OPT_ADAMW = 1 };
-
-/* One step (t counts from 1). Adam adds wd * p to the gradient (L2); AdamW decays the weights
- * directly by lr * wd (Loshchilov & Hutter). Bias-corrected as torch.optim.Adam. */
-void adam_update(float *p, const float *g, float *m, float *v, int64_t P, int kind, double lr,
-                 double beta1, double beta2, double eps, double wd, int64_t t);
-
-/* Global L2 norm of g, accumulated in float64 in a fixed order. */
-double grad_norm(const float *g, int64_t P);
-void grad_scale(float *g, int64_t P, float s);
+#include "backend/adam.h"
 
 enum { SCHED_NONE = 0, SCHED_PLATEAU = 1, SCHED_COSINE = 2 };
 

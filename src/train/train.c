@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "backend/backend_open.h"
+#include "backend/loss.h"
 #include "dist/dist.h"
 #include "train/report.h"
 

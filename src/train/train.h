@@ -11,7 +11,7 @@
 #include "model/ridge.h"
 #include "optim/optim.h"
 #include "train/batch_source.h"
-#include "train/metrics.h"
+#include "eval/metrics.h"
 
 typedef struct {
     seer_config cfg;

@@ -2,10 +2,14 @@
 """cu2cpp.py IN.cu OUT.cpp: rewrites a CUDA source for the CPU emulator of tests/cuda_emu.
 
 Each launch `kern<<<grid, block, shmem, stream>>>(args);` becomes
-`emu_launch(grid, block, SYNC, [&] { kern(args); });`, where SYNC is 1 when the kernel's body uses
-__syncthreads, warp shuffles or __shared__ memory (its threads then run as fibers that meet at
-each barrier) and 0 otherwise (threads run one after another). The kernels' own code is compiled
-unchanged as C++ against include/ (a CPU stand-in for the CUDA runtime, cuBLAS and the built-ins).
+`emu_launch(grid, block, SYNC, [&] { kern(args); });`, where SYNC is 1 when the kernel's body, or
+a __device__ function it calls (directly or through others), uses __syncthreads, warp shuffles or
+__shared__ memory (its threads then run as fibers that meet at each barrier) and 0 otherwise
+(threads run one after another). Each `__shared__ T name[...];` declaration is followed by
+`emu_shared(name, sizeof name);`, which registers the array so that the emulator fills it with NaN
+bytes before every block (a kernel that reads shared memory it did not write this block then
+fails its test, as it would on a GPU). The kernels' own code is compiled unchanged as C++ against
+include/ (a CPU stand-in for the CUDA runtime, cuBLAS and the built-ins).
 """
 import re
 import sys
@@ -39,17 +43,54 @@ def split_top(s):
     return parts
 
 
-def kernel_needs_sync(src, name):
-    m = re.search(r"__global__\s+void\s+%s\s*\(" % re.escape(name), src)
-    if not m:
+SYNC_WORDS = ("__syncthreads", "__shfl", "__shared__")
+
+
+def function_bodies(src):
+    """{name: body} of every __global__ and __device__ function defined in src."""
+    out = {}
+    for m in re.finditer(r"__(?:global|device)__\s+(?:static\s+|inline\s+)*[\w:<>*&\s]*?\b(\w+)\s*\(", src):
+        close = matching(src, m.end() - 1, "(", ")")
+        rest = src[close + 1:].lstrip()
+        if not rest.startswith("{"):
+            continue  # a declaration
+        start = src.index("{", close)
+        out[m.group(1)] = src[start:matching(src, start, "{", "}") + 1]
+    return out
+
+
+def syncing_functions(src):
+    """The functions whose body synchronises, or calls one that does (to a fixed point)."""
+    bodies = function_bodies(src)
+    sync = {n for n, b in bodies.items() if any(k in b for k in SYNC_WORDS)}
+    changed = True
+    while changed:
+        changed = False
+        for n, b in bodies.items():
+            if n not in sync and any(re.search(r"\b%s\s*\(" % re.escape(f), b) for f in sync):
+                sync.add(n)
+                changed = True
+    return bodies, sync
+
+
+def kernel_needs_sync(src, name, analysis=None):
+    bodies, sync = analysis or syncing_functions(src)
+    if name not in bodies:
         return 1  # a template or a kernel from elsewhere: play safe
-    body_start = src.index("{", matching(src, m.end() - 1, "(", ")"))
-    body = src[body_start:matching(src, body_start, "{", "}") + 1]
-    uses = any(k in body for k in ("__syncthreads", "__shfl", "__shared__", "warp_sum"))
-    return 1 if uses else 0
+    return 1 if name in sync else 0
+
+
+def register_shared(src):
+    """`__shared__ T name[...];` -> the same, then emu_shared(name, sizeof name) per array."""
+    def repl(m):
+        names = re.findall(r"(\w+)\s*\[", m.group(2))
+        return m.group(0) + "".join(" emu_shared(%s, sizeof %s);" % (n, n) for n in names)
+    return re.sub(r"__shared__\s+([\w:]+)\s+([^;]*);", repl, src)
 
 
 def convert(src):
+    analysis = syncing_functions(src)
+    src = register_shared(src)
     out, i = [], 0
     for m in re.finditer(r"(\w+)\s*<<<", src):
         if m.start() < i:
@@ -62,7 +103,7 @@ def convert(src):
         args = src[args_open + 1:args_close]
         out.append(src[i:m.start()])
         out.append("emu_launch(dim3(%s), dim3(%s), %d, [&] { %s(%s); })"
-                   % (cfg[0], cfg[1], kernel_needs_sync(src, name), name, args))
+                   % (cfg[0], cfg[1], kernel_needs_sync(src, name, analysis), name, args))
         i = args_close + 1
     out.append(src[i:])
     return "".join(out)

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <ucontext.h>
 
 #include <vector>
@@ -22,6 +23,12 @@ std::vector<char> stacks;
 fiber *cur;
 const std::function<void()> *body;
 float slots[1024];
+bool in_fiber; // a fiber of emu_run_block is running
+struct region {
+    void *p;
+    size_t n;
+};
+std::vector<region> shared_regions;
 
 void trampoline() {
     (*body)();
@@ -58,13 +65,31 @@ void emu_run_block(const std::function<void()> &fn) {
             if (f.done) continue;
             cur = &f;
             threadIdx = f.tid;
+            in_fiber = true;
             swapcontext(&sched, &f.ctx);
+            in_fiber = false;
             live += !f.done;
         }
     }
 }
 
+void emu_shared(void *p, size_t bytes) {
+    for (const region &r : shared_regions)
+        if (r.p == p) return;
+    shared_regions.push_back({p, bytes});
+    memset(p, 0xff, bytes); // first use: nothing written yet
+}
+
+void emu_shared_poison() {
+    for (const region &r : shared_regions) memset(r.p, 0xff, r.n);
+}
+
 void __syncthreads() {
+    if (!in_fiber) {
+        fprintf(stderr, "cuda_emu: __syncthreads outside a fiber: the kernel was launched as "
+                        "barrier-free (tests/cuda_emu/cu2cpp.py missed a barrier)\n");
+        abort();
+    }
     fiber *me = cur;
     swapcontext(&me->ctx, &sched);
     threadIdx = me->tid;

@@ -1,23 +1,9 @@
-/* train: accuracy metrics in native units and the masked MSE loss.
- * Metrics skip pairs whose truth is NaN (not measured). Spearman uses average ranks for ties;
- * Kendall is tau-b. Predictions that are NaN count as a miss (error 100%+, see metrics.c). */
-#ifndef SEER_METRICS_H
-#define SEER_METRICS_H
+/* backend: the masked MSE loss, the CPU twin of the backend's loss_sums / loss_grad ops (and the
+ * whole-batch form the tests and evaluation use). Size letters: G graphs, M labels. */
+#ifndef SEER_LOSS_H
+#define SEER_LOSS_H
 
 #include <stdint.h>
-#include <stdio.h>
-
-typedef struct {
-    int64_t n;
-    double mape, rmspe, within5, within10, spearman, kendall; // percentages for the first four
-} label_metrics;
-
-void metrics_compute(const double *pred, const double *truth, int64_t n, label_metrics *out);
-
-/* The summary table: a header, then one row per label and (M > 1) their mean. */
-void metrics_print_header(FILE *f);
-void metrics_print_rows(FILE *f, const char *split, char *const *names, const label_metrics *m,
-                        int M);
 
 /* Masked MSE over (G, M) standardised targets. Each label's loss is the mean squared error over
  * its measured (non-NaN) graphs, 0 when it has none; the objective, returned, is their sum (the
