@@ -10,14 +10,15 @@ extern "C" {
 
 struct cuda_state cuda_st = {-1, 0, 0, 0, 0, 0, 0, 0, 0, ""};
 
-#define ST cuda_st.stream
+// the stream of the backend state the op table passes as ctx
+#define ST (((const struct cuda_state *)ctx)->stream)
 
 /* The blocks c_alloc handed out (a run holds a few dozen), for the memory figure. */
 #define MAX_BLOCKS 1024
 static struct { void *p; size_t n; } blocks[MAX_BLOCKS];
 static size_t allocated;
 
-static void *c_alloc(size_t bytes) {
+static void *c_alloc(void *, size_t bytes) {
     void *p = NULL;
     cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
     if (e != cudaSuccess)
@@ -31,7 +32,7 @@ static void *c_alloc(size_t bytes) {
         }
     return p;
 }
-static void c_release(void *p) {
+static void c_release(void *, void *p) {
     if (!p) return;
     for (int i = 0; i < MAX_BLOCKS; i++)
         if (blocks[i].p == p) {
@@ -41,81 +42,81 @@ static void c_release(void *p) {
         }
     CUDA_CHECK(cudaFree(p));
 }
-static void c_zero(void *p, size_t bytes) { if (bytes) CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, ST)); }
-static void c_upload(void *dst, const void *src, size_t bytes) {
+static void c_zero(void *ctx, void *p, size_t bytes) { if (bytes) CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, ST)); }
+static void c_upload(void *ctx, void *dst, const void *src, size_t bytes) {
     if (bytes) CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ST));
 }
-static void c_download(void *dst, const void *src, size_t bytes) {
+static void c_download(void *ctx, void *dst, const void *src, size_t bytes) {
     if (!bytes) return;
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, ST));
     CUDA_CHECK(cudaStreamSynchronize(ST));
 }
 
-static void t_linear_forward(float *out, int64_t ldo, const float *in, int64_t ldi, const float *w,
+static void t_linear_forward(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi, const float *w,
                              int64_t ldw, const float *b, int64_t n, int fin, int fout, int flags) {
     linear_forward_cuda(out, ldo, in, ldi, w, ldw, b, n, fin, fout, flags, ST);
 }
-static void t_linear_backward(float *din, int64_t lddi, float *dw, int64_t ldw, float *db,
+static void t_linear_backward(void *ctx, float *din, int64_t lddi, float *dw, int64_t ldw, float *db,
                               const float *dout, int64_t lddo, const float *in, int64_t ldi,
                               const float *w, int64_t n, int fin, int fout) {
     linear_backward_cuda(din, lddi, dw, ldw, db, dout, lddo, in, ldi, w, n, fin, fout, ST);
 }
-static void t_relu_forward(float *y, int64_t count) { relu_forward_cuda(y, count, ST); }
-static void t_relu_backward(float *dx, const float *y, int64_t count) { relu_backward_cuda(dx, y, count, ST); }
-static void t_gather_forward(float *out, int64_t ldo, const float *in, int64_t ldi,
+static void t_relu_forward(void *ctx, float *y, int64_t count) { relu_forward_cuda(y, count, ST); }
+static void t_relu_backward(void *ctx, float *dx, const float *y, int64_t count) { relu_backward_cuda(dx, y, count, ST); }
+static void t_gather_forward(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi,
                              const int64_t *idx, int64_t n, int w, int acc) {
     gather_forward_cuda(out, ldo, in, ldi, idx, n, w, acc, ST);
 }
-static void t_seg_sum_forward(float *out, int64_t ldo, const float *in, int64_t ldi,
+static void t_seg_sum_forward(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi,
                               const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
     seg_sum_forward_cuda(out, ldo, in, ldi, ptr, perm, S, w, ST);
 }
-static void t_seg_mean_forward(float *out, int64_t ldo, const float *in, int64_t ldi,
+static void t_seg_mean_forward(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi,
                                const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
     seg_mean_forward_cuda(out, ldo, in, ldi, ptr, perm, S, w, ST);
 }
-static void t_seg_mean_backward(float *din, int64_t lddi, const float *dout, int64_t lddo,
+static void t_seg_mean_backward(void *ctx, float *din, int64_t lddi, const float *dout, int64_t lddo,
                                 const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
     seg_mean_backward_cuda(din, lddi, dout, lddo, ptr, perm, S, w, ST);
 }
-static void t_seg_max_forward(float *out, int64_t ldo, int64_t *arg, const float *in, int64_t ldi,
+static void t_seg_max_forward(void *ctx, float *out, int64_t ldo, int64_t *arg, const float *in, int64_t ldi,
                               const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
     seg_max_forward_cuda(out, ldo, arg, in, ldi, ptr, perm, S, w, ST);
 }
-static void t_seg_max_backward(float *din, int64_t lddi, const float *dout, int64_t lddo,
+static void t_seg_max_backward(void *ctx, float *din, int64_t lddi, const float *dout, int64_t lddo,
                                const int64_t *arg, int64_t S, int w) {
     seg_max_backward_cuda(din, lddi, dout, lddo, arg, S, w, ST);
 }
-static void t_attn_pool_forward(float *out, float *alpha, const float *in, const float *score,
+static void t_attn_pool_forward(void *ctx, float *out, float *alpha, const float *in, const float *score,
                                 const int64_t *ptr, int64_t S, int w) {
     attn_pool_forward_cuda(out, alpha, in, score, ptr, S, w, ST);
 }
-static void t_attn_pool_backward(float *din, float *dscore, const float *dout, const float *in,
+static void t_attn_pool_backward(void *ctx, float *din, float *dscore, const float *dout, const float *in,
                                  const float *out, const float *alpha, const int64_t *ptr,
                                  int64_t S, int w) {
     attn_pool_backward_cuda(din, dscore, dout, in, out, alpha, ptr, S, w, ST);
 }
-static void t_add_rows(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
+static void t_add_rows(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
     add_rows_cuda(out, ldo, in, ldi, n, w, ST);
 }
-static void t_copy_rows(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
+static void t_copy_rows(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
     copy_rows_cuda(out, ldo, in, ldi, n, w, ST);
 }
-static void t_adam_update(float *p, const float *g, float *m, float *v, int64_t P, int kind,
+static void t_adam_update(void *ctx, float *p, const float *g, float *m, float *v, int64_t P, int kind,
                           double lr, double b1, double b2, double eps, double wd, int64_t t) {
     adam_update_cuda(p, g, m, v, P, kind, lr, b1, b2, eps, wd, t, ST);
 }
-static double t_grad_norm(const float *g, int64_t P) { return grad_norm_cuda(g, P, ST); }
-static void t_grad_scale(float *g, int64_t P, float s) { grad_scale_cuda(g, P, s, ST); }
-static void t_pcgrad_combine(const float *G, int64_t ldg, int T, int64_t P, seer_rng *rng,
+static double t_grad_norm(void *ctx, const float *g, int64_t P) { return grad_norm_cuda(g, P, ST); }
+static void t_grad_scale(void *ctx, float *g, int64_t P, float s) { grad_scale_cuda(g, P, s, ST); }
+static void t_pcgrad_combine(void *ctx, const float *G, int64_t ldg, int T, int64_t P, seer_rng *rng,
                              double *Gd, double *K, float *out, double *out64) {
     pcgrad_combine_cuda(G, ldg, T, P, rng, Gd, K, out, out64, ST);
 }
 
-static void t_loss_sums(const float *pred, const float *target, int64_t G, int M, double *sums) {
+static void t_loss_sums(void *ctx, const float *pred, const float *target, int64_t G, int M, double *sums) {
     loss_sums_cuda(pred, target, G, M, sums, ST);
 }
-static void t_loss_grad(float *dpred, const float *pred, const float *target, int64_t G, int M,
+static void t_loss_grad(void *ctx, float *dpred, const float *pred, const float *target, int64_t G, int M,
                         const double *sums, int task) {
     loss_grad_cuda(dpred, pred, target, G, M, sums, task, ST);
 }
@@ -125,6 +126,7 @@ static seer_backend make_table(void) {
     seer_backend t;
     memset(&t, 0, sizeof t);
     t.name = "cuda";
+    t.ctx = &cuda_st;
     t.alloc = c_alloc, t.release = c_release, t.zero = c_zero;
     t.upload = c_upload, t.download = c_download;
     t.linear_forward = t_linear_forward, t.linear_backward = t_linear_backward;

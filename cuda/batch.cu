@@ -9,10 +9,6 @@
 
 #include "common.cuh"
 
-extern "C" {
-#include "graph/batch.h"
-}
-
 /* One block per batch graph b: its nodes, its edges and its global row. */
 __global__ void assemble_kernel(cuda_shard sh, const int64_t *ids, const int64_t *nbase,
                                 const int64_t *ebase, int64_t B, cuda_batch_out o) {
@@ -53,37 +49,24 @@ static void *up(const void *h, size_t bytes) {
     return d;
 }
 
-extern "C" size_t cuda_shard_upload(cuda_shard *s, const pg_dataset *ds, const float *targets,
-                                    int M) {
+extern "C" size_t cuda_shard_upload(cuda_shard *s, const cuda_shard_src *src) {
     memset(s, 0, sizeof *s);
-    int64_t N = ds->N, E = ds->E, G = ds->G;
-    s->G = G, s->Fn = ds->Fn, s->Fe = ds->Fe, s->Fg = ds->Fg;
-    // the shard's CSR by destination and CSC by source over shard-global node ids (stable)
-    int64_t *key = (int64_t *)seer_malloc(sizeof(int64_t) * (size_t)(E ? E : 1));
-    int64_t *ptr = (int64_t *)seer_malloc(sizeof(int64_t) * (size_t)(N + 1));
-    int64_t *idx = (int64_t *)seer_malloc(sizeof(int64_t) * (size_t)(E ? E : 1));
-    size_t bytes = 0;
-    for (int side = 0; side < 2; side++) {
-        for (int64_t g = 0; g < G; g++)
-            for (int64_t e = ds->edge_ptr[g]; e < ds->edge_ptr[g + 1]; e++)
-                key[e] = ds->node_ptr[g] + ds->edge_index[2 * e + (side == 0 ? 1 : 0)];
-        batch_index(ptr, idx, key, N, E);
-        int64_t **dp = side == 0 ? (int64_t **)&s->in_ptr : (int64_t **)&s->out_ptr;
-        int64_t **di = side == 0 ? (int64_t **)&s->in_idx : (int64_t **)&s->out_idx;
-        *dp = (int64_t *)up(ptr, 8 * (size_t)(N + 1));
-        *di = (int64_t *)up(idx, 8 * (size_t)E);
-        bytes += 8 * (size_t)(N + 1 + E);
-    }
-    free(key), free(ptr), free(idx);
-    s->node_ptr = (const int64_t *)up(ds->node_ptr, 8 * (size_t)(G + 1));
-    s->edge_ptr = (const int64_t *)up(ds->edge_ptr, 8 * (size_t)(G + 1));
-    s->edge_index = (const int32_t *)up(ds->edge_index, 8 * (size_t)E);
-    s->xn = (const float *)up(ds->node_x, 4 * (size_t)(N * ds->Fn));
-    s->xe = (const float *)up(ds->edge_x, 4 * (size_t)(E * ds->Fe));
-    s->xg = (const float *)up(ds->global_x, 4 * (size_t)(G * ds->Fg));
-    s->y = (const float *)up(targets, 4 * (size_t)(G * M));
-    s->M = M;
-    bytes += 16 * (size_t)(G + 1) + 8 * (size_t)E + 4 * (size_t)(N * ds->Fn + E * ds->Fe + G * (ds->Fg + M));
+    int64_t N = src->N, E = src->E, G = src->G;
+    int M = src->M;
+    s->G = G, s->Fn = src->Fn, s->Fe = src->Fe, s->Fg = src->Fg, s->M = M;
+    s->in_ptr = (const int64_t *)up(src->in_ptr, 8 * (size_t)(N + 1));
+    s->in_idx = (const int64_t *)up(src->in_idx, 8 * (size_t)E);
+    s->out_ptr = (const int64_t *)up(src->out_ptr, 8 * (size_t)(N + 1));
+    s->out_idx = (const int64_t *)up(src->out_idx, 8 * (size_t)E);
+    s->node_ptr = (const int64_t *)up(src->node_ptr, 8 * (size_t)(G + 1));
+    s->edge_ptr = (const int64_t *)up(src->edge_ptr, 8 * (size_t)(G + 1));
+    s->edge_index = (const int32_t *)up(src->edge_index, 8 * (size_t)E);
+    s->xn = (const float *)up(src->xn, 4 * (size_t)(N * src->Fn));
+    s->xe = (const float *)up(src->xe, 4 * (size_t)(E * src->Fe));
+    s->xg = (const float *)up(src->xg, 4 * (size_t)(G * src->Fg));
+    s->y = (const float *)up(src->y, 4 * (size_t)(G * M));
+    size_t bytes = 16 * (size_t)(N + 1 + E) + 16 * (size_t)(G + 1) + 8 * (size_t)E +
+                   4 * (size_t)(N * src->Fn + E * src->Fe + G * (src->Fg + M));
     CUDA_CHECK(cudaMalloc((void **)&s->step_ids, 3 * sizeof(int64_t) * CUDA_BATCH_MAX_GRAPHS));
     return bytes;
 }
@@ -95,9 +78,9 @@ extern "C" void cuda_shard_free(cuda_shard *s) {
     memset(s, 0, sizeof *s);
 }
 
-extern "C" void cuda_batch_assemble(const cuda_shard *s, const pg_dataset *ds, const int64_t *ids,
-                                    int64_t B, const cuda_batch_out *o, int64_t *N_out,
-                                    int64_t *E_out) {
+extern "C" void cuda_batch_assemble(const cuda_shard *s, const int64_t *node_ptr,
+                                    const int64_t *edge_ptr, const int64_t *ids, int64_t B,
+                                    const cuda_batch_out *o, int64_t *N_out, int64_t *E_out) {
     if (B > CUDA_BATCH_MAX_GRAPHS)
         seer_die("cuda_batch_assemble: %lld graphs in one batch (at most %d)", (long long)B,
                  CUDA_BATCH_MAX_GRAPHS);
@@ -106,8 +89,8 @@ extern "C" void cuda_batch_assemble(const cuda_shard *s, const pg_dataset *ds, c
     for (int64_t b = 0; b < B; b++) {
         int64_t g = ids[b];
         host[b] = g, host[CUDA_BATCH_MAX_GRAPHS + b] = N, host[2 * CUDA_BATCH_MAX_GRAPHS + b] = E;
-        N += ds->node_ptr[g + 1] - ds->node_ptr[g];
-        E += ds->edge_ptr[g + 1] - ds->edge_ptr[g];
+        N += node_ptr[g + 1] - node_ptr[g];
+        E += edge_ptr[g + 1] - edge_ptr[g];
     }
     *N_out = N, *E_out = E;
     if (B == 0) return;

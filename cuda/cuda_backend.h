@@ -22,7 +22,6 @@ extern "C" {
 
 #include "backend/backend.h"
 #include "common/common.h"
-#include "data/perfgraph.h"
 
 /* Dense products: plain fp32, TF32 tensor cores (fp32 accumulate), or bf16 tensor cores with
  * fp32 inputs, outputs and accumulation (cuBLAS compute types 32F, 32F_FAST_TF32, 32F_FAST_16BF). */
@@ -69,14 +68,28 @@ typedef struct {
     float *xn, *xe, *xg, *y;
 } cuda_batch_out;
 
-/* Uploads ds (features as they will be trained on) with its CSR/CSC and the (G, M) targets;
- * returns the bytes used. */
-size_t cuda_shard_upload(cuda_shard *s, const pg_dataset *ds, const float *targets, int M);
+/* What a shard is made from, in host memory: the graphs' offsets, per-graph edges, features as
+ * they will be trained on, the (G, M) targets, and the shard's edges over shard-global node ids
+ * by destination (in_ptr, in_idx) and by source (out_ptr, out_idx), each a stable sort (the
+ * trainer's batch source builds them: src/train/batch_source_cuda.c). */
+typedef struct {
+    int64_t G, N, E;
+    int Fn, Fe, Fg, M;
+    const int64_t *node_ptr, *edge_ptr;   // (G+1)
+    const int32_t *edge_index;            // (E, 2) local to each graph
+    const float *xn, *xe, *xg, *y;        // (N, Fn), (E, Fe), (G, Fg), (G, M)
+    const int64_t *in_ptr, *in_idx;       // (N+1), (E)
+    const int64_t *out_ptr, *out_idx;     // (N+1), (E)
+} cuda_shard_src;
+
+/* Uploads a shard; returns the bytes used. */
+size_t cuda_shard_upload(cuda_shard *s, const cuda_shard_src *src);
 void cuda_shard_free(cuda_shard *s);
 /* Fills o with the graphs ids[0..B) of the shard (local ids), as batch_build would; N and E of the
- * batch come back (from the host copy of the offsets in ds). */
-void cuda_batch_assemble(const cuda_shard *s, const pg_dataset *ds, const int64_t *ids, int64_t B,
-                         const cuda_batch_out *o, int64_t *N_out, int64_t *E_out);
+ * batch come back (from node_ptr and edge_ptr, the host copy of the shard's offsets). */
+void cuda_batch_assemble(const cuda_shard *s, const int64_t *node_ptr, const int64_t *edge_ptr,
+                         const int64_t *ids, int64_t B, const cuda_batch_out *o, int64_t *N_out,
+                         int64_t *E_out);
 
 #ifdef __cplusplus
 }

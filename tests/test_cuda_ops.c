@@ -13,6 +13,7 @@
 #include "optim/optim.h"
 #include "testgraphs.h"
 #include "testutil.h"
+#include "train/batch_source.h"
 
 static const seer_backend *C, *G;
 static seer_rng rng;
@@ -23,13 +24,13 @@ static float *fresh(int64_t n, int poison) {
     return x;
 }
 static void *dev(const void *h, size_t bytes) {
-    void *d = G->alloc(bytes);
-    G->upload(d, h, bytes);
+    void *d = G->alloc(G->ctx, bytes);
+    G->upload(G->ctx, d, h, bytes);
     return d;
 }
 static void *host_of(const void *d, size_t bytes) {
     void *h = seer_malloc(bytes ? bytes : 1);
-    G->download(h, d, bytes);
+    G->download(G->ctx, h, d, bytes);
     return h;
 }
 
@@ -99,8 +100,8 @@ static void test_dense(int prec, const char *name, double rtol) {
         for (int with_b = 0; with_b < 2; with_b++) {
             float *out = fresh(n * ldo, !(flags & LIN_ACC));
             float *d_out = dev(out, 4 * n * ldo);
-            C->linear_forward(out, ldo, in, ldi, w, ldw, with_b ? b : NULL, n, fin, fout, flags);
-            G->linear_forward(d_out, ldo, d_in, ldi, d_w, ldw, with_b ? d_b : NULL, n, fin, fout, flags);
+            C->linear_forward(C->ctx, out, ldo, in, ldi, w, ldw, with_b ? b : NULL, n, fin, fout, flags);
+            G->linear_forward(G->ctx, d_out, ldo, d_in, ldi, d_w, ldw, with_b ? d_b : NULL, n, fin, fout, flags);
             float *got = host_of(d_out, 4 * n * ldo);
             // compare only the written columns (the gaps of the stride are the poison itself)
             for (int64_t i = 0; i < n; i++)
@@ -109,11 +110,11 @@ static void test_dense(int prec, const char *name, double rtol) {
             snprintf(what, sizeof what, "linear_forward %s relu=%d acc=%d bias=%d", name,
                      flags & LIN_RELU ? 1 : 0, flags & LIN_ACC ? 1 : 0, with_b);
             same(what, out, got, n * ldo, rtol);
-            G->release(d_out), free(out), free(got);
+            G->release(G->ctx, d_out), free(out), free(got);
         }
     float *d_din = dev(din_i, 4 * n * ldi), *d_dw = dev(dw_i, 4 * fout * ldw), *d_db = dev(db_i, 4 * fout);
-    C->linear_backward(din_i, ldi, dw_i, ldw, db_i, dout, ldo, in, ldi, w, n, fin, fout);
-    G->linear_backward(d_din, ldi, d_dw, ldw, d_db, d_dout, ldo, d_in, ldi, d_w, n, fin, fout);
+    C->linear_backward(C->ctx, din_i, ldi, dw_i, ldw, db_i, dout, ldo, in, ldi, w, n, fin, fout);
+    G->linear_backward(G->ctx, d_din, ldi, d_dw, ldw, d_db, d_dout, ldo, d_in, ldi, d_w, n, fin, fout);
     float *g1 = host_of(d_din, 4 * n * ldi), *g2 = host_of(d_dw, 4 * fout * ldw), *g3 = host_of(d_db, 4 * fout);
     char what[96];
     snprintf(what, sizeof what, "linear_backward %s din", name);
@@ -123,8 +124,8 @@ static void test_dense(int prec, const char *name, double rtol) {
     snprintf(what, sizeof what, "linear_backward %s db", name);
     same(what, db_i, g3, fout, 1e-5); // the bias sum is fp32 whatever the precision
     free(g1), free(g2), free(g3);
-    G->release(d_in), G->release(d_w), G->release(d_b), G->release(d_dout);
-    G->release(d_din), G->release(d_dw), G->release(d_db);
+    G->release(G->ctx, d_in), G->release(G->ctx, d_w), G->release(G->ctx, d_b), G->release(G->ctx, d_dout);
+    G->release(G->ctx, d_din), G->release(G->ctx, d_dw), G->release(G->ctx, d_db);
     free(in), free(w), free(b), free(din_i), free(dw_i), free(db_i), free(dout);
 }
 
@@ -147,44 +148,44 @@ static void test_sparse(int w, int64_t huge) {
             for (int64_t j = w; j < ld; j++) out[i * ld + j] = got[i * ld + j] = 0;                \
         snprintf(what, sizeof what, "%s w=%d huge=%lld", label, w, (long long)huge);               \
         same(what, out, got, (rows) * ld, 1e-5);                                                   \
-        G->release(d_out), free(out), free(got);                                                   \
+        G->release(G->ctx, d_out), free(out), free(got);                                                   \
     } while (0)
     for (int perm = 0; perm < 2; perm++) {
         const int64_t *p = perm ? L.perm : NULL, *dp = perm ? d_perm : NULL;
         RUN_OUT(perm ? "seg_sum_forward perm" : "seg_sum_forward", S, 0,
-                C->seg_sum_forward(out, ld, in, ld, L.ptr, p, S, w),
-                G->seg_sum_forward(d_out, ld, d_in, ld, d_ptr, dp, S, w));
+                C->seg_sum_forward(C->ctx, out, ld, in, ld, L.ptr, p, S, w),
+                G->seg_sum_forward(G->ctx, d_out, ld, d_in, ld, d_ptr, dp, S, w));
         RUN_OUT(perm ? "seg_mean_forward perm" : "seg_mean_forward", S, 1,
-                C->seg_mean_forward(out, ld, in, ld, L.ptr, p, S, w),
-                G->seg_mean_forward(d_out, ld, d_in, ld, d_ptr, dp, S, w));
+                C->seg_mean_forward(C->ctx, out, ld, in, ld, L.ptr, p, S, w),
+                G->seg_mean_forward(G->ctx, d_out, ld, d_in, ld, d_ptr, dp, S, w));
         float *g = fresh(S * ld, 0), *d_g = dev(g, 4 * S * ld);
         RUN_OUT(perm ? "seg_mean_backward perm" : "seg_mean_backward", n, 0,
-                C->seg_mean_backward(out, ld, g, ld, L.ptr, p, S, w),
-                G->seg_mean_backward(d_out, ld, d_g, ld, d_ptr, dp, S, w));
+                C->seg_mean_backward(C->ctx, out, ld, g, ld, L.ptr, p, S, w),
+                G->seg_mean_backward(G->ctx, d_out, ld, d_g, ld, d_ptr, dp, S, w));
         // max: values, the argmax exactly (ties to the lowest position), then its backward
-        int64_t *arg = seer_malloc(8 * (size_t)(S * w)), *d_arg = G->alloc(8 * (size_t)(S * w));
+        int64_t *arg = seer_malloc(8 * (size_t)(S * w)), *d_arg = G->alloc(G->ctx, 8 * (size_t)(S * w));
         RUN_OUT(perm ? "seg_max_forward perm" : "seg_max_forward", S, 1,
-                C->seg_max_forward(out, ld, arg, in, ld, L.ptr, p, S, w),
-                G->seg_max_forward(d_out, ld, d_arg, d_in, ld, d_ptr, dp, S, w));
+                C->seg_max_forward(C->ctx, out, ld, arg, in, ld, L.ptr, p, S, w),
+                G->seg_max_forward(G->ctx, d_out, ld, d_arg, d_in, ld, d_ptr, dp, S, w));
         int64_t *garg = host_of(d_arg, 8 * (size_t)(S * w)), wrong = 0;
         for (int64_t i = 0; i < S * w; i++) wrong += arg[i] != garg[i];
         CHECK(wrong == 0, "seg_max_forward: %lld argmax entries differ", (long long)wrong);
         RUN_OUT(perm ? "seg_max_backward perm" : "seg_max_backward", n, 0,
-                C->seg_max_backward(out, ld, g, ld, arg, S, w),
-                G->seg_max_backward(d_out, ld, d_g, ld, d_arg, S, w));
-        free(arg), free(garg), G->release(d_arg), free(g), G->release(d_g);
+                C->seg_max_backward(C->ctx, out, ld, g, ld, arg, S, w),
+                G->seg_max_backward(G->ctx, d_out, ld, d_g, ld, d_arg, S, w));
+        free(arg), free(garg), G->release(G->ctx, d_arg), free(g), G->release(G->ctx, d_g);
     }
     // gathers: rows of in by an index with repeats
     int64_t m = 5000, *idx = seer_malloc(8 * (size_t)m);
     for (int64_t i = 0; i < m; i++) idx[i] = (int64_t)rng_below(&rng, (uint64_t)n);
     int64_t *d_idx = dev(idx, 8 * m);
-    RUN_OUT("gather_forward", m, 1, C->gather_forward(out, ld, in, ld, idx, m, w, 0),
-            G->gather_forward(d_out, ld, d_in, ld, d_idx, m, w, 0));
-    RUN_OUT("gather_forward accumulate", m, 0, C->gather_forward(out, ld, in, ld, idx, m, w, 1),
-            G->gather_forward(d_out, ld, d_in, ld, d_idx, m, w, 1));
-    RUN_OUT("add_rows", n, 0, C->add_rows(out, ld, in, ld, n, w), G->add_rows(d_out, ld, d_in, ld, n, w));
-    RUN_OUT("copy_rows", n, 1, C->copy_rows(out, ld, in, ld, n, w), G->copy_rows(d_out, ld, d_in, ld, n, w));
-    free(idx), G->release(d_idx);
+    RUN_OUT("gather_forward", m, 1, C->gather_forward(C->ctx, out, ld, in, ld, idx, m, w, 0),
+            G->gather_forward(G->ctx, d_out, ld, d_in, ld, d_idx, m, w, 0));
+    RUN_OUT("gather_forward accumulate", m, 0, C->gather_forward(C->ctx, out, ld, in, ld, idx, m, w, 1),
+            G->gather_forward(G->ctx, d_out, ld, d_in, ld, d_idx, m, w, 1));
+    RUN_OUT("add_rows", n, 0, C->add_rows(C->ctx, out, ld, in, ld, n, w), G->add_rows(G->ctx, d_out, ld, d_in, ld, n, w));
+    RUN_OUT("copy_rows", n, 1, C->copy_rows(C->ctx, out, ld, in, ld, n, w), G->copy_rows(G->ctx, d_out, ld, d_in, ld, n, w));
+    free(idx), G->release(G->ctx, d_idx);
 
     // attention pooling over contiguous segments (in contiguous, width w)
     float *x = fresh(n * w, 0), *score = fresh(n, 0), *dout = fresh(S * w, 0);
@@ -192,8 +193,8 @@ static void test_sparse(int w, int64_t huge) {
     float *d_x = dev(x, 4 * n * w), *d_score = dev(score, 4 * n), *d_dout = dev(dout, 4 * S * w);
     float *out = fresh(S * w, 1), *alpha = fresh(n, 1);
     float *d_out = dev(out, 4 * S * w), *d_alpha = dev(alpha, 4 * n);
-    C->attn_pool_forward(out, alpha, x, score, L.ptr, S, w);
-    G->attn_pool_forward(d_out, d_alpha, d_x, d_score, d_ptr, S, w);
+    C->attn_pool_forward(C->ctx, out, alpha, x, score, L.ptr, S, w);
+    G->attn_pool_forward(G->ctx, d_out, d_alpha, d_x, d_score, d_ptr, S, w);
     float *gout = host_of(d_out, 4 * S * w), *galpha = host_of(d_alpha, 4 * n);
     snprintf(what, sizeof what, "attn_pool_forward out w=%d", w);
     same(what, out, gout, S * w, 1e-5);
@@ -201,8 +202,8 @@ static void test_sparse(int w, int64_t huge) {
     same(what, alpha, galpha, n, 1e-5);
     float *din = fresh(n * w, 0), *dscore = fresh(n, 0);
     float *d_din = dev(din, 4 * n * w), *d_dscore = dev(dscore, 4 * n);
-    C->attn_pool_backward(din, dscore, dout, x, out, alpha, L.ptr, S, w);
-    G->attn_pool_backward(d_din, d_dscore, d_dout, d_x, d_out, d_alpha, d_ptr, S, w);
+    C->attn_pool_backward(C->ctx, din, dscore, dout, x, out, alpha, L.ptr, S, w);
+    G->attn_pool_backward(G->ctx, d_din, d_dscore, d_dout, d_x, d_out, d_alpha, d_ptr, S, w);
     float *gdin = host_of(d_din, 4 * n * w), *gds = host_of(d_dscore, 4 * n);
     snprintf(what, sizeof what, "attn_pool_backward din w=%d", w);
     same(what, din, gdin, n * w, 1e-5);
@@ -210,19 +211,19 @@ static void test_sparse(int w, int64_t huge) {
     same(what, dscore, gds, n, 1e-5);
     free(x), free(score), free(dout), free(out), free(alpha), free(gout), free(galpha);
     free(din), free(dscore), free(gdin), free(gds);
-    G->release(d_x), G->release(d_score), G->release(d_dout), G->release(d_out);
-    G->release(d_alpha), G->release(d_din), G->release(d_dscore);
+    G->release(G->ctx, d_x), G->release(G->ctx, d_score), G->release(G->ctx, d_dout), G->release(G->ctx, d_out);
+    G->release(G->ctx, d_alpha), G->release(G->ctx, d_din), G->release(G->ctx, d_dscore);
 
     // ReLU
     float *y = fresh(n * w, 0), *dx = fresh(n * w, 0);
     float *d_y = dev(y, 4 * n * w), *d_dx = dev(dx, 4 * n * w);
-    C->relu_backward(dx, y, n * w), G->relu_backward(d_dx, d_y, n * w);
-    C->relu_forward(y, n * w), G->relu_forward(d_y, n * w);
+    C->relu_backward(C->ctx, dx, y, n * w), G->relu_backward(G->ctx, d_dx, d_y, n * w);
+    C->relu_forward(C->ctx, y, n * w), G->relu_forward(G->ctx, d_y, n * w);
     float *gy = host_of(d_y, 4 * n * w), *gdx = host_of(d_dx, 4 * n * w);
     same("relu_forward", y, gy, n * w, 0);
     same("relu_backward", dx, gdx, n * w, 0);
-    free(y), free(dx), free(gy), free(gdx), G->release(d_y), G->release(d_dx);
-    G->release(d_in), G->release(d_ptr), G->release(d_perm);
+    free(y), free(dx), free(gy), free(gdx), G->release(G->ctx, d_y), G->release(G->ctx, d_dx);
+    G->release(G->ctx, d_in), G->release(G->ctx, d_ptr), G->release(G->ctx, d_perm);
     free(in), free(L.ptr), free(L.perm);
 #undef RUN_OUT
 }
@@ -234,17 +235,17 @@ static void test_optim(void) {
     float *d_p = dev(p, 4 * P), *d_g = dev(g, 4 * P), *d_m = dev(m, 4 * P), *d_v = dev(v, 4 * P);
     for (int kind = 0; kind < 2; kind++)
         for (int64_t t = 1; t <= 3; t++) {
-            C->adam_update(p, g, m, v, P, kind, 1e-3, 0.9, 0.999, 1e-8, 1e-2, t);
-            G->adam_update(d_p, d_g, d_m, d_v, P, kind, 1e-3, 0.9, 0.999, 1e-8, 1e-2, t);
+            C->adam_update(C->ctx, p, g, m, v, P, kind, 1e-3, 0.9, 0.999, 1e-8, 1e-2, t);
+            G->adam_update(G->ctx, d_p, d_g, d_m, d_v, P, kind, 1e-3, 0.9, 0.999, 1e-8, 1e-2, t);
         }
     float *gp = host_of(d_p, 4 * P), *gm = host_of(d_m, 4 * P), *gv = host_of(d_v, 4 * P);
     same("adam_update (adam, adamw; 3 steps each) p", p, gp, P, 1e-6);
     same("adam_update m", m, gm, P, 1e-6);
     same("adam_update v", v, gv, P, 1e-6);
-    double nc = C->grad_norm(g, P), ng = G->grad_norm(d_g, P);
+    double nc = C->grad_norm(C->ctx, g, P), ng = G->grad_norm(G->ctx, d_g, P);
     CHECK(close_enough(nc, ng, 1e-12, 0), "grad_norm: cpu %.17g gpu %.17g", nc, ng);
     printf("  %-44s cpu %.12g gpu %.12g\n", "grad_norm", nc, ng);
-    C->grad_scale(g, P, 0.37f), G->grad_scale(d_g, P, 0.37f);
+    C->grad_scale(C->ctx, g, P, 0.37f), G->grad_scale(G->ctx, d_g, P, 0.37f);
     float *gg = host_of(d_g, 4 * P);
     same("grad_scale", g, gg, P, 0);
     // PCGrad over 4 tasks (rows of stride P), trunk of P - 7 parameters
@@ -254,19 +255,19 @@ static void test_optim(void) {
     for (int64_t i = 0; i < tr; i++) Gt[P + i] = -0.5f * Gt[i] + 0.1f * Gt[P + i]; // conflicts
     float *d_G = dev(Gt, 4 * T * P), *out = fresh(tr, 1), *d_out = dev(out, 4 * tr);
     double *Gd = seer_malloc(8 * (size_t)(T * tr)), *o64 = seer_malloc(8 * (size_t)tr), K[16], K2[16];
-    double *d_Gd = G->alloc(8 * (size_t)(T * tr)), *d_o64 = G->alloc(8 * (size_t)tr);
+    double *d_Gd = G->alloc(G->ctx, 8 * (size_t)(T * tr)), *d_o64 = G->alloc(G->ctx, 8 * (size_t)tr);
     seer_rng r1, r2;
     rng_seed(&r1, 5), rng_seed(&r2, 5);
-    C->pcgrad_combine(Gt, P, T, tr, &r1, Gd, K, out, o64);
-    G->pcgrad_combine(d_G, P, T, tr, &r2, d_Gd, K2, d_out, d_o64);
+    C->pcgrad_combine(C->ctx, Gt, P, T, tr, &r1, Gd, K, out, o64);
+    G->pcgrad_combine(G->ctx, d_G, P, T, tr, &r2, d_Gd, K2, d_out, d_o64);
     float *gout = host_of(d_out, 4 * tr);
     same("pcgrad_combine (4 tasks, conflicting)", out, gout, tr, 1e-6);
     for (int i = 0; i < T * T; i++)
         CHECK(close_enough(K[i], K2[i], 1e-10, 1e-9), "pcgrad Gram[%d]: %g vs %g", i, K[i], K2[i]);
     free(p), free(g), free(m), free(v), free(gp), free(gm), free(gv), free(gg), free(Gt), free(out);
     free(Gd), free(o64), free(gout);
-    G->release(d_p), G->release(d_g), G->release(d_m), G->release(d_v), G->release(d_G);
-    G->release(d_out), G->release(d_Gd), G->release(d_o64);
+    G->release(G->ctx, d_p), G->release(G->ctx, d_g), G->release(G->ctx, d_m), G->release(G->ctx, d_v), G->release(G->ctx, d_G);
+    G->release(G->ctx, d_out), G->release(G->ctx, d_Gd), G->release(G->ctx, d_o64);
 }
 
 /* The masked MSE: per-label sums and the output gradient (all labels, and one task's column). */
@@ -278,22 +279,22 @@ static void test_loss(void) {
     for (int64_t i = 0; i < n; i++) tgt[i * M + 4] = NAN; // a label measured nowhere
     float *d_pred = dev(pred, 4 * n * M), *d_tgt = dev(tgt, 4 * n * M);
     double sc[10], sg[10];
-    C->loss_sums(pred, tgt, n, M, sc);
-    G->loss_sums(d_pred, d_tgt, n, M, sg);
+    C->loss_sums(C->ctx, pred, tgt, n, M, sc);
+    G->loss_sums(G->ctx, d_pred, d_tgt, n, M, sg);
     for (int k = 0; k < 2 * M; k++)
         CHECK(close_enough(sc[k], sg[k], 1e-12, 0), "loss_sums[%d]: cpu %.17g gpu %.17g", k, sc[k], sg[k]);
     printf("  %-44s counts %g..., squares %.12g vs %.12g\n", "loss_sums", sg[0], sc[1], sg[1]);
     for (int task = -1; task < M; task += 3) {
         float *dp = fresh(n * M, 1), *d_dp = dev(dp, 4 * n * M);
-        C->loss_grad(dp, pred, tgt, n, M, sc, task);
-        G->loss_grad(d_dp, d_pred, d_tgt, n, M, sc, task);
+        C->loss_grad(C->ctx, dp, pred, tgt, n, M, sc, task);
+        G->loss_grad(G->ctx, d_dp, d_pred, d_tgt, n, M, sc, task);
         float *got = host_of(d_dp, 4 * n * M);
         char what[64];
         snprintf(what, sizeof what, "loss_grad task=%d", task);
         same(what, dp, got, n * M, 1e-6);
-        free(dp), free(got), G->release(d_dp);
+        free(dp), free(got), G->release(G->ctx, d_dp);
     }
-    free(pred), free(tgt), G->release(d_pred), G->release(d_tgt);
+    free(pred), free(tgt), G->release(G->ctx, d_pred), G->release(G->ctx, d_tgt);
 }
 
 /* Resident data: batches assembled on the GPU equal batch_build's on the CPU, array for array. */
@@ -304,7 +305,10 @@ static void test_assemble(void) {
     int M = 2;
     float *targets = fresh(ds.G * M, 0);
     targets[3] = NAN;
-    size_t bytes = cuda_shard_upload(&sh, &ds, targets, M);
+    cuda_shard_src src;
+    cuda_shard_src_make(&src, &ds, targets, M);
+    size_t bytes = cuda_shard_upload(&sh, &src);
+    cuda_shard_src_free(&src);
     graph_batch b;
     batch_init(&b, ds.G, ds.N, ds.E, ds.Fn, ds.Fe, ds.Fg, M, ds.n_ops);
     b.want_extra = 0;
@@ -335,7 +339,7 @@ static void test_assemble(void) {
         float *py = fresh(nG * M, 1);
         o.y = dev(py, 4 * (size_t)(nG * M + 1));
         int64_t gN, gE;
-        cuda_batch_assemble(&sh, &ds, ids, n, &o, &gN, &gE);
+        cuda_batch_assemble(&sh, ds.node_ptr, ds.edge_ptr, ids, n, &o, &gN, &gE);
         CHECK(gN == N && gE == E, "assembled sizes %lld/%lld, batch_build %lld/%lld", (long long)gN,
               (long long)gE, (long long)N, (long long)E);
         int64_t differ = 0;
@@ -346,7 +350,7 @@ static void test_assemble(void) {
                     if (!differ++) CHECK(0, "%s[%lld]: gpu %lld cpu %lld", name[k], (long long)i,
                                          (long long)got[i], (long long)want[k][i]);
                 }
-            free(got), G->release(*fi[k]);
+            free(got), G->release(G->ctx, *fi[k]);
         }
         float *gx = host_of(o.xn, 4 * (size_t)(N * ds.Fn)), *ge = host_of(o.xe, 4 * (size_t)(E * ds.Fe));
         float *gg = host_of(o.xg, 4 * (size_t)(nG * ds.Fg));
@@ -355,12 +359,12 @@ static void test_assemble(void) {
         differ += memcmp(gg, b.xg, 4 * (size_t)(nG * ds.Fg)) != 0;
         float *gy = host_of(o.y, 4 * (size_t)(nG * M));
         differ += memcmp(gy, b.y, 4 * (size_t)(nG * M)) != 0; // NaN included, bit for bit
-        free(gy), free(py), G->release(o.y);
+        free(gy), free(py), G->release(G->ctx, o.y);
         CHECK(differ == 0, "batch of %lld graphs: %lld arrays or elements differ", (long long)n, (long long)differ);
         printf("  %-44s %lld graphs, %lld nodes, %lld edges: %s\n", "cuda_batch_assemble", (long long)n,
                (long long)N, (long long)E, differ ? "DIFFERS" : "equal to batch_build");
         free(gx), free(ge), free(gg), free(pn), free(pe), free(pg);
-        G->release(o.xn), G->release(o.xe), G->release(o.xg);
+        G->release(G->ctx, o.xn), G->release(G->ctx, o.xe), G->release(G->ctx, o.xg);
     }
     printf("  resident shard: %zu bytes\n", bytes);
     free(ids), free(targets);

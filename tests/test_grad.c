@@ -93,12 +93,12 @@ static void op_forward(op_ctx *c) {
     graph_batch *b = &c->b;
     int w = c->w;
     switch (c->op) {
-    case OP_SEG_MEAN_IN: be->seg_mean_forward(c->out, w, c->in, w, b->in_ptr, b->in_idx, b->N, w); break;
-    case OP_SEG_MAX_IN: be->seg_max_forward(c->out, w, c->arg, c->in, w, b->in_ptr, b->in_idx, b->N, w); break;
-    case OP_SEG_MAX_POOL: be->seg_max_forward(c->out, w, c->arg, c->in, w, b->node_ptr, NULL, b->G, w); break;
-    case OP_ATTN: be->attn_pool_forward(c->out, c->alpha, c->in, c->score, b->node_ptr, b->G, w); break;
-    case OP_GATHER_SRC: be->gather_forward(c->out, w, c->in, w, b->src, b->E, w, 0); break;
-    case OP_GATHER_GRAPH: be->gather_forward(c->out, w, c->in, w, b->node_graph, b->N, w, 0); break;
+    case OP_SEG_MEAN_IN: be->seg_mean_forward(be->ctx, c->out, w, c->in, w, b->in_ptr, b->in_idx, b->N, w); break;
+    case OP_SEG_MAX_IN: be->seg_max_forward(be->ctx, c->out, w, c->arg, c->in, w, b->in_ptr, b->in_idx, b->N, w); break;
+    case OP_SEG_MAX_POOL: be->seg_max_forward(be->ctx, c->out, w, c->arg, c->in, w, b->node_ptr, NULL, b->G, w); break;
+    case OP_ATTN: be->attn_pool_forward(be->ctx, c->out, c->alpha, c->in, c->score, b->node_ptr, b->G, w); break;
+    case OP_GATHER_SRC: be->gather_forward(be->ctx, c->out, w, c->in, w, b->src, b->E, w, 0); break;
+    case OP_GATHER_GRAPH: be->gather_forward(be->ctx, c->out, w, c->in, w, b->node_graph, b->N, w, 0); break;
     }
 }
 
@@ -112,12 +112,12 @@ static void op_backward(op_ctx *c, float *din, float *dscore) {
     graph_batch *b = &c->b;
     int w = c->w;
     switch (c->op) {
-    case OP_SEG_MEAN_IN: be->seg_mean_backward(din, w, c->wout, w, b->in_ptr, b->in_idx, b->N, w); break;
+    case OP_SEG_MEAN_IN: be->seg_mean_backward(be->ctx, din, w, c->wout, w, b->in_ptr, b->in_idx, b->N, w); break;
     case OP_SEG_MAX_IN:
-    case OP_SEG_MAX_POOL: be->seg_max_backward(din, w, c->wout, w, c->arg, op_rows_out(c), w); break;
-    case OP_ATTN: be->attn_pool_backward(din, dscore, c->wout, c->in, c->out, c->alpha, b->node_ptr, b->G, w); break;
-    case OP_GATHER_SRC: be->seg_sum_forward(din, w, c->wout, w, b->out_ptr, b->out_idx, b->N, w); break;
-    case OP_GATHER_GRAPH: be->seg_sum_forward(din, w, c->wout, w, b->node_ptr, NULL, b->G, w); break;
+    case OP_SEG_MAX_POOL: be->seg_max_backward(be->ctx, din, w, c->wout, w, c->arg, op_rows_out(c), w); break;
+    case OP_ATTN: be->attn_pool_backward(be->ctx, din, dscore, c->wout, c->in, c->out, c->alpha, b->node_ptr, b->G, w); break;
+    case OP_GATHER_SRC: be->seg_sum_forward(be->ctx, din, w, c->wout, w, b->out_ptr, b->out_idx, b->N, w); break;
+    case OP_GATHER_GRAPH: be->seg_sum_forward(be->ctx, din, w, c->wout, w, b->node_ptr, NULL, b->G, w); break;
     }
 }
 
@@ -202,11 +202,11 @@ static void check_ops(void) {
         float *dW = seer_calloc(20, 4), *db = seer_calloc(4, 4), *dy = seer_malloc(4 * 28);
         fill(x, 35), fill(W, 20), fill(bb, 4), fill(wy, 28);
         for (int relu = 0; relu < 2; relu++) {
-            be->linear_forward(y, fout, x, fin, W, fin, bb, n, fin, fout, relu ? LIN_RELU : 0);
+            be->linear_forward(be->ctx, y, fout, x, fin, W, fin, bb, n, fin, fout, relu ? LIN_RELU : 0);
             memcpy(dy, wy, sizeof(float) * 28);
-            if (relu) be->relu_backward(dy, y, 28);
+            if (relu) be->relu_backward(be->ctx, dy, y, 28);
             memset(dx, 0, 4 * 35), memset(dW, 0, 4 * 20), memset(db, 0, 4 * 4);
-            be->linear_backward(dx, fin, dW, fin, db, dy, fout, x, fin, W, n, fin, fout);
+            be->linear_backward(be->ctx, dx, fin, dW, fin, db, dy, fout, x, fin, W, n, fin, fout);
             for (int which = 0; which < 3; which++) {
                 float *buf = which == 0 ? x : which == 1 ? W : bb;
                 float *ana = which == 0 ? dx : which == 1 ? dW : db;
@@ -214,10 +214,10 @@ static void check_ops(void) {
                 for (int64_t i = 0; i < cnt; i++) {
                     float keep = buf[i];
                     buf[i] = keep + 1e-3f;
-                    be->linear_forward(y, fout, x, fin, W, fin, bb, n, fin, fout, relu ? LIN_RELU : 0);
+                    be->linear_forward(be->ctx, y, fout, x, fin, W, fin, bb, n, fin, fout, relu ? LIN_RELU : 0);
                     double lp = dotw(y, wy, 28);
                     buf[i] = keep - 1e-3f;
-                    be->linear_forward(y, fout, x, fin, W, fin, bb, n, fin, fout, relu ? LIN_RELU : 0);
+                    be->linear_forward(be->ctx, y, fout, x, fin, W, fin, bb, n, fin, fout, relu ? LIN_RELU : 0);
                     double lm = dotw(y, wy, 28);
                     buf[i] = keep;
                     double fd = (lp - lm) / 2e-3;

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -402,9 +401,12 @@ static void last_line(const char *path, char *out, size_t len) {
 static int prepare_trial(const sweep *s, trial *x, int k, int max_epochs) {
     char dir[700];
     trial_dir(s, k, dir, sizeof dir);
-    mkdir(dir, 0755);
     seer_config cfg;
     seer_err err;
+    if (seer_mkdir_p(dir, &err)) {
+        snprintf(x->error, sizeof x->error, "%s", err.msg);
+        return -1;
+    }
     config_defaults(&cfg);
     int rc = config_load(&cfg, s->base, &err);
     for (int i = 0; !rc && i < s->n_sets; i++) rc = config_set(&cfg, s->sets[i], &err);
@@ -681,9 +683,8 @@ int main(int argc, char **argv) {
     char dir[700];
     snprintf(dir, sizeof dir, "%s/%s", s.dir, s.name);
     snprintf(s.dir, sizeof s.dir, "%s", dir);
-    char cmd[800];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", s.dir);
-    if (system(cmd) != 0) seer_die("%s: cannot create the sweep folder", s.dir);
+    seer_err derr;
+    if (seer_mkdir_p(s.dir, &derr)) seer_die("%s", derr.msg);
 
     int n = make_trials(&s, t);
     if (n < 0) seer_die("%s: more than %d trials", path, MAX_TRIALS);
@@ -736,7 +737,7 @@ int main(int argc, char **argv) {
     if (plot) {
         // scripts/sweep_plot.py of the source tree ($SEER_SOURCE_DIR, else the one built from)
         const char *src = getenv("SEER_SOURCE_DIR");
-        char script[1200];
+        char script[1200], cmd[2600];
         snprintf(script, sizeof script, "%s/scripts/sweep_plot.py", src ? src : SEER_SOURCE_DIR);
         snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s' '%s/results.csv' '%s/plot.png' 2>&1", script, s.dir, s.dir);
         if (access(script, R_OK) == 0 && system(cmd) == 0) printf("plot: %s/plot.png\n", s.dir);

@@ -27,7 +27,8 @@
 #define ROW(p, ld, i) ((p) + (int64_t)(i) * (ld))
 #define POS(perm, k) ((perm) ? (perm)[k] : (k))
 
-static void *cpu_alloc(size_t bytes) {
+static void *cpu_alloc(void *ctx, size_t bytes) {
+    (void)ctx;
     // 64-byte alignment for vector loads; round the size up as aligned_alloc requires.
     size_t n = (bytes + 63) & ~(size_t)63;
     void *p = aligned_alloc(64, n ? n : 64);
@@ -36,12 +37,15 @@ static void *cpu_alloc(size_t bytes) {
 #endif
     return p;
 }
-static void cpu_release(void *p) { free(p); }
-static void cpu_zero(void *p, size_t bytes) { memset(p, 0, bytes); }
-static void cpu_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
+static void cpu_release(void *ctx, void *p) { (void)ctx, free(p); }
+static void cpu_zero(void *ctx, void *p, size_t bytes) { (void)ctx, memset(p, 0, bytes); }
+static void cpu_copy(void *ctx, void *dst, const void *src, size_t bytes) {
+    (void)ctx, memcpy(dst, src, bytes);
+}
 
-void linear_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, const float *w,
+void linear_forward_cpu(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi, const float *w,
                         int64_t ldw, const float *b, int64_t n, int fin, int fout, int flags) {
+    (void)ctx;
     if (n == 0) return;
 #ifdef SEER_LIBSEER
     // libseer: one fused pass (bias and ReLU in the product's epilogue)
@@ -79,7 +83,8 @@ void linear_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, c
 static float *ones = NULL;
 static int64_t n_ones = 0;
 
-static void cpu_reserve(int64_t rows) {
+static void cpu_reserve(void *ctx, int64_t rows) {
+    (void)ctx;
     if (rows <= n_ones) return;
     float *p = aligned_alloc(64, ((size_t)rows * sizeof(float) + 63) & ~(size_t)63);
     if (!p) seer_die("out of memory allocating %lld floats", (long long)rows);
@@ -88,9 +93,10 @@ static void cpu_reserve(int64_t rows) {
     ones = p, n_ones = rows;
 }
 
-void linear_backward_cpu(float *din, int64_t lddi, float *dw, int64_t ldw, float *db,
+void linear_backward_cpu(void *ctx, float *din, int64_t lddi, float *dw, int64_t ldw, float *db,
                          const float *dout, int64_t lddo, const float *in, int64_t ldi,
                          const float *w, int64_t n, int fin, int fout) {
+    (void)ctx;
     if (n == 0) return;
     if (din)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, fin, fout, 1.0f, dout,
@@ -99,25 +105,28 @@ void linear_backward_cpu(float *din, int64_t lddi, float *dw, int64_t ldw, float
                 in, (int)ldi, 1.0f, dw, (int)ldw);
     if (db) {
         // a caller that did not reserve (a unit test of one op) sizes the vector here
-        if (n > n_ones) cpu_reserve(n);
+        if (n > n_ones) cpu_reserve(ctx, n);
         cblas_sgemv(CblasRowMajor, CblasTrans, (int)n, fout, 1.0f, dout, (int)lddo, ones, 1, 1.0f,
                     db, 1);
     }
 }
 
-void relu_forward_cpu(float *y, int64_t count) {
+void relu_forward_cpu(void *ctx, float *y, int64_t count) {
+    (void)ctx;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < count; i++) y[i] = y[i] > 0.0f ? y[i] : 0.0f;
 }
 
-void relu_backward_cpu(float *dx, const float *y, int64_t count) {
+void relu_backward_cpu(void *ctx, float *dx, const float *y, int64_t count) {
+    (void)ctx;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < count; i++)
         if (!(y[i] > 0.0f)) dx[i] = 0.0f;
 }
 
-void gather_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, const int64_t *idx,
+void gather_forward_cpu(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi, const int64_t *idx,
                         int64_t n, int w, int accumulate) {
+    (void)ctx;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++) {
         float *o = ROW(out, ldo, i);
@@ -129,8 +138,9 @@ void gather_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, c
     }
 }
 
-void seg_sum_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, const int64_t *ptr,
+void seg_sum_forward_cpu(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi, const int64_t *ptr,
                          const int64_t *perm, int64_t S, int w) {
+    (void)ctx;
 #pragma omp parallel for schedule(dynamic, 64)
     for (int64_t s = 0; s < S; s++) {
         float *o = ROW(out, ldo, s);
@@ -141,8 +151,9 @@ void seg_sum_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, 
     }
 }
 
-void seg_mean_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi,
+void seg_mean_forward_cpu(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi,
                           const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
+    (void)ctx;
 #pragma omp parallel for schedule(dynamic, 64)
     for (int64_t s = 0; s < S; s++) {
         float *o = ROW(out, ldo, s);
@@ -157,8 +168,9 @@ void seg_mean_forward_cpu(float *out, int64_t ldo, const float *in, int64_t ldi,
     }
 }
 
-void seg_mean_backward_cpu(float *din, int64_t lddi, const float *dout, int64_t lddo,
+void seg_mean_backward_cpu(void *ctx, float *din, int64_t lddi, const float *dout, int64_t lddo,
                            const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
+    (void)ctx;
     // Each row belongs to one segment, so segments write disjoint rows: no races.
 #pragma omp parallel for schedule(dynamic, 64)
     for (int64_t s = 0; s < S; s++) {
@@ -173,8 +185,9 @@ void seg_mean_backward_cpu(float *din, int64_t lddi, const float *dout, int64_t 
     }
 }
 
-void seg_max_forward_cpu(float *out, int64_t ldo, int64_t *arg, const float *in, int64_t ldi,
+void seg_max_forward_cpu(void *ctx, float *out, int64_t ldo, int64_t *arg, const float *in, int64_t ldi,
                          const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
+    (void)ctx;
 #pragma omp parallel for schedule(dynamic, 64)
     for (int64_t s = 0; s < S; s++) {
         float *o = ROW(out, ldo, s);
@@ -198,8 +211,9 @@ void seg_max_forward_cpu(float *out, int64_t ldo, int64_t *arg, const float *in,
     }
 }
 
-void seg_max_backward_cpu(float *din, int64_t lddi, const float *dout, int64_t lddo,
+void seg_max_backward_cpu(void *ctx, float *din, int64_t lddi, const float *dout, int64_t lddo,
                           const int64_t *arg, int64_t S, int w) {
+    (void)ctx;
     // arg rows of distinct segments are distinct (each row is in one segment): no races.
 #pragma omp parallel for schedule(static)
     for (int64_t s = 0; s < S; s++) {
@@ -210,8 +224,9 @@ void seg_max_backward_cpu(float *din, int64_t lddi, const float *dout, int64_t l
     }
 }
 
-void attn_pool_forward_cpu(float *out, float *alpha, const float *in, const float *score,
+void attn_pool_forward_cpu(void *ctx, float *out, float *alpha, const float *in, const float *score,
                            const int64_t *ptr, int64_t S, int w) {
+    (void)ctx;
 #pragma omp parallel for schedule(dynamic, 16)
     for (int64_t s = 0; s < S; s++) {
         float *o = out + s * (int64_t)w;
@@ -230,9 +245,10 @@ void attn_pool_forward_cpu(float *out, float *alpha, const float *in, const floa
     }
 }
 
-void attn_pool_backward_cpu(float *din, float *dscore, const float *dout, const float *in,
+void attn_pool_backward_cpu(void *ctx, float *din, float *dscore, const float *dout, const float *in,
                             const float *out, const float *alpha, const int64_t *ptr, int64_t S,
                             int w) {
+    (void)ctx;
     // d in_k = alpha_k dout;  d score_k = alpha_k (in_k . dout - out . dout).
 #pragma omp parallel for schedule(dynamic, 16)
     for (int64_t s = 0; s < S; s++) {
@@ -251,7 +267,8 @@ void attn_pool_backward_cpu(float *din, float *dscore, const float *dout, const 
     }
 }
 
-void add_rows_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
+void add_rows_cpu(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
+    (void)ctx;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++) {
         float *o = ROW(out, ldo, i);
@@ -260,11 +277,35 @@ void add_rows_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t
     }
 }
 
-void copy_rows_cpu(float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
+void copy_rows_cpu(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
+    (void)ctx;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++)
         memcpy(ROW(out, ldo, i), ROW(in, ldi, i), sizeof(float) * (size_t)w);
 }
+
+#ifndef SEER_LIBSEER
+/* The training ops (backend/adam.h, pcgrad.h, loss.h) behind the table's signature. */
+static void adam_update_cpu(void *ctx, float *p, const float *g, float *m, float *v, int64_t P,
+                            int kind, double lr, double beta1, double beta2, double eps, double wd,
+                            int64_t t) {
+    (void)ctx, adam_update(p, g, m, v, P, kind, lr, beta1, beta2, eps, wd, t);
+}
+static double grad_norm_cpu(void *ctx, const float *g, int64_t P) { return (void)ctx, grad_norm(g, P); }
+static void grad_scale_cpu(void *ctx, float *g, int64_t P, float s) { (void)ctx, grad_scale(g, P, s); }
+static void pcgrad_combine_cpu(void *ctx, const float *G, int64_t ldg, int T, int64_t P,
+                               seer_rng *rng, double *Gd, double *K, float *out, double *out64) {
+    (void)ctx, pcgrad_combine(G, ldg, T, P, rng, Gd, K, out, out64);
+}
+static void loss_sums_cpu(void *ctx, const float *pred, const float *target, int64_t G, int M,
+                          double *sums) {
+    (void)ctx, loss_mse_sums(pred, target, G, M, sums);
+}
+static void loss_grad_cpu(void *ctx, float *dpred, const float *pred, const float *target,
+                          int64_t G, int M, const double *sums, int task) {
+    (void)ctx, loss_mse_grad(dpred, pred, target, G, M, sums, task);
+}
+#endif
 
 static const seer_backend cpu_backend = {
     .name = "cpu",
@@ -289,12 +330,12 @@ static const seer_backend cpu_backend = {
     .add_rows = add_rows_cpu,
     .copy_rows = copy_rows_cpu,
 #ifndef SEER_LIBSEER
-    .adam_update = adam_update,
-    .grad_norm = grad_norm,
-    .grad_scale = grad_scale,
-    .pcgrad_combine = pcgrad_combine,
-    .loss_sums = loss_mse_sums,
-    .loss_grad = loss_mse_grad,
+    .adam_update = adam_update_cpu,
+    .grad_norm = grad_norm_cpu,
+    .grad_scale = grad_scale_cpu,
+    .pcgrad_combine = pcgrad_combine_cpu,
+    .loss_sums = loss_sums_cpu,
+    .loss_grad = loss_grad_cpu,
 #endif
 };
 

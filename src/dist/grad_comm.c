@@ -48,9 +48,9 @@ void grad_comm_sum(grad_comm *c, float *x, int64_t n) {
         return;
     }
 #endif
-    c->be->download(c->stage, x, sizeof(float) * (size_t)n);
+    c->be->download(c->be->ctx, c->stage, x, sizeof(float) * (size_t)n);
     dist_sum_f32(c->stage, n);
-    c->be->upload(x, c->stage, sizeof(float) * (size_t)n);
+    c->be->upload(c->be->ctx, x, c->stage, sizeof(float) * (size_t)n);
 }
 
 void grad_comm_free(grad_comm *c) {

@@ -54,8 +54,8 @@ static void gcn_forward(const model *m, const seer_backend *be, const float *par
     gcn_acts *a = SA(act);
     const edge_set *es = &in->x->gcn;
     int64_t N = in->N, V = es->V, Fn = m->Fn, H = m->H;
-    be->copy_rows(a->px[0], Fn, in->xn, Fn, N, (int)Fn);
-    be->zero(a->px[0] + N * Fn, sizeof(float) * (size_t)(in->G * Fn)); // global nodes: zero input
+    be->copy_rows(be->ctx, a->px[0], Fn, in->xn, Fn, N, (int)Fn);
+    be->zero(be->ctx, a->px[0] + N * Fn, sizeof(float) * (size_t)(in->G * Fn)); // global nodes: zero input
     for (int l = 0; l < m->L; l++) {
         int64_t w = l ? H : Fn;
         layer_nbr_mean_fwd(be, es, a->px[l], w, a->msg[l], a->agg[l]);
@@ -78,7 +78,7 @@ static void gcn_backward(const model *m, const seer_backend *be, const float *pa
     int64_t V = es->V, Fn = m->Fn, H = m->H;
     for (int l = m->L - 1; l >= 0; l--) {
         int64_t w = l ? H : Fn;
-        be->relu_backward(d->px[l + 1], a->px[l + 1], V * H);
+        be->relu_backward(be->ctx, d->px[l + 1], a->px[l + 1], V * H);
         layer_lin_bwd(be, params, grads, sp->layer[l], d->agg[l], w, d->px[l + 1], H, a->agg[l], w, V);
         // the input features get no gradient: layer 0's gather needs no backward
         layer_nbr_mean_bwd(be, es, w, d->msg[l], d->agg[l], l > 0 ? d->px[l] : NULL);

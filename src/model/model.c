@@ -128,27 +128,27 @@ int model_acts_init(model_acts *a, const model *m, const seer_backend *be, int64
     memset(a, 0, sizeof *a);
     a->cap_N = cap_N, a->cap_E = cap_E, a->cap_G = cap_G;
     layout(a, m, NULL, NULL);
-    a->fbase = be->alloc(a->fcount * sizeof(float));
-    a->ibase = be->alloc((a->icount ? a->icount : 1) * sizeof(int64_t));
+    a->fbase = be->alloc(be->ctx, a->fcount * sizeof(float));
+    a->ibase = be->alloc(be->ctx, (a->icount ? a->icount : 1) * sizeof(int64_t));
     if (!a->fbase || !a->ibase) {
         model_acts_free(a, be);
         return -1;
     }
-    be->zero(a->fbase, a->fcount * sizeof(float));
+    be->zero(be->ctx, a->fbase, a->fcount * sizeof(float));
     layout(a, m, a->fbase, a->ibase);
     // every product runs over at most the nodes, the edges, the graphs, or nodes and graphs
-    if (be->reserve) be->reserve(cap_N + cap_E + cap_G);
+    if (be->reserve) be->reserve(be->ctx, cap_N + cap_E + cap_G);
     return 0;
 }
 
 void model_acts_free(model_acts *a, const seer_backend *be) {
-    be->release(a->fbase);
-    be->release(a->ibase);
+    be->release(be->ctx, a->fbase);
+    be->release(be->ctx, a->ibase);
     memset(a, 0, sizeof *a);
 }
 
 void model_acts_zero(model_acts *a, const seer_backend *be) {
-    be->zero(a->fbase, a->fcount * sizeof(float));
+    be->zero(be->ctx, a->fbase, a->fcount * sizeof(float));
 }
 
 model_input model_input_from_batch(const graph_batch *b) {
@@ -169,13 +169,13 @@ model_input model_input_from_batch(const graph_batch *b) {
 
 void layer_lin_fwd(const seer_backend *be, const float *params, lin_p l, float *out, int64_t ldo,
                    const float *x, int64_t ldx, int64_t n, int flags) {
-    be->linear_forward(out, ldo, x, ldx, P(l.w), l.fin, P(l.b), n, l.fin, l.fout, flags);
+    be->linear_forward(be->ctx, out, ldo, x, ldx, P(l.w), l.fin, P(l.b), n, l.fin, l.fout, flags);
 }
 
 void layer_lin_bwd(const seer_backend *be, const float *params, float *grads, lin_p l, float *dx,
                    int64_t lddx, const float *dout, int64_t lddo, const float *x, int64_t ldx,
                    int64_t n) {
-    be->linear_backward(dx, lddx, D(l.w), l.fin, D(l.b), dout, lddo, x, ldx, P(l.w), n, l.fin,
+    be->linear_backward(be->ctx, dx, lddx, D(l.w), l.fin, D(l.b), dout, lddo, x, ldx, P(l.w), n, l.fin,
                         l.fout);
 }
 
@@ -189,20 +189,20 @@ void layer_mlp_bwd(const seer_backend *be, const float *params, float *grads, ml
                    const float *x, int64_t ldx, float *dx, int64_t lddx, int64_t n, mlp_act a,
                    float *dhid, const float *dout) {
     layer_lin_bwd(be, params, grads, p.l2, dhid, p.l1.fout, dout, p.l2.fout, a.hid, p.l1.fout, n);
-    be->relu_backward(dhid, a.hid, n * p.l1.fout);
+    be->relu_backward(be->ctx, dhid, a.hid, n * p.l1.fout);
     layer_lin_bwd(be, params, grads, p.l1, dx, lddx, dhid, p.l1.fout, x, ldx, n);
 }
 
 void layer_nbr_mean_fwd(const seer_backend *be, const edge_set *es, const float *x, int64_t w,
                         float *msg, float *agg) {
-    be->gather_forward(msg, w, x, w, es->src, es->E, (int)w, 0);
-    be->seg_mean_forward(agg, w, msg, w, es->in_ptr, es->in_idx, es->V, (int)w);
+    be->gather_forward(be->ctx, msg, w, x, w, es->src, es->E, (int)w, 0);
+    be->seg_mean_forward(be->ctx, agg, w, msg, w, es->in_ptr, es->in_idx, es->V, (int)w);
 }
 
 void layer_nbr_mean_bwd(const seer_backend *be, const edge_set *es, int64_t w, float *dmsg,
                         const float *dagg, float *dx) {
-    be->seg_mean_backward(dmsg, w, dagg, w, es->in_ptr, es->in_idx, es->V, (int)w);
-    if (dx) be->seg_sum_forward(dx, w, dmsg, w, es->out_ptr, es->out_idx, es->V, (int)w);
+    be->seg_mean_backward(be->ctx, dmsg, w, dagg, w, es->in_ptr, es->in_idx, es->V, (int)w);
+    if (dx) be->seg_sum_forward(be->ctx, dx, w, dmsg, w, es->out_ptr, es->out_idx, es->V, (int)w);
 }
 
 /* ---- forward and backward: the trunk, then one head per label ---- */
@@ -227,7 +227,7 @@ void model_backward(const model *m, const seer_backend *be, const float *params,
         float *hid = a->head_hid + (int64_t)h * a->cap_G * hh;
         float *dhid = d->head_hid + (int64_t)h * d->cap_G * hh;
         layer_lin_bwd(be, params, grads, m->head[h].l2, dhid, hh, d->pred + h, m->M, hid, hh, in->G);
-        be->relu_backward(dhid, hid, in->G * hh);
+        be->relu_backward(be->ctx, dhid, hid, in->G * hh);
         layer_lin_bwd(be, params, grads, m->head[h].l1, d->emb, m->D, dhid, hh, a->emb, m->D, in->G);
     }
     m->ops->backward(m, be, params, grads, in, a, d);

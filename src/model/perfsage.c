@@ -70,15 +70,15 @@ static void sage_forward(const model *m, const seer_backend *be, const float *pa
     const edge_set *es = &in->x->sym;
     int H = m->H, Fn = m->Fn;
     int64_t V = es->V, in0 = Fn + m->emb, out_w = 2 * H;
-    be->copy_rows(a->px[0], in0, in->xn, Fn, in->N, Fn);
-    be->gather_forward(a->px[0] + Fn, in0, params + sp->embed, m->emb, in->x->op, in->N, m->emb, 0);
+    be->copy_rows(be->ctx, a->px[0], in0, in->xn, Fn, in->N, Fn);
+    be->gather_forward(be->ctx, a->px[0] + Fn, in0, params + sp->embed, m->emb, in->x->op, in->N, m->emb, 0);
     for (int l = 0; l < m->L; l++) {
         int64_t w = l ? out_w : in0;
         layer_nbr_mean_fwd(be, es, a->px[l], w, a->msg[l], a->agg[l]);
         layer_lin_fwd(be, params, sp->self[l], a->px[l + 1], out_w, a->px[l], w, V, LIN_RELU);
         layer_lin_fwd(be, params, sp->nbr[l], a->px[l + 1] + H, out_w, a->agg[l], w, V, LIN_RELU);
     }
-    be->seg_mean_forward(act->emb, out_w, a->px[m->L], out_w, in->node_ptr, NULL, in->G, (int)out_w);
+    be->seg_mean_forward(be->ctx, act->emb, out_w, a->px[m->L], out_w, in->node_ptr, NULL, in->G, (int)out_w);
 }
 
 static void sage_backward(const model *m, const seer_backend *be, const float *params,
@@ -90,17 +90,17 @@ static void sage_backward(const model *m, const seer_backend *be, const float *p
     const edge_set *es = &in->x->sym;
     int H = m->H, Fn = m->Fn;
     int64_t V = es->V, in0 = Fn + m->emb, out_w = 2 * H;
-    be->seg_mean_backward(d->px[m->L], out_w, dact->emb, out_w, in->node_ptr, NULL, in->G, (int)out_w);
+    be->seg_mean_backward(be->ctx, d->px[m->L], out_w, dact->emb, out_w, in->node_ptr, NULL, in->G, (int)out_w);
     for (int l = m->L - 1; l >= 0; l--) {
         int64_t w = l ? out_w : in0;
-        be->relu_backward(d->px[l + 1], a->px[l + 1], V * out_w);
+        be->relu_backward(be->ctx, d->px[l + 1], a->px[l + 1], V * out_w);
         layer_lin_bwd(be, params, grads, sp->self[l], d->px[l], w, d->px[l + 1], out_w, a->px[l], w, V);
         layer_lin_bwd(be, params, grads, sp->nbr[l], d->agg[l], w, d->px[l + 1] + H, out_w,
                       a->agg[l], w, V);
         layer_nbr_mean_bwd(be, es, w, d->msg[l], d->agg[l], d->px[l]);
     }
     // the embedding rows: nodes grouped by operator
-    be->seg_sum_forward(grads + sp->embed, m->emb, d->px[0] + Fn, in0, in->x->op_ptr,
+    be->seg_sum_forward(be->ctx, grads + sp->embed, m->emb, d->px[0] + Fn, in0, in->x->op_ptr,
                         in->x->op_idx, m->n_ops, m->emb);
 }
 

@@ -130,18 +130,18 @@ static void seernet_layout(model_acts *a, const model *m, act_arena *ar) {
  * rounding noise (which Adam would turn into full-size steps of a random walk). */
 static void attn_bwd(const seer_backend *be, const float *params, float *grads, lin_p l, float *dx,
                      const float *dscore, const float *x, int64_t n) {
-    be->linear_backward(dx, l.fin, D(l.w), l.fin, NULL, dscore, 1, x, l.fin, P(l.w), n, l.fin, 1);
+    be->linear_backward(be->ctx, dx, l.fin, D(l.w), l.fin, NULL, dscore, 1, x, l.fin, P(l.w), n, l.fin, 1);
 }
 
 /* Column block [col, col + fin) of a linear layer's weight: x W[:, col:col+fin]^T. */
 static void blk_fwd(const seer_backend *be, const float *params, lin_p l, int col, int fin,
                     float *out, const float *x, int64_t n, const float *bias, int flags) {
-    be->linear_forward(out, l.fout, x, fin, P(l.w) + col, l.fin, bias, n, fin, l.fout, flags);
+    be->linear_forward(be->ctx, out, l.fout, x, fin, P(l.w) + col, l.fin, bias, n, fin, l.fout, flags);
 }
 
 static void blk_bwd(const seer_backend *be, const float *params, float *grads, lin_p l, int col,
                     int fin, float *dx, const float *dout, const float *x, int64_t n, float *dbias) {
-    be->linear_backward(dx, fin, D(l.w) + col, l.fin, dbias, dout, l.fout, x, fin, P(l.w) + col, n,
+    be->linear_backward(be->ctx, dx, fin, D(l.w) + col, l.fin, dbias, dout, l.fout, x, fin, P(l.w) + col, n,
                         fin, l.fout);
 }
 
@@ -155,7 +155,7 @@ static void seernet_forward(const model *m, const seer_backend *be, const float 
     layer_mlp_fwd(be, params, sp->enc_e, in->xe, m->Fe, E, a->enc_e);
     layer_mlp_fwd(be, params, sp->enc_g, in->xg, m->Fg, G, a->enc_g);
     layer_lin_fwd(be, params, sp->attn0, a->score0, 1, a->h[0], H, N, 0);
-    be->attn_pool_forward(a->z[0], a->alpha0, a->h[0], a->score0, in->node_ptr, G, H);
+    be->attn_pool_forward(be->ctx, a->z[0], a->alpha0, a->h[0], a->score0, in->node_ptr, G, H);
     for (int l = 0; l < m->L; l++) {
         const seernet_block *p = &sp->blk[l];
         seernet_block_act *b = &a->blk[l];
@@ -166,19 +166,19 @@ static void seernet_forward(const model *m, const seer_backend *be, const float 
         blk_fwd(be, params, e1, H, H, b->ts, h, N, NULL, 0);
         blk_fwd(be, params, e1, 2 * H, H, b->td, h, N, NULL, 0);
         blk_fwd(be, params, e1, 3 * H, H, b->tg, g, G, NULL, 0);
-        be->gather_forward(b->e.hid, H, b->ts, H, in->src, E, H, 1);
-        be->gather_forward(b->e.hid, H, b->td, H, in->dst, E, H, 1);
-        be->gather_forward(b->e.hid, H, b->tg, H, in->edge_graph, E, H, 1);
-        be->relu_forward(b->e.hid, E * H);
+        be->gather_forward(be->ctx, b->e.hid, H, b->ts, H, in->src, E, H, 1);
+        be->gather_forward(be->ctx, b->e.hid, H, b->td, H, in->dst, E, H, 1);
+        be->gather_forward(be->ctx, b->e.hid, H, b->tg, H, in->edge_graph, E, H, 1);
+        be->relu_forward(be->ctx, b->e.hid, E * H);
         layer_lin_fwd(be, params, p->phi_e.l2, b->e.out, H, b->e.hid, H, E, 0);
-        be->copy_rows(a->e[l + 1], H, e, H, E, H);
-        be->add_rows(a->e[l + 1], H, b->e.out, H, E, H);
+        be->copy_rows(be->ctx, a->e[l + 1], H, e, H, E, H);
+        be->add_rows(be->ctx, a->e[l + 1], H, b->e.out, H, E, H);
         // node aggregation of incoming messages
         if (m->agg == AGG_SYNMM) {
-            be->seg_max_forward(b->agg, aw, b->agg_arg, b->e.out, H, in->in_ptr, in->in_idx, N, H);
-            be->seg_mean_forward(b->agg + H, aw, b->e.out, H, in->in_ptr, in->in_idx, N, H);
+            be->seg_max_forward(be->ctx, b->agg, aw, b->agg_arg, b->e.out, H, in->in_ptr, in->in_idx, N, H);
+            be->seg_mean_forward(be->ctx, b->agg + H, aw, b->e.out, H, in->in_ptr, in->in_idx, N, H);
         } else {
-            be->seg_mean_forward(b->agg, aw, b->e.out, H, in->in_ptr, in->in_idx, N, H);
+            be->seg_mean_forward(be->ctx, b->agg, aw, b->e.out, H, in->in_ptr, in->in_idx, N, H);
         }
         // node update, first layer by parts: agg Wa^T + b + h Wh^T + (z Wh^T + g Wg^T)[graph]
         lin_p v1 = p->phi_v.l1;
@@ -186,27 +186,27 @@ static void seernet_forward(const model *m, const seer_backend *be, const float 
         blk_fwd(be, params, v1, aw, H, b->v.hid, h, N, NULL, LIN_ACC);
         blk_fwd(be, params, v1, aw, H, b->tzg, z, G, NULL, 0);
         blk_fwd(be, params, v1, aw + H, H, b->tzg, g, G, NULL, LIN_ACC);
-        be->gather_forward(b->v.hid, H, b->tzg, H, in->node_graph, N, H, 1);
-        be->relu_forward(b->v.hid, N * H);
+        be->gather_forward(be->ctx, b->v.hid, H, b->tzg, H, in->node_graph, N, H, 1);
+        be->relu_forward(be->ctx, b->v.hid, N * H);
         layer_lin_fwd(be, params, p->phi_v.l2, b->v.out, H, b->v.hid, H, N, 0);
-        be->copy_rows(a->h[l + 1], H, h, H, N, H);
-        be->add_rows(a->h[l + 1], H, b->v.out, H, N, H);
+        be->copy_rows(be->ctx, a->h[l + 1], H, h, H, N, H);
+        be->add_rows(be->ctx, a->h[l + 1], H, b->v.out, H, N, H);
         const float *hn = a->h[l + 1];
         // global node (GNPB)
         layer_lin_fwd(be, params, p->attn, b->score, 1, hn, H, N, 0);
-        be->attn_pool_forward(b->pool, b->alpha, hn, b->score, in->node_ptr, G, H);
-        be->copy_rows(b->pz, H, b->pool, H, G, H);
-        be->add_rows(b->pz, H, z, H, G, H);
+        be->attn_pool_forward(be->ctx, b->pool, b->alpha, hn, b->score, in->node_ptr, G, H);
+        be->copy_rows(be->ctx, b->pz, H, b->pool, H, G, H);
+        be->add_rows(be->ctx, b->pz, H, z, H, G, H);
         layer_mlp_fwd(be, params, p->phi_z, b->pz, H, G, b->z);
         // SynMM readout and global update
-        be->seg_max_forward(b->xr, 2 * H, b->r_arg, hn, H, in->node_ptr, NULL, G, H);
-        be->seg_mean_forward(b->xr + H, 2 * H, hn, H, in->node_ptr, NULL, G, H);
+        be->seg_max_forward(be->ctx, b->xr, 2 * H, b->r_arg, hn, H, in->node_ptr, NULL, G, H);
+        be->seg_mean_forward(be->ctx, b->xr + H, 2 * H, hn, H, in->node_ptr, NULL, G, H);
         layer_lin_fwd(be, params, p->readout, b->xu, 3 * H, b->xr, 2 * H, G, 0);
-        be->copy_rows(b->xu + H, 3 * H, b->z.out, H, G, H);
-        be->copy_rows(b->xu + 2 * H, 3 * H, g, H, G, H);
+        be->copy_rows(be->ctx, b->xu + H, 3 * H, b->z.out, H, G, H);
+        be->copy_rows(be->ctx, b->xu + 2 * H, 3 * H, g, H, G, H);
         layer_mlp_fwd(be, params, p->phi_u, b->xu, 3 * H, G, b->u);
-        be->copy_rows(a->g[l + 1], H, g, H, G, H);
-        be->add_rows(a->g[l + 1], H, b->u.out, H, G, H);
+        be->copy_rows(be->ctx, a->g[l + 1], H, g, H, G, H);
+        be->add_rows(be->ctx, a->g[l + 1], H, b->u.out, H, G, H);
     }
 }
 
@@ -226,51 +226,51 @@ static void seernet_backward(const model *m, const seer_backend *be, const float
         float *dh = d->h[l], *de = d->e[l], *dg = d->g[l], *dz = d->z[l];
         float *dhn = d->h[l + 1], *den = d->e[l + 1], *dgn = d->g[l + 1], *dzn = d->z[l + 1];
         // g' = g + phi_u([r, z', g])
-        be->add_rows(dg, H, dgn, H, G, H);
+        be->add_rows(be->ctx, dg, H, dgn, H, G, H);
         layer_mlp_bwd(be, params, grads, p->phi_u, b->xu, 3 * H, db->xu, 3 * H, G, b->u, db->u.hid, dgn);
-        be->add_rows(dg, H, db->xu + 2 * H, 3 * H, G, H);
-        be->add_rows(dzn, H, db->xu + H, 3 * H, G, H);
+        be->add_rows(be->ctx, dg, H, db->xu + 2 * H, 3 * H, G, H);
+        be->add_rows(be->ctx, dzn, H, db->xu + H, 3 * H, G, H);
         layer_lin_bwd(be, params, grads, p->readout, db->xr, 2 * H, db->xu, 3 * H, b->xr, 2 * H, G);
-        be->seg_max_backward(dhn, H, db->xr, 2 * H, b->r_arg, G, H);
-        be->seg_mean_backward(dhn, H, db->xr + H, 2 * H, in->node_ptr, NULL, G, H);
+        be->seg_max_backward(be->ctx, dhn, H, db->xr, 2 * H, b->r_arg, G, H);
+        be->seg_mean_backward(be->ctx, dhn, H, db->xr + H, 2 * H, in->node_ptr, NULL, G, H);
         // z' = phi_z(attnpool(h') + z)
         layer_mlp_bwd(be, params, grads, p->phi_z, b->pz, H, db->pz, H, G, b->z, db->z.hid, dzn);
-        be->add_rows(dz, H, db->pz, H, G, H);
-        be->attn_pool_backward(dhn, db->score, db->pz, hn, b->pool, b->alpha, in->node_ptr, G, H);
+        be->add_rows(be->ctx, dz, H, db->pz, H, G, H);
+        be->attn_pool_backward(be->ctx, dhn, db->score, db->pz, hn, b->pool, b->alpha, in->node_ptr, G, H);
         attn_bwd(be, params, grads, p->attn, dhn, db->score, hn, N);
         // h' = h + phi_v([agg, h + z, g]), first layer by parts
-        be->add_rows(dh, H, dhn, H, N, H);
+        be->add_rows(be->ctx, dh, H, dhn, H, N, H);
         layer_lin_bwd(be, params, grads, p->phi_v.l2, db->v.hid, H, dhn, H, b->v.hid, H, N);
-        be->relu_backward(db->v.hid, b->v.hid, N * H);
+        be->relu_backward(be->ctx, db->v.hid, b->v.hid, N * H);
         lin_p v1 = p->phi_v.l1;
         blk_bwd(be, params, grads, v1, 0, aw, db->agg, db->v.hid, b->agg, N, D(v1.b));
         blk_bwd(be, params, grads, v1, aw, H, dh, db->v.hid, h, N, NULL);
-        be->seg_sum_forward(db->tzg, H, db->v.hid, H, in->node_ptr, NULL, G, H);
+        be->seg_sum_forward(be->ctx, db->tzg, H, db->v.hid, H, in->node_ptr, NULL, G, H);
         blk_bwd(be, params, grads, v1, aw, H, dz, db->tzg, a->z[l], G, NULL);
         blk_bwd(be, params, grads, v1, aw + H, H, dg, db->tzg, g, G, NULL);
         float *dm = db->e.out;
         if (m->agg == AGG_SYNMM) {
-            be->seg_max_backward(dm, H, db->agg, aw, b->agg_arg, N, H);
-            be->seg_mean_backward(dm, H, db->agg + H, aw, in->in_ptr, in->in_idx, N, H);
+            be->seg_max_backward(be->ctx, dm, H, db->agg, aw, b->agg_arg, N, H);
+            be->seg_mean_backward(be->ctx, dm, H, db->agg + H, aw, in->in_ptr, in->in_idx, N, H);
         } else {
-            be->seg_mean_backward(dm, H, db->agg, aw, in->in_ptr, in->in_idx, N, H);
+            be->seg_mean_backward(be->ctx, dm, H, db->agg, aw, in->in_ptr, in->in_idx, N, H);
         }
         // e' = e + m, m = phi_e([e, h_src, h_dst, g]), first layer by parts
-        be->add_rows(de, H, den, H, E, H);
-        be->add_rows(dm, H, den, H, E, H);
+        be->add_rows(be->ctx, de, H, den, H, E, H);
+        be->add_rows(be->ctx, dm, H, den, H, E, H);
         layer_lin_bwd(be, params, grads, p->phi_e.l2, db->e.hid, H, dm, H, b->e.hid, H, E);
-        be->relu_backward(db->e.hid, b->e.hid, E * H);
+        be->relu_backward(be->ctx, db->e.hid, b->e.hid, E * H);
         lin_p e1 = p->phi_e.l1;
         blk_bwd(be, params, grads, e1, 0, H, de, db->e.hid, a->e[l], E, D(e1.b));
-        be->seg_sum_forward(db->ts, H, db->e.hid, H, in->out_ptr, in->out_idx, N, H);
-        be->seg_sum_forward(db->td, H, db->e.hid, H, in->in_ptr, in->in_idx, N, H);
-        be->seg_sum_forward(db->tg, H, db->e.hid, H, in->edge_ptr, NULL, G, H);
+        be->seg_sum_forward(be->ctx, db->ts, H, db->e.hid, H, in->out_ptr, in->out_idx, N, H);
+        be->seg_sum_forward(be->ctx, db->td, H, db->e.hid, H, in->in_ptr, in->in_idx, N, H);
+        be->seg_sum_forward(be->ctx, db->tg, H, db->e.hid, H, in->edge_ptr, NULL, G, H);
         blk_bwd(be, params, grads, e1, H, H, dh, db->ts, h, N, NULL);
         blk_bwd(be, params, grads, e1, 2 * H, H, dh, db->td, h, N, NULL);
         blk_bwd(be, params, grads, e1, 3 * H, H, dg, db->tg, g, G, NULL);
     }
     // z0 = attnpool(h0)
-    be->attn_pool_backward(d->h[0], d->score0, d->z[0], a->h[0], a->z[0], a->alpha0, in->node_ptr,
+    be->attn_pool_backward(be->ctx, d->h[0], d->score0, d->z[0], a->h[0], a->z[0], a->alpha0, in->node_ptr,
                            G, H);
     attn_bwd(be, params, grads, sp->attn0, d->h[0], d->score0, a->h[0], N);
     layer_mlp_bwd(be, params, grads, sp->enc_n, in->xn, m->Fn, NULL, 0, N, a->enc_n, d->enc_n.hid,

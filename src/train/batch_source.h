@@ -48,8 +48,13 @@ static inline const float *batch_source_targets(const batch_source *s) {
 }
 
 #ifdef SEER_HAVE_CUDA
+#include "cuda_backend.h"
 /* The CUDA implementation (batch_source_cuda.c). */
 int batch_source_cuda_init(batch_source *s, seer_err *err);
+/* What cuda_shard_upload takes for ds and its (G, M) targets: pointers into ds, and the shard's
+ * CSR by destination and CSC by source built here (free them with cuda_shard_src_free). */
+void cuda_shard_src_make(cuda_shard_src *src, const pg_dataset *ds, const float *targets, int M);
+void cuda_shard_src_free(cuda_shard_src *src);
 #endif
 
 #endif

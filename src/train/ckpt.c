@@ -84,9 +84,9 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
 
     size_t pb = sizeof(float) * (size_t)t->P;
     float *host = seer_malloc(pb * 3);
-    t->be->download(host, t->params, pb);
-    t->be->download(host + t->P, t->adam_m, pb);
-    t->be->download(host + 2 * t->P, t->adam_v, pb);
+    t->be->download(t->be->ctx, host, t->params, pb);
+    t->be->download(t->be->ctx, host + t->P, t->adam_m, pb);
+    t->be->download(t->be->ctx, host + 2 * t->P, t->adam_v, pb);
     for (int i = 0; i < m->pt.n; i++) {
         const param_info *pi = &m->pt.p[i];
         int64_t dims[2] = {pi->rows, pi->cols};
@@ -151,7 +151,7 @@ static int read_params(trainer *t, const seer_container *c, const char *path, se
         }
         memcpy(host + pi->offset, ct->data, ct->nbytes);
     }
-    t->be->upload(t->params, host, sizeof(float) * (size_t)t->P);
+    t->be->upload(t->be->ctx, t->params, host, sizeof(float) * (size_t)t->P);
     free(host);
     return 0;
 }
@@ -284,8 +284,8 @@ int trainer_load(trainer *t, const char *path, seer_err *err) {
         seer_fail(err, "%s: optimizer moments optim.m / optim.v missing or of the wrong size", path);
         goto done;
     }
-    t->be->upload(t->adam_m, tm->data, pb);
-    t->be->upload(t->adam_v, tv->data, pb);
+    t->be->upload(t->be->ctx, t->adam_m, tm->data, pb);
+    t->be->upload(t->be->ctx, t->adam_v, tv->data, pb);
     rc = 0;
 done:
     ctr_free(&c);

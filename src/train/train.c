@@ -126,15 +126,15 @@ static void build_model(trainer *t, const model_ops *ops, const seer_config *cfg
     model_init(&t->net, &ms);
     t->P = t->net.pt.total;
     size_t pb = sizeof(float) * (size_t)t->P;
-    t->params = t->be->alloc(pb), t->grads = t->be->alloc(pb);
-    t->adam_m = t->be->alloc(pb), t->adam_v = t->be->alloc(pb);
+    t->params = t->be->alloc(t->be->ctx, pb), t->grads = t->be->alloc(t->be->ctx, pb);
+    t->adam_m = t->be->alloc(t->be->ctx, pb), t->adam_v = t->be->alloc(t->be->ctx, pb);
     float *host = seer_malloc(pb);
     seer_rng init;
     rng_seed(&init, (uint64_t)cfg->train_seed);
     params_init_uniform(&t->net.pt, host, &init);
-    t->be->upload(t->params, host, pb);
+    t->be->upload(t->be->ctx, t->params, host, pb);
     free(host);
-    t->be->zero(t->grads, pb), t->be->zero(t->adam_m, pb), t->be->zero(t->adam_v, pb);
+    t->be->zero(t->be->ctx, t->grads, pb), t->be->zero(t->be->ctx, t->adam_m, pb), t->be->zero(t->be->ctx, t->adam_v, pb);
 }
 
 /* One allocation per run, sized for the largest batch any split can form from this rank's graphs
@@ -169,10 +169,10 @@ static int build_workspace(trainer *t, const model_ops *ops, const seer_config *
     t->pcgrad = cfg->train_multi_task == CFG_MULTI_PCGRAD && t->M > 1;
     if (t->pcgrad) {
         int64_t tr = t->net.trunk_params;
-        t->task_grads = t->be->alloc(sizeof(float) * (size_t)(t->M * t->P));
-        t->pc_gd = t->be->alloc(sizeof(double) * (size_t)(t->M * tr));
+        t->task_grads = t->be->alloc(t->be->ctx, sizeof(float) * (size_t)(t->M * t->P));
+        t->pc_gd = t->be->alloc(t->be->ctx, sizeof(double) * (size_t)(t->M * tr));
         t->pc_k = seer_malloc(sizeof(double) * (size_t)(t->M * t->M));
-        t->pc_out = t->be->alloc(sizeof(double) * (size_t)tr);
+        t->pc_out = t->be->alloc(t->be->ctx, sizeof(double) * (size_t)tr);
     }
     static const int coll[] = {[CFG_COLL_AUTO] = COLLECTIVES_AUTO, [CFG_COLL_MPI] = COLLECTIVES_MPI,
                                [CFG_COLL_NCCL] = COLLECTIVES_NCCL};
@@ -233,12 +233,12 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
 
 void trainer_free(trainer *t) {
     if (t->be) {
-        t->be->release(t->params), t->be->release(t->grads);
-        t->be->release(t->adam_m), t->be->release(t->adam_v);
+        t->be->release(t->be->ctx, t->params), t->be->release(t->be->ctx, t->grads);
+        t->be->release(t->be->ctx, t->adam_m), t->be->release(t->be->ctx, t->adam_v);
         if (t->acts.fbase) model_acts_free(&t->acts, t->be);
         if (t->dacts.fbase) model_acts_free(&t->dacts, t->be);
-        if (t->task_grads) t->be->release(t->task_grads);
-        t->be->release(t->pc_gd), t->be->release(t->pc_out);
+        if (t->task_grads) t->be->release(t->be->ctx, t->task_grads);
+        t->be->release(t->be->ctx, t->pc_gd), t->be->release(t->be->ctx, t->pc_out);
     }
     free(t->pc_k);
     grad_comm_free(&t->comm);
@@ -266,7 +266,7 @@ static void optimizer_step(trainer *t, const int64_t *count) {
     for (int h = -1; h < t->M; h++) {
         if (h >= 0 && count[h] == 0) continue;
         int64_t lo = h < 0 ? 0 : m->head_begin[h], hi = h < 0 ? m->trunk_params : m->head_begin[h + 1];
-        t->be->adam_update(t->params + lo, t->grads + lo, t->adam_m + lo, t->adam_v + lo, hi - lo, kind,
+        t->be->adam_update(t->be->ctx, t->params + lo, t->grads + lo, t->adam_m + lo, t->adam_v + lo, hi - lo, kind,
                     t->sched.lr, c->train_beta1, c->train_beta2, c->train_eps, c->train_weight_decay,
                     t->step);
     }
@@ -297,7 +297,7 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     // summed over ranks (with each rank's graph count, for the imbalance figure) before backward.
     double sums[2 * MODEL_MAX_HEADS + 1024] = {0};
     SEER_ASSERT(R <= 1024);
-    t->be->loss_sums(t->acts.pred, target, n, M, sums);
+    t->be->loss_sums(t->be->ctx, t->acts.pred, target, n, M, sums);
     sums[2 * M + t->rank] = (double)n;
     dist_sum_f64(sums, 2 * M + R);
     double loss = loss_mse_finish(NULL, NULL, 0, M, sums, NULL, NULL, n_label);
@@ -305,10 +305,10 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     for (int r = 0; r < R; r++) most = fmax(most, sums[2 * M + r]);
     t->imb_max += most, t->imb_mean += (double)count / R;
     if (!t->pcgrad) {
-        t->be->zero(t->grads, gb);
+        t->be->zero(t->be->ctx, t->grads, gb);
         if (n) {
             model_acts_zero(&t->dacts, t->be);
-            t->be->loss_grad(t->dacts.pred, t->acts.pred, target, n, M, sums, -1);
+            t->be->loss_grad(t->be->ctx, t->dacts.pred, t->acts.pred, target, n, M, sums, -1);
             model_backward(&t->net, t->be, t->params, t->grads, &in, &t->acts, &t->dacts, -1);
         }
         grad_comm_sum(&t->comm, t->grads, t->P); // the one gradient all-reduce of the step
@@ -317,28 +317,28 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
         // of the (M, P) task-gradient buffer; then PCGrad on the trunk, own gradient per head.
         for (int task = 0; task < M; task++) {
             float *g = t->task_grads + (int64_t)task * t->P;
-            t->be->zero(g, gb);
+            t->be->zero(t->be->ctx, g, gb);
             if (!n) continue;
             model_acts_zero(&t->dacts, t->be);
-            t->be->loss_grad(t->dacts.pred, t->acts.pred, target, n, M, sums, task);
+            t->be->loss_grad(t->be->ctx, t->dacts.pred, t->acts.pred, target, n, M, sums, task);
             model_backward(&t->net, t->be, t->params, g, &in, &t->acts, &t->dacts, task);
         }
         // every task's gradient summed over ranks in one all-reduce; PCGrad then runs on the
         // global gradients, identically on every rank
         grad_comm_sum(&t->comm, t->task_grads, (int64_t)M * t->P);
         const model *m = &t->net;
-        t->be->pcgrad_combine(t->task_grads, t->P, M, m->trunk_params, &t->rng_pcgrad, t->pc_gd,
+        t->be->pcgrad_combine(t->be->ctx, t->task_grads, t->P, M, m->trunk_params, &t->rng_pcgrad, t->pc_gd,
                               t->pc_k, t->grads, t->pc_out);
         for (int task = 0; task < M; task++) {
             int64_t lo = m->head_begin[task], hi = m->head_begin[task + 1];
-            t->be->copy_rows(t->grads + lo, 0, t->task_grads + (int64_t)task * t->P + lo, 0, 1,
+            t->be->copy_rows(t->be->ctx, t->grads + lo, 0, t->task_grads + (int64_t)task * t->P + lo, 0, 1,
                              (int)(hi - lo));
         }
     }
     if (c->train_grad_clip > 0) {
-        double norm = t->be->grad_norm(t->grads, t->P);
+        double norm = t->be->grad_norm(t->be->ctx, t->grads, t->P);
         if (norm > c->train_grad_clip)
-            t->be->grad_scale(t->grads, t->P, (float)(c->train_grad_clip / norm));
+            t->be->grad_scale(t->be->ctx, t->grads, t->P, (float)(c->train_grad_clip / norm));
     }
     optimizer_step(t, n_label);
     return loss / M;
@@ -364,7 +364,7 @@ double trainer_evaluate_labels(trainer *t, const int64_t *ids, int64_t count,
         if (!n) continue;
         model_input in = batch_source_make(&t->src, t->step_local, n);
         model_forward(&t->net, t->be, t->params, &in, &t->acts);
-        t->be->download(t->host_pred, t->acts.pred, sizeof(float) * (size_t)(n * M));
+        t->be->download(t->be->ctx, t->host_pred, t->acts.pred, sizeof(float) * (size_t)(n * M));
         for (int64_t k = 0; k < n; k++) {
             int64_t at = (i + t->step_pos[k]) * M, g = t->step_local[k];
             for (int m = 0; m < M; m++) {
@@ -587,13 +587,13 @@ static int run_report(trainer *t, run_state *r, seer_err *err) {
     if (!have_best) return 0;
     size_t pb = sizeof(float) * (size_t)t->P;
     float *keep = seer_malloc(pb);
-    t->be->download(keep, t->params, pb);
+    t->be->download(t->be->ctx, keep, t->params, pb);
     int64_t best_step = 0;
     int rc = trainer_load_params(t, r->best, &best_step, err);
     if (!rc) {
         if (t->n_ids[SPLIT_VAL]) trainer_evaluate(t, t->ids[SPLIT_VAL], t->n_ids[SPLIT_VAL], r->vm, NULL);
         rc = report_test_predictions(t, r->tm, err);
-        t->be->upload(t->params, keep, pb);
+        t->be->upload(t->be->ctx, t->params, keep, pb);
     }
     free(keep);
     return rc ? rc : report_final(t, r->vm, r->tm, best_step, err);
