@@ -70,6 +70,25 @@ int main(void) {
     config_free(&d);
     config_free(&c);
 
+    // a key set twice, a line longer than the reader's buffer (a long comment's tail must not
+    // become a key), a run folder outside output.dir, a folder as the config
+    expect_error("[train]\nlr = 1e-3\nlr = 2e-3\n", "[train] lr is set twice (first at line 2)");
+    {
+        char text[600];
+        memset(text, 'x', sizeof text);
+        memcpy(text, "[train]\n; ", 10);
+        snprintf(text + 400, sizeof text - 400, " max_steps = 3\n");
+        expect_error(text, ":2: line longer than");
+    }
+    expect_error("[output]\nrun = ../../x\n", "[output] run = '../../x'");
+    {
+        seer_config d;
+        config_defaults(&d);
+        CHECK(config_load(&d, "/tmp", &err) != 0 && strstr(err.msg, "is a folder"), "a folder as the "
+              "config: %s", err.msg);
+        config_free(&d);
+    }
+
     // every CFG_* enum names the position of its value in the key's allowed list
     struct { int key, value; const char *name; } enums[] = {
         {CFG_KEY_data_split, CFG_SPLIT_FRACTIONS, "fractions"}, {CFG_KEY_data_split, CFG_SPLIT_COUNTS, "counts"},

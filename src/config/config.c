@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { T_STR, T_INT, T_DBL, T_ENUM };
 #define T_OF_STR T_STR
@@ -136,6 +137,7 @@ typedef struct {
     const char *text; // for string parsing
     size_t pos;
     FILE *f;
+    int seen[CFG_NKEYS]; // the line that set each key in this text (a key may appear once)
 } parse_ctx;
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
@@ -156,24 +158,35 @@ static int handler(void *user, const char *section, const char *name, const char
                   name, section);
         return 1;
     }
+    if (p->seen[i]) {
+        p->failed = 1;
+        seer_fail(p->err, "%s: [%s] %s is set twice (first at line %d): keep one", where, section,
+                  name, p->seen[i]);
+        return 1;
+    }
     if (set_value(p->c, i, value, where, p->err)) {
         p->failed = 1;
         return 1;
     }
-    p->c->line[i] = p->line;
+    p->c->line[i] = p->seen[i] = p->line;
     return 1;
 }
 
-/* inih reads through this so the handler knows the current line number. */
+/* inih reads through this so the handler knows the current line number. A line longer than
+ * inih's buffer is an error here: inih would parse its tail as a line of its own. */
 static char *reader(char *buf, int size, void *stream) {
     parse_ctx *p = stream;
     char *r;
+    int whole;
+    if (p->failed) return NULL;
     if (p->f) {
         r = fgets(buf, size, p->f);
+        whole = !r || strchr(buf, '\n') || feof(p->f);
     } else {
         if (!p->text[p->pos]) return NULL;
         const char *nl = strchr(p->text + p->pos, '\n');
         size_t len = nl ? (size_t)(nl - (p->text + p->pos)) + 1 : strlen(p->text + p->pos);
+        whole = len < (size_t)size;
         if (len >= (size_t)size) len = (size_t)size - 1;
         memcpy(buf, p->text + p->pos, len);
         buf[len] = 0;
@@ -181,6 +194,12 @@ static char *reader(char *buf, int size, void *stream) {
         r = buf;
     }
     if (r) p->line++;
+    if (r && !whole) {
+        p->failed = 1;
+        seer_fail(p->err, "%s:%d: line longer than %d characters (comments and values included): "
+                          "shorten it", p->origin, p->line, size - 2);
+        return NULL;
+    }
     return r;
 }
 
@@ -196,6 +215,12 @@ static int parse(parse_ctx *p) {
 int config_load(seer_config *c, const char *path, seer_err *err) {
     FILE *f = fopen(path, "r");
     if (!f) return seer_fail(err, "%s: cannot open config: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return seer_fail(err, "%s: is a folder, not a config file (give an .ini file, e.g. "
+                              "configs/multi.ini)", path);
+    }
     snprintf(c->file, sizeof c->file, "%s", path);
     parse_ctx p = {.c = c, .origin = path, .err = err, .f = f};
     int rc = parse(&p);
@@ -304,6 +329,9 @@ int config_validate(const seer_config *c, seer_err *err) {
             (long long)c->train_stop_epoch);
     REQUIRE(c->train_threads >= 0 && c->train_threads <= 1024, train_threads,
             "[train] threads = %lld: must be in 0..1024", (long long)c->train_threads);
+    REQUIRE(!strchr(c->output_run, '/') && strcmp(c->output_run, ".") && strcmp(c->output_run, ".."),
+            output_run, "[output] run = '%s': a folder name inside output.dir (no '/', not . or ..)",
+            c->output_run);
     REQUIRE(c->output_save_every >= 0, output_save_every, "[output] save_every = %lld: must be >= 0",
             (long long)c->output_save_every);
 #undef REQUIRE
