@@ -42,6 +42,7 @@ static void c_release(void *, void *p) {
         }
     CUDA_CHECK(cudaFree(p));
 }
+static void c_sync(void *ctx) { CUDA_CHECK(cudaStreamSynchronize(ST)); }
 static void c_zero(void *ctx, void *p, size_t bytes) { if (bytes) CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, ST)); }
 static void c_upload(void *ctx, void *dst, const void *src, size_t bytes) {
     if (bytes) CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ST));
@@ -128,7 +129,7 @@ static seer_backend make_table(void) {
     t.name = "cuda";
     t.ctx = &cuda_st;
     t.alloc = c_alloc, t.release = c_release, t.zero = c_zero;
-    t.upload = c_upload, t.download = c_download;
+    t.upload = c_upload, t.download = c_download, t.sync = c_sync;
     t.linear_forward = t_linear_forward, t.linear_backward = t_linear_backward;
     t.relu_forward = t_relu_forward, t.relu_backward = t_relu_backward;
     t.gather_forward = t_gather_forward;

@@ -69,14 +69,16 @@ extern "C" void seg_mean_forward_cuda(float *out, int64_t ldo, const float *in, 
     LAUNCH_CHECK();
 }
 
+/* Each position's row gets one add, so a segment's positions can be split over blockIdx.z (few
+ * long segments, the readouts over graphs, would otherwise leave the GPU nearly idle). */
 __global__ void seg_mean_backward_kernel(float *din, int64_t lddi, const float *dout, int64_t lddo,
                                          const int64_t *ptr, const int64_t *perm, int64_t S, int w) {
     COL(j, w)
     SEG_LOOP(s, S) {
-        int64_t deg = ptr[s + 1] - ptr[s];
-        if (deg == 0) continue;
+        int64_t deg = ptr[s + 1] - ptr[s], first = ptr[s] + blockIdx.z;
+        if (first >= ptr[s + 1]) continue;
         float g = dout[s * lddo + j] * (1.0f / (float)deg);
-        for (int64_t k = ptr[s]; k < ptr[s + 1]; k++) din[POS(perm, k) * lddi + j] += g;
+        for (int64_t k = first; k < ptr[s + 1]; k += gridDim.z) din[POS(perm, k) * lddi + j] += g;
     }
 }
 
@@ -84,8 +86,10 @@ extern "C" void seg_mean_backward_cuda(float *din, int64_t lddi, const float *do
                                        const int64_t *ptr, const int64_t *perm, int64_t S, int w,
                                        cudaStream_t st) {
     if (!S || !w) return;
-    seg_mean_backward_kernel<<<seg_grid(S, w), dim3(32, 8), 0, st>>>(din, lddi, dout, lddo, ptr,
-                                                                     perm, S, w);
+    // few segments (a readout over the batch's graphs): split each over 8 blocks
+    dim3 grid = seg_grid(S, w);
+    grid.z = S < 4096 ? 8 : 1;
+    seg_mean_backward_kernel<<<grid, dim3(32, 8), 0, st>>>(din, lddi, dout, lddo, ptr, perm, S, w);
     LAUNCH_CHECK();
 }
 

@@ -4,7 +4,8 @@
 #  1. one step, fp32, no clipping: the loss, and the checkpoint's parameters and Adam moments (after
 #     one step optim.m = (1 - beta1) g, so this compares every gradient): SeerNet with summed
 #     losses and with PCGrad, PerfSAGE and the GCN;
-#  2. 100 steps: the loss of every step, fp32 within 1e-4 relative, TF32 within 1e-2.
+#  2. 100 steps: the loss of every step, fp32 within 1e-4 relative; TF32: the first 10 steps within
+#     1e-2, all 100 within 5e-2.
 # usage: test_cuda_train.sh SEERTRAIN CKPT_EQUAL DATA.h5 CONFIG WORKDIR
 # (SEER_CUDA_TRAIN_STEPS shortens part 2: the CPU emulator of tests/cuda_emu runs 10.)
 set -eu
@@ -28,11 +29,14 @@ if ! $seertrain "$config" $base --set backend.device=cuda --set train.max_steps=
     exit 1
 fi
 fail() { echo "test_cuda_train: FAIL: $*"; exit 1; }
-curve() { # A B STEPS TOL WHAT
-    paste "$1/steps.tsv" "$2/steps.tsv" | awk -v n="$3" -v tol="$4" -v what="$5" 'NR > 1 {
-        d = ($2 - $6) / $2; if (d < 0) d = -d; if (d > m) m = d; k++ }
-        END { printf "  %s: %d steps, worst relative loss difference %.2e (tolerance %g)\n", what, k, m, tol;
-              exit !(k == n && m <= tol) }' || fail "$5"
+curve() { # A B STEPS TOL WHAT [FIRST TOL_FIRST]: also the first FIRST steps within TOL_FIRST
+    paste "$1/steps.tsv" "$2/steps.tsv" | awk -v n="$3" -v tol="$4" -v what="$5" -v first="${6:-0}" \
+        -v tol1="${7:-0}" 'NR > 1 {
+        d = ($2 - $6) / $2; if (d < 0) d = -d; if (d > m) m = d; k++; if (k <= first && d > m1) m1 = d }
+        END { printf "  %s: %d steps, worst relative loss difference %.2e (tolerance %g)", what, k, m, tol;
+              if (first) printf "; first %d steps %.2e (tolerance %g)", first, m1, tol1
+              printf "\n"
+              exit !(k == n && m <= tol && m1 <= tol1) }' || fail "$5"
 }
 echo "1. one step on the GPU (fp32) against the CPU: loss, weights, gradients (Adam moments)"
 for case in seernet:sum seernet:pcgrad perfsage:sum gcn:sum; do
@@ -54,5 +58,9 @@ for prec in fp32 tf32; do
     $seertrain "$config" $hundred --set backend.device=cuda --set backend.precision=$prec --set output.run=gpu100_$prec
 done
 curve cpu100 gpu100_fp32 $steps 1e-4 "fp32"
-curve cpu100 gpu100_tf32 $steps 1e-2 "tf32"
+# TF32 rounds every product's inputs to 10-bit mantissas (about 3e-4 relative per product): the
+# first steps agree to about 1e-3, and Adam, which normalises each weight's step, lets the two
+# trajectories drift apart over 100 steps (2.2e-2 on the H200, 2026-11-30). A wrong op shows at
+# step 1; the drift bound catches a kernel that is slowly wrong.
+curve cpu100 gpu100_tf32 $steps 5e-2 "tf32" 10 1e-2
 echo "test_cuda_train: all passed"

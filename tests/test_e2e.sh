@@ -15,12 +15,22 @@ case $model in
 esac
 # shellcheck disable=SC2086
 $seertrain "$config" --set data.path="$data" --set output.dir="$work" --set output.run=e2e \
-    --set data.limit=1500 --set train.epochs=12 --set train.batch_size=32 --set model.name="$model" $extra
+    --set data.limit=1500 --set train.epochs=12 --set train.batch_size=32 --set model.name="$model" $extra \
+    --set output.profile=1
 $python - "$work/e2e/summary.json" "$model" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["model"] == sys.argv[2], s["model"]
 print("model", s["model"])
+# output.profile = 1: every step timed, the phases within the run's time
+p = s.get("profile")
+if s["model"] != "linear":
+    steps = 12 * -(-750 // 32)  # 12 epochs of the 750 training graphs of 1,500 (2:1:1) in batches of 32
+    assert p and p["steps"] == steps, (p, steps)
+    phases = [p[k + "_s"] for k in ("batch", "forward", "loss", "backward", "reduce", "clip", "optimizer")]
+    assert min(phases) >= 0 and p["forward_s"] > 0 and p["backward_s"] > 0, p
+    assert sum(phases) + p["evaluation_s"] <= s["train_seconds"] + 0.1, (p, s["train_seconds"])
+    print("profile: %d steps, %.2f ms per step" % (p["steps"], 1e3 * sum(phases) / p["steps"]))
 base = s["train_mean_val_mape"]
 print("mean val MAPE %.3f%%, test %.3f%%; training-mean predictor %.3f%%"
       % (s["mean_val_mape"], s["mean_test_mape"], base))

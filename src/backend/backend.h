@@ -40,6 +40,9 @@ typedef struct seer_backend {
     // Sizes the workspace of the products for inputs of up to rows rows, so that no op allocates
     // during a step (model_acts_init calls it; NULL when a backend needs none).
     void (*reserve)(void *ctx, int64_t rows);
+    // Waits until the backend's queued work is done ([output] profile times phases with it);
+    // NULL where ops run synchronously (the CPU).
+    void (*sync)(void *ctx);
 
     // out(n, fout) = in(n, fin) W^T + b (b may be NULL); with LIN_ACC out += instead of =;
     // with LIN_RELU a ReLU follows. W is (fout, fin) with row stride ldw (ldw = fin for a

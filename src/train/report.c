@@ -133,6 +133,30 @@ void report_shards(const trainer *t) {
     free(a);
 }
 
+static const char *prof_names[PROF_N] = {"batch", "forward", "loss", "backward", "reduce",
+                                         "clip", "optimizer", "evaluation"};
+
+/* [output] profile: milliseconds per step of each phase (evaluation: per epoch, in seconds). */
+static void print_profile(const trainer *t, FILE *f) {
+    const step_profile *p = &t->prof;
+    double steps = p->steps ? (double)p->steps : 1, total = 0;
+    for (int k = 0; k < PROF_EVAL; k++) total += p->sec[k];
+    fprintf(f, "\nprofile (output.profile = 1): %lld steps, %.3f ms per step\n", (long long)p->steps,
+            1e3 * total / steps);
+    for (int k = 0; k < PROF_EVAL; k++)
+        fprintf(f, "  %-10s %9.3f ms per step  %5.1f%%\n", prof_names[k], 1e3 * p->sec[k] / steps,
+                total > 0 ? 100 * p->sec[k] / total : 0.0);
+    fprintf(f, "  %-10s %9.3f s in all (validation at epoch ends)\n", prof_names[PROF_EVAL],
+            p->sec[PROF_EVAL]);
+}
+
+static void json_profile(const trainer *t, FILE *s) {
+    const step_profile *p = &t->prof;
+    fprintf(s, ",\"profile\":{\"steps\":%lld", (long long)p->steps);
+    for (int k = 0; k < PROF_N; k++) fprintf(s, ",\"%s_s\":%.6g", prof_names[k], p->sec[k]);
+    fputc('}', s);
+}
+
 /* summary.json and the final table (printed even with --quiet, which silences progress only). */
 int report_final(trainer *t, const label_metrics *vm, const label_metrics *tm, int64_t best_step,
                  seer_err *err) {
@@ -181,6 +205,7 @@ int report_final(trainer *t, const label_metrics *vm, const label_metrics *tm, i
             }
             fputc('}', s);
         }
+        if (t->prof.on) json_profile(t, s);
         fputs("}\n", s);
         if (ferror(s) | fclose(s)) rc = seer_fail(err, "%s: write failed: %s", path, strerror(errno));
     }
@@ -192,6 +217,7 @@ int report_final(trainer *t, const label_metrics *vm, const label_metrics *tm, i
     print_table(t, "test", tm, stdout);
     printf("mean MAPE: val %.3f%%, test %.3f%%; predicting the training mean gives %.3f%% on val\n",
            report_mean_mape(vm, M), report_mean_mape(tm, M), base_mean);
+    if (t->prof.on) print_profile(t, stdout);
     free(base);
     return rc;
 }

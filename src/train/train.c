@@ -207,6 +207,7 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
                      &bc, err))
         return -1;
     t->be = bc.be, t->gpu = bc.gpu;
+    t->prof.on = cfg->output_profile != 0;
     snprintf(t->device_name, sizeof t->device_name, "%s", bc.name);
     if (t->ranks > 1 && t->closed)
         return seer_fail(err, "%s: model.name = %s is fitted in closed form by one process; "
@@ -281,14 +282,27 @@ static int64_t own_graphs(trainer *t, const int64_t *ids, int64_t count) {
     return n;
 }
 
+/* [output] profile: ends the current phase (after the backend's queued work) and charges it. */
+static void prof_mark(trainer *t, int phase) {
+    step_profile *p = &t->prof;
+    if (!p->on) return;
+    if (t->be->sync) t->be->sync(t->be->ctx);
+    double now = seer_now();
+    if (phase >= 0) p->sec[phase] += now - p->last;
+    p->last = now;
+}
+
 double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     const seer_config *c = &t->cfg;
     int M = t->M, R = t->ranks;
     int64_t n = own_graphs(t, ids, count);
     model_input in = {0};
+    prof_mark(t, -1);
     if (n) {
         in = batch_source_make(&t->src, t->step_local, n);
+        prof_mark(t, PROF_BATCH);
         model_forward(&t->net, t->be, t->params, &in, &t->acts);
+        prof_mark(t, PROF_FORWARD);
     }
     size_t gb = sizeof(float) * (size_t)t->P;
     const float *target = batch_source_targets(&t->src); // standardised, backend memory
@@ -304,6 +318,7 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     double most = 0;
     for (int r = 0; r < R; r++) most = fmax(most, sums[2 * M + r]);
     t->imb_max += most, t->imb_mean += (double)count / R;
+    prof_mark(t, PROF_LOSS);
     if (!t->pcgrad) {
         t->be->zero(t->be->ctx, t->grads, gb);
         if (n) {
@@ -311,6 +326,7 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
             t->be->loss_grad(t->be->ctx, t->dacts.pred, t->acts.pred, target, n, M, sums, -1);
             model_backward(&t->net, t->be, t->params, t->grads, &in, &t->acts, &t->dacts, -1);
         }
+        prof_mark(t, PROF_BACKWARD);
         grad_comm_sum(&t->comm, t->grads, t->P); // the one gradient all-reduce of the step
     } else {
         // One backward per task, each with only its own head's output gradient, into row task
@@ -323,6 +339,7 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
             t->be->loss_grad(t->be->ctx, t->dacts.pred, t->acts.pred, target, n, M, sums, task);
             model_backward(&t->net, t->be, t->params, g, &in, &t->acts, &t->dacts, task);
         }
+        prof_mark(t, PROF_BACKWARD);
         // every task's gradient summed over ranks in one all-reduce; PCGrad then runs on the
         // global gradients, identically on every rank
         grad_comm_sum(&t->comm, t->task_grads, (int64_t)M * t->P);
@@ -335,12 +352,16 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
                              (int)(hi - lo));
         }
     }
+    prof_mark(t, PROF_REDUCE);
     if (c->train_grad_clip > 0) {
         double norm = t->be->grad_norm(t->be->ctx, t->grads, t->P);
         if (norm > c->train_grad_clip)
             t->be->grad_scale(t->be->ctx, t->grads, t->P, (float)(c->train_grad_clip / norm));
     }
+    prof_mark(t, PROF_CLIP);
     optimizer_step(t, n_label);
+    prof_mark(t, PROF_OPTIM);
+    t->prof.steps++;
     return loss / M;
 }
 
@@ -538,9 +559,11 @@ static int run_epoch_end(trainer *t, run_state *r, const seer_rng *next_rng, dou
     t->epoch++;
     t->batch_in_epoch = 0;
     t->rng_epoch = *next_rng;
+    prof_mark(t, -1);
     double val_loss = t->n_ids[SPLIT_VAL] ? trainer_evaluate(t, t->ids[SPLIT_VAL],
                                                              t->n_ids[SPLIT_VAL], r->vm, NULL)
                                           : loss_sum / (double)(nb ? nb : 1);
+    prof_mark(t, PROF_EVAL);
     if (t->n_ids[SPLIT_VAL]) {
         memcpy(t->last_val, r->vm, sizeof(label_metrics) * (size_t)M);
         t->has_last_val = 1;

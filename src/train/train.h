@@ -13,6 +13,16 @@
 #include "train/batch_source.h"
 #include "eval/metrics.h"
 
+/* [output] profile: seconds per phase of the training steps, each phase ended by waiting for the
+ * backend (prof_mark), so a phase's figure is its own device work plus its host work. */
+enum { PROF_BATCH, PROF_FORWARD, PROF_LOSS, PROF_BACKWARD, PROF_REDUCE, PROF_CLIP, PROF_OPTIM,
+       PROF_EVAL, PROF_N };
+typedef struct {
+    int on;
+    double last, sec[PROF_N];
+    int64_t steps;
+} step_profile;
+
 typedef struct {
     seer_config cfg;
     // Data-parallel (dist/dist.h): every rank has the file's index and the split; it holds the
@@ -64,6 +74,7 @@ typedef struct {
     label_metrics last_val[MODEL_MAX_HEADS];
     int has_last_val;
     double train_seconds;
+    step_profile prof; // [output] profile: where a step's time goes
     // a model fitted in closed form (MODEL_CLOSED_FORM: the ridge baseline, model/ridge.h)
     int closed;
     ridge_model ridge;

@@ -23,6 +23,7 @@ std::vector<char> stacks;
 fiber *cur;
 const std::function<void()> *body;
 float slots[1024];
+double slots64[1024];
 bool in_fiber; // a fiber of emu_run_block is running
 struct region {
     void *p;
@@ -101,5 +102,13 @@ float __shfl_xor_sync(unsigned, float v, int lane_mask) {
     __syncthreads(); // every lane has written
     float r = slots[(t & ~31) | ((t & 31) ^ lane_mask)];
     __syncthreads(); // every lane has read before any writes again
+    return r;
+}
+double __shfl_xor_sync(unsigned, double v, int lane_mask) {
+    int t = linear_id();
+    slots64[t] = v;
+    __syncthreads();
+    double r = slots64[(t & ~31) | ((t & 31) ^ lane_mask)];
+    __syncthreads();
     return r;
 }

@@ -30,6 +30,7 @@ void emu_shared(void *p, size_t bytes);
 void emu_shared_poison();
 void __syncthreads();
 float __shfl_xor_sync(unsigned mask, float v, int lane_mask);
+double __shfl_xor_sync(unsigned mask, double v, int lane_mask);
 
 template <class F> void emu_launch(dim3 grid, dim3 block, int sync, F f) {
     gridDim = grid, blockDim = block;
