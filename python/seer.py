@@ -41,6 +41,15 @@ class _Graph(ctypes.Structure):
 _libs = {}
 
 
+class _RangeItem(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("index", ctypes.c_int), ("value", ctypes.c_double),
+                ("lo", ctypes.c_double), ("hi", ctypes.c_double)]
+
+
+_RANGE_KINDS = ("node", "edge", "global", "nodes", "edges", "metric")
+_RANGE_MAX = 64
+
+
 def _find(name):
     dirs = []
     if os.environ.get("SEER_LIB_DIR"):
@@ -82,6 +91,9 @@ def load_library(name="seer"):
             "seer_uses_op_types": (I, [P]),
             "seer_n_op_types": (I, [P]),
             "seer_op_name": (S, [P, I]),
+            "seer_check_range": (I, [P, P, P, ctypes.POINTER(_RangeItem), I, ctypes.POINTER(I),
+                                     ctypes.c_char_p, E]),
+            "seer_range_item_name": (S, [P, ctypes.POINTER(_RangeItem)]),
         },
         "seeronnx": {
             "seer_onnx_load": (I, [S, I64, I, ctypes.POINTER(P), ctypes.c_char_p, E]),
@@ -189,8 +201,32 @@ class Model:
         """One graph -> (M,) float64 in the metrics' units."""
         return self.predict_batch([(node_x, edge_index, edge_x, global_x, node_op)])[0]
 
-    def predict_onnx(self, path, batch=0, fuse=False):
-        """Converts an ONNX file (libseeronnx) and predicts it: {metric name: value}."""
+    def check_range(self, node_x, edge_index, edge_x, global_x, node_op=None, pred=None):
+        """Is one graph (and its predictions pred, when given) inside what the model was trained on?
+        Returns {"in_range": True/False (None: the model records no range), "count": how many
+        quantities lie outside, "out_of_range": [{"kind", "name", "value", "lo", "hi"}, ...]}
+        (kind: node/edge/global feature, nodes/edges count, or metric: a prediction more than 10x
+        beyond the training labels)."""
+        keep = []
+        g = self._graph((node_x, edge_index, edge_x, global_x, node_op), keep)
+        p = None
+        if pred is not None:
+            p = np.ascontiguousarray(pred, dtype=np.float64).reshape(-1)
+            if p.size != self.n_metrics:
+                raise SeerError("pred has %d values, the model has %d metrics" % (p.size, self.n_metrics))
+        items, n, e = (_RangeItem * _RANGE_MAX)(), ctypes.c_int(), _err()
+        if self._lib.seer_check_range(self._m, ctypes.byref(g), p.ctypes.data if p is not None else None,
+                                      items, _RANGE_MAX, ctypes.byref(n), e, len(e)):
+            raise SeerError(e.value.decode())
+        if n.value < 0:
+            return {"in_range": None, "count": 0, "out_of_range": []}
+        out = [{"kind": _RANGE_KINDS[it.kind], "name": self._lib.seer_range_item_name(self._m, ctypes.byref(it)).decode(),
+                "value": it.value, "lo": it.lo, "hi": it.hi} for it in items[:min(n.value, _RANGE_MAX)]]
+        return {"in_range": n.value == 0, "count": n.value, "out_of_range": out}
+
+    def predict_onnx(self, path, batch=0, fuse=False, with_range=False):
+        """Converts an ONNX file (libseeronnx) and predicts it: {metric name: value}; with
+        with_range=True, (that, check_range's report for the graph and its predictions)."""
         ox = load_library("seeronnx")
         e = _err()
         if ox.seer_onnx_check_schema(self._m, e, len(e)):
@@ -203,7 +239,8 @@ class Model:
                 raise SeerError("%s: operators the model was not trained on: %s" % (path, ", ".join(sorted(missing))))
             g[4] = np.array([index[names[k]] for k in g[4]], dtype=np.int32)
         out = self.predict(*g)
-        return {name: float(v) for (name, _), v in zip(self.metrics, out)}
+        values = {name: float(v) for (name, _), v in zip(self.metrics, out)}
+        return (values, self.check_range(*g, pred=out)) if with_range else values
 
 
 @contextlib.contextmanager

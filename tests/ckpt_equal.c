@@ -30,7 +30,8 @@ int main(int argc, char **argv) {
     }
     seer_container a, b;
     seer_err err;
-    if (ctr_read(&a, argv[1], "SEERCKPT", 1, &err) || ctr_read(&b, argv[2], "SEERCKPT", 1, &err))
+    if (ctr_read(&a, argv[1], CKPT_MAGIC, CKPT_VERSION, &err) ||
+        ctr_read(&b, argv[2], CKPT_MAGIC, CKPT_VERSION, &err))
         seer_die("%s", err.msg);
     CHECK(a.n_t == b.n_t, "tensor counts %d vs %d", a.n_t, b.n_t);
     int64_t differ = 0;

@@ -1,6 +1,8 @@
 /* Checkpoint container: a round trip of every value type, and damaged files refused with a
- * message and no crash: every truncation, wrong magic, a future version, counts, lengths and
- * offsets past the end, overflowing dims (also built under AddressSanitizer: test_ckpt_asan). */
+ * message and no crash: every truncation, wrong magic, a future version, a file without
+ * checksums, counts, lengths and offsets past the end, overflowing dims, and every single-bit
+ * flip of every byte (the CRC-32C checksums: a flip is refused unless it fell in padding and
+ * changed nothing that is read) (also built under AddressSanitizer: test_ckpt_asan). */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
 #include <unistd.h>
@@ -32,6 +34,28 @@ static size_t write_sample(const char *path) {
     size_t n = (size_t)ftell(fp);
     fclose(fp);
     return n;
+}
+
+/* Do two containers hold the same keys, values and tensor bytes? */
+static int same(const seer_container *a, const seer_container *b) {
+    if (a->n_kv != b->n_kv || a->n_t != b->n_t || a->version != b->version) return 0;
+    for (int i = 0; i < a->n_kv; i++) {
+        const ctr_kv *x = &a->kv[i], *y = &b->kv[i];
+        if (strcmp(x->key, y->key) || x->type != y->type || x->n != y->n) return 0;
+        if (x->type == KV_STR && strcmp(x->data, y->data)) return 0;
+        if (x->type == KV_STRARR) {
+            for (int64_t j = 0; j < x->n; j++)
+                if (strcmp(((char **)x->data)[j], ((char **)y->data)[j])) return 0;
+        } else if (x->type != KV_STR && memcmp(x->data, y->data, (size_t)x->n * 8)) return 0;
+    }
+    for (int i = 0; i < a->n_t; i++) {
+        const ctr_tensor *x = &a->t[i], *y = &b->t[i];
+        if (strcmp(x->name, y->name) || x->dtype != y->dtype || x->ndim != y->ndim ||
+            x->nbytes != y->nbytes || memcmp(x->dims, y->dims, sizeof x->dims) ||
+            memcmp(x->data, y->data, x->nbytes))
+            return 0;
+    }
+    return 1;
 }
 
 int main(void) {
@@ -82,16 +106,43 @@ int main(void) {
     memcpy(bad + 16, &huge, 8);
     CHECK(ctr_read_mem(&c, bad, len, "count", "SEERCKPT", 1, &err) != 0 && strstr(err.msg, "cannot fit"), "count: %s", err.msg);
     printf("  refused: %s\n", err.msg);
-    // every 8-byte word replaced by a huge value: refused or read, never a crash
-    int crashed_not = 0;
+    // a file without checksums (flags 0: written before they existed) is refused, naming the fix
+    memcpy(bad, buf, len);
+    memset(bad + 12, 0, 4);
+    CHECK(ctr_read_mem(&c, bad, len, "old", "SEERCKPT", 1, &err) != 0 && strstr(err.msg, "no checksums"),
+          "no checksums: %s", err.msg);
+    printf("  refused: %s\n", err.msg);
+    // every 8-byte word replaced by a huge value, and every bit of every byte flipped: refused,
+    // or (a change in padding) read back identical; never a crash
+    seer_container ref;
+    CHECK(ctr_read_mem(&ref, buf, len, "ref", "SEERCKPT", 1, &err) == 0, "%s", err.msg);
+    int handled = 0, silent = 0, flips = 0, flip_refused = 0;
     for (size_t off = 0; off + 8 <= len; off += 8) {
         memcpy(bad, buf, len);
         uint64_t v = 0x7fffffffffffff00ull;
         memcpy(bad + off, &v, 8);
-        if (ctr_read_mem(&c, bad, len, "word", "SEERCKPT", 1, &err) == 0) ctr_free(&c);
-        crashed_not++;
+        if (ctr_read_mem(&c, bad, len, "word", "SEERCKPT", 1, &err) == 0) {
+            silent += !same(&c, &ref);
+            ctr_free(&c);
+        }
+        handled++;
     }
-    printf("  %d corrupted words handled\n", crashed_not);
+    for (size_t off = 0; off < len; off++)
+        for (int bit = 0; bit < 8; bit++, flips++) {
+            memcpy(bad, buf, len);
+            bad[off] ^= (char)(1 << bit);
+            if (ctr_read_mem(&c, bad, len, "flip", "SEERCKPT", 1, &err) == 0) {
+                if (!same(&c, &ref)) {
+                    silent++;
+                    if (silent < 5) printf("  FLIP accepted with changed contents: byte %zu bit %d\n", off, bit);
+                }
+                ctr_free(&c);
+            } else flip_refused++;
+        }
+    ctr_free(&ref);
+    CHECK(silent == 0, "%d corruptions read back with changed contents", silent);
+    printf("  %d corrupted words and %d bit flips handled: %d flips refused, the rest in padding\n",
+           handled, flips, flip_refused);
     free(bad), free(buf);
     unlink(path);
     return test_finish("test_ckpt");

@@ -71,8 +71,9 @@ with h5py.File(sys.argv[2], "r") as f:
         a, b = npt[g], npt[g + 1]
         y = m.predict(f["node/x"][a:b], f["edge/index"][ept[g]:ept[g + 1]], f["edge/x"][ept[g]:ept[g + 1]],
                       f["global/x"][g], f["node/op"][a:b])
-        for k, v in enumerate(row[1:]):
+        for k, v in enumerate(row[1:1 + m.n_metrics]):
             assert abs(y[k] - float(v)) <= 1e-6 * abs(float(v)), (g, k, y[k], v)
+        assert row[1 + m.n_metrics] in ("0", "1"), row  # the in_range column
 print("binding (uses op types: %s) equals seerpredict on 5 graphs" % m.uses_op_types)
 PY
 fi

@@ -36,6 +36,60 @@ static void *run_job(void *arg) {
     return NULL;
 }
 
+static seer_graph raw_graph(const pg_dataset *ds, int64_t g) {
+    int64_t n0 = ds->node_ptr[g], e0 = ds->edge_ptr[g];
+    return (seer_graph){
+        .n_nodes = ds->node_ptr[g + 1] - n0, .n_edges = ds->edge_ptr[g + 1] - e0,
+        .n_node_features = ds->Fn, .n_edge_features = ds->Fe, .n_global_features = ds->Fg,
+        .node_x = ds->node_x + n0 * ds->Fn, .node_op = ds->node_op + n0,
+        .edge_index = ds->edge_index + 2 * e0, .edge_x = ds->edge_x + e0 * ds->Fe,
+        .global_x = ds->global_x + g * ds->Fg,
+    };
+}
+
+/* seer_check_range: every training graph lies inside the recorded range (it is their min and
+ * max); a node feature pushed far out, and predictions 1000x the real ones, are reported. */
+static void check_ranges(const seer_model *m, const trainer *t, const pg_dataset *ds,
+                         const double *test_pred) {
+    int M = t->M, n_out;
+    seer_range_item it[16];
+    char msg[512];
+    int64_t outside = 0, ntr = t->n_ids[SPLIT_TRAIN];
+    for (int64_t i = 0; i < ntr; i++) {
+        seer_graph g = raw_graph(ds, t->ids[SPLIT_TRAIN][i]);
+        CHECK(seer_check_range(m, &g, NULL, it, 16, &n_out, msg, sizeof msg) == SEER_OK, "%s", msg);
+        outside += n_out != 0;
+    }
+    CHECK(outside == 0, "%lld of %lld training graphs reported outside their own range",
+          (long long)outside, (long long)ntr);
+    seer_graph g = raw_graph(ds, t->ids[SPLIT_TEST][0]);
+    float *xn = seer_malloc(sizeof(float) * (size_t)(g.n_nodes * ds->Fn));
+    memcpy(xn, g.node_x, sizeof(float) * (size_t)(g.n_nodes * ds->Fn));
+    xn[0] = 1e9f;
+    g.node_x = xn;
+    double far[MODEL_MAX_HEADS];
+    for (int j = 0; j < M; j++) far[j] = test_pred[j] * 1000;
+    CHECK(seer_check_range(m, &g, far, it, 16, &n_out, msg, sizeof msg) == SEER_OK, "%s", msg);
+    CHECK(n_out >= M + 1, "%d quantities outside, want at least %d", n_out, M + 1);
+    int metrics = 0, feature = 0;
+    for (int i = 0; i < n_out && i < 16; i++) {
+        if (it[i].kind == SEER_METRIC) {
+            metrics++;
+            CHECK(i < M && it[i].value == far[it[i].index] && it[i].value > 10 * it[i].hi,
+                  "metric item %d: %g (range %g .. %g)", i, it[i].value, it[i].lo, it[i].hi);
+        }
+        if (it[i].kind == SEER_NODE && it[i].index == 0) {
+            feature++;
+            CHECK(it[i].value == 1e9 && !strcmp(seer_range_item_name(m, &it[i]), seer_feature_name(m, SEER_NODE, 0)),
+                  "node feature item: %g %s", it[i].value, seer_range_item_name(m, &it[i]));
+        }
+    }
+    CHECK(metrics == M && feature == 1, "%d metric items (want %d), %d for node feature 0", metrics, M, feature);
+    printf("seer_check_range: %lld training graphs inside their range; a pushed feature and 1000x "
+           "predictions reported (%d quantities)\n", (long long)ntr, n_out);
+    free(xn);
+}
+
 int main(int argc, char **argv) {
     if (argc < 5) {
         fprintf(stderr, "usage: test_export CKPT FP32.seer FP16.seer INT8.seer [--graphs-csv OUT]\n");
@@ -60,16 +114,7 @@ int main(int argc, char **argv) {
     pg_dataset ds; // raw features (the trainer's copy is standardised in place)
     if (pg_read(cfg.data_path, &ds, &err)) seer_die("%s", err.msg);
     seer_graph *gs = seer_calloc((size_t)n, sizeof *gs);
-    for (int64_t i = 0; i < n; i++) {
-        int64_t g = ids[i], n0 = ds.node_ptr[g], e0 = ds.edge_ptr[g];
-        gs[i] = (seer_graph){
-            .n_nodes = ds.node_ptr[g + 1] - n0, .n_edges = ds.edge_ptr[g + 1] - e0,
-            .n_node_features = ds.Fn, .n_edge_features = ds.Fe, .n_global_features = ds.Fg,
-            .node_x = ds.node_x + n0 * ds.Fn, .node_op = ds.node_op + n0,
-            .edge_index = ds.edge_index + 2 * e0, .edge_x = ds.edge_x + e0 * ds.Fe,
-            .global_x = ds.global_x + g * ds.Fg,
-        };
-    }
+    for (int64_t i = 0; i < n; i++) gs[i] = raw_graph(&ds, ids[i]);
     const double tol[3] = {1e-5, 1e-3, -1}; // int8: judged by MAPE
     const char *names[3] = {"fp32", "fp16", "int8"};
     double *pred = seer_malloc(sizeof(double) * (size_t)(n * M));
@@ -144,6 +189,7 @@ int main(int argc, char **argv) {
                 }
                 fclose(f);
             }
+            check_ranges(m, t, &ds, pred);
         }
         seer_free(m);
     }

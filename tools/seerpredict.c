@@ -19,7 +19,9 @@ static void usage(FILE *f) {
     fputs("usage: seerpredict MODEL.seer NET.onnx [NET.onnx ...] [--batch 1,8,64] [--fuse] [--json]\n"
           "       seerpredict MODEL.seer DATA.h5 [--json] [--predictions OUT.csv] [--limit N]\n\n"
           "ONNX: converts each model through Seer's ONNX front end at each batch size and prints\n"
-          "every metric of the predictor with its unit.\n"
+          "every metric of the predictor with its unit, and a warning when the graph lies outside\n"
+          "what the model was trained on (a feature, the node or edge count, or a prediction more\n"
+          "than 10x beyond the training labels): the prediction is then a guess.\n"
           "HDF5 (a PerfGraph dataset, datasets/FORMAT.md): predicts every graph; where the file has\n"
           "labels named like the model's metrics, prints MAPE, RMSPE, share within 5%/10%,\n"
           "Spearman and Kendall per metric (a model trained on one dataset scored on another).\n\n"
@@ -51,6 +53,58 @@ static void json_str(const char *s) {
         else putchar(*s);
     }
     putchar('"');
+}
+
+/* A number in JSON (null for NaN and infinities, which JSON cannot hold). */
+static void json_num(double v) {
+    if (isfinite(v)) printf("%.6g", v);
+    else fputs("null", stdout);
+}
+
+#define RANGE_ITEMS 8
+
+/* The training-range check of one graph and its predictions: how many quantities lie outside
+ * (-1: the model records no range), the first RANGE_ITEMS of them in it. */
+static int range_check(const seer_model *m, const seer_graph *g, const double *y,
+                       seer_range_item *it, const char *what) {
+    int n;
+    char err[512];
+    if (seer_check_range(m, g, y, it, RANGE_ITEMS, &n, err, sizeof err)) die("%s: %s", what, err);
+    return n;
+}
+
+static const char *range_kind(int kind) {
+    static const char *const k[] = {"node feature ", "edge feature ", "global feature ", "", "", "prediction "};
+    return kind >= 0 && kind <= SEER_METRIC ? k[kind] : "";
+}
+
+static void range_text(const seer_model *m, int n, const seer_range_item *it) {
+    if (n < 0) {
+        printf("  note: this model records no training range (exported before libseer 0.3), so "
+               "it cannot tell whether this network is like its training data\n");
+        return;
+    }
+    if (n == 0) return;
+    printf("  warning: outside the training data, so these predictions are guesses (%d quantit%s):",
+           n, n == 1 ? "y" : "ies");
+    for (int i = 0; i < n && i < RANGE_ITEMS; i++)
+        printf("%s %s%s = %.4g (trained %.4g .. %.4g)", i ? ";" : "", range_kind(it[i].kind),
+               seer_range_item_name(m, &it[i]), it[i].value, it[i].lo, it[i].hi);
+    if (n > RANGE_ITEMS) printf("; and %d more", n - RANGE_ITEMS);
+    putchar('\n');
+}
+
+static void range_json(const seer_model *m, int n, const seer_range_item *it) {
+    static const char *const kinds[] = {"node", "edge", "global", "nodes", "edges", "metric"};
+    printf(",\"in_range\":%s,\"out_of_range\":[", n < 0 ? "null" : n == 0 ? "true" : "false");
+    for (int i = 0; i < n && i < RANGE_ITEMS; i++) {
+        printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "", kinds[it[i].kind]);
+        json_str(seer_range_item_name(m, &it[i]));
+        printf(",\"value\":");
+        json_num(it[i].value);
+        printf(",\"lo\":%.6g,\"hi\":%.6g}", it[i].lo, it[i].hi);
+    }
+    printf("],\"out_of_range_count\":%d", n < 0 ? 0 : n);
 }
 
 /* Maps each operator name of a table to the model's op id (-1: the model has never seen it). */
@@ -107,6 +161,8 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
             int32_t *ops = remap_ops(m, g.node_op, g.n_nodes, map, nets[i]);
             g.node_op = ops; // the model's op table (NULL for models that read features only)
             if (seer_predict(m, &g, y, err, sizeof err)) die("%s: %s", nets[i], err);
+            seer_range_item it[RANGE_ITEMS];
+            int n_out = range_check(m, &g, y, it, nets[i]);
             free(ops);
             if (json) {
                 printf("%s{\"onnx\":", first ? "" : ",");
@@ -116,17 +172,22 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                 for (int k = 0; k < M; k++) {
                     printf("%s", k ? "," : "");
                     json_str(seer_metric_name(m, k));
-                    printf(":{\"value\":%.6g,\"unit\":", y[k]);
+                    printf(":{\"value\":");
+                    json_num(y[k]);
+                    printf(",\"unit\":");
                     json_str(seer_metric_unit(m, k));
                     putchar('}');
                 }
-                printf("}}");
+                putchar('}');
+                range_json(m, n_out, it);
+                putchar('}');
             } else {
                 printf("%s%s (batch %lld): %lld operators, %.3g GFLOPs\n", first ? "" : "\n",
                        nets[i], (long long)batches[b], (long long)g.n_nodes,
                        seer_onnx_flops(og) / 1e9);
                 for (int k = 0; k < M; k++)
                     printf("  %-28s %12.4f %s\n", seer_metric_name(m, k), y[k], seer_metric_unit(m, k));
+                range_text(m, n_out, it);
             }
             first = 0;
             seer_onnx_free(og);
@@ -179,16 +240,30 @@ static int predict_h5(const seer_model *m, const char *path, int64_t limit, cons
     double t0 = seer_now();
     if (seer_predict_batch(m, gs, G, pred, err, sizeof err)) die("%s: %s", path, err);
     double secs = seer_now() - t0;
+    // the training-range check of every graph; how often each quantity was outside
+    int *outs = malloc(sizeof(int) * (size_t)(G ? G : 1)), known = 1;
+    int64_t n_outside = 0, slots = 2 + M, base[6];
+    for (int k = 0; k < 3; k++) base[k] = slots, slots += seer_n_features(m, k);
+    base[SEER_NODE_COUNT] = 0, base[SEER_EDGE_COUNT] = 1, base[SEER_METRIC] = 2;
+    int64_t *freq = calloc((size_t)slots, sizeof(int64_t));
+    if (!outs || !freq) die("out of memory for %s%s", path, "");
+    for (int64_t g = 0; g < G; g++) {
+        seer_range_item it[RANGE_ITEMS];
+        outs[g] = range_check(m, &gs[g], pred + g * M, it, path);
+        known = outs[g] >= 0;
+        n_outside += outs[g] > 0;
+        for (int i = 0; i < outs[g] && i < RANGE_ITEMS; i++) freq[base[it[i].kind] + it[i].index]++;
+    }
     if (csv) {
         FILE *f = fopen(csv, "w");
         if (!f) die("%s: cannot create", csv, "");
         fprintf(f, "name");
         for (int k = 0; k < M; k++) fprintf(f, ",%s", seer_metric_name(m, k));
-        fputc('\n', f);
+        fprintf(f, ",in_range\n");
         for (int64_t g = 0; g < G; g++) {
             fprintf(f, "%s", ds.name[g]);
             for (int k = 0; k < M; k++) fprintf(f, ",%.9g", pred[g * M + k]);
-            fputc('\n', f);
+            fprintf(f, ",%s\n", outs[g] < 0 ? "" : outs[g] ? "0" : "1");
         }
         if (fclose(f) != 0) die("%s: write failed", csv, "");
     }
@@ -212,7 +287,8 @@ static int predict_h5(const seer_model *m, const char *path, int64_t limit, cons
     if (json) {
         printf("{\"dataset\":");
         json_str(path);
-        printf(",\"graphs\":%lld,\"seconds\":%.6g,\"metrics\":{", (long long)G, secs);
+        printf(",\"graphs\":%lld,\"seconds\":%.6g,\"range_known\":%s,\"out_of_range_graphs\":%lld,"
+               "\"metrics\":{", (long long)G, secs, known ? "true" : "false", (long long)n_outside);
         for (int i = 0; i < n_scored; i++) {
             printf("%s", i ? "," : "");
             json_str(mnames[i]);
@@ -228,8 +304,34 @@ static int predict_h5(const seer_model *m, const char *path, int64_t limit, cons
             metrics_print_header(stdout);
             metrics_print_rows(stdout, "all", mnames, lm, n_scored);
         } else printf("(the file has no labels named like the model's metrics: nothing to score)\n");
+        if (!known)
+            printf("note: this model records no training range (exported before libseer 0.3)\n");
+        else if (n_outside) {
+            printf("warning: %lld of %lld graphs lie outside the training data (their predictions "
+                   "are guesses); most often outside:", (long long)n_outside, (long long)G);
+            for (int shown = 0; shown < 3; shown++) { // the three most frequent quantities
+                int64_t best = -1;
+                for (int64_t s = 0; s < slots; s++)
+                    if (freq[s] > 0 && (best < 0 || freq[s] > freq[best])) best = s;
+                if (best < 0) break;
+                // slots: 0 nodes, 1 edges, 2 .. 2 + M - 1 metrics, then node, edge, global features
+                seer_range_item it = {SEER_NODE_COUNT, 0, 0, 0, 0};
+                if (best == 1) it.kind = SEER_EDGE_COUNT;
+                else if (best >= 2 && best < 2 + M) it.kind = SEER_METRIC, it.index = (int)(best - 2);
+                else
+                    for (int k = 2; k >= 0 && best >= 2 + M; k--)
+                        if (best >= base[k]) {
+                            it.kind = k, it.index = (int)(best - base[k]);
+                            break;
+                        }
+                printf("%s %s%s (%lld graphs)", shown ? "," : "", range_kind(it.kind),
+                       seer_range_item_name(m, &it), (long long)freq[best]);
+                freq[best] = 0;
+            }
+            putchar('\n');
+        }
     }
-    free(pv), free(tv), free(gs), free(pred), free(ops), free(map);
+    free(pv), free(tv), free(gs), free(pred), free(ops), free(map), free(outs), free(freq);
     pg_free(&ds);
     return 0;
 }

@@ -119,9 +119,27 @@ KV_STR, KV_I64, KV_F64, KV_I64ARR = 1, 2, 3, 4
 DT = {np.dtype(np.float32): 0, np.dtype(np.int64): 3, np.dtype(np.float64): 4}
 
 
+_CRC32C = []
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli), as src/common/container.c computes it."""
+    if not _CRC32C:
+        for i in range(256):
+            c = i
+            for _ in range(8):
+                c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+            _CRC32C.append(c)
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc = _CRC32C[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
 def write_container(path, magic, kvs, tensors):
+    """Seer's container (src/common/container.h), with its CRC-32C checksums (flags bit 1)."""
     h = bytearray(magic)
-    h += struct.pack("<IIQQ", 1, 0, len(kvs), len(tensors))
+    h += struct.pack("<IIQQ", 1, 1, len(kvs), len(tensors))
     for key, typ, val in kvs:
         kb = key.encode()
         h += struct.pack("<Q", len(kb)) + kb + struct.pack("<I", typ)
@@ -139,8 +157,10 @@ def write_container(path, magic, kvs, tensors):
         nb = name.encode()
         h += struct.pack("<Q", len(nb)) + nb + struct.pack("<II", DT[arr.dtype], arr.ndim)
         h += struct.pack("<%dQ" % arr.ndim, *arr.shape) + struct.pack("<Q", off)
+        h += struct.pack("<I", crc32c(arr.tobytes()))
         blobs.append((off, arr.tobytes()))
         off = (off + arr.nbytes + 63) // 64 * 64
+    h += struct.pack("<I", crc32c(h))
     h += b"\0" * ((64 - len(h) % 64) % 64)
     data = bytearray(off)
     for o, b in blobs:

@@ -116,13 +116,37 @@ static void put_str(bytes *b, const char *s, size_t n) {
     put(b, s, n);
 }
 
+#ifdef SEER_FUZZING
+#define FUZZING 1
+#else
+#define FUZZING 0
+#endif
+
 static uint64_t align64(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
+
+/* CRC-32C, reflected polynomial 0x82F63B78, one table lookup per byte. */
+uint32_t ctr_crc32c(uint32_t crc, const void *p, size_t n) {
+    static uint32_t table[256];
+    static int ready; // filling twice from two threads writes the same values
+    if (!ready) {
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+            table[i] = c;
+        }
+        ready = 1;
+    }
+    const uint8_t *b = p;
+    crc = ~crc;
+    for (size_t i = 0; i < n; i++) crc = table[(crc ^ b[i]) & 0xff] ^ (crc >> 8);
+    return ~crc;
+}
 
 int ctr_write(const seer_container *c, const char *path, seer_err *err) {
     bytes h = {0};
     put(&h, c->magic, 8);
     put_u32(&h, c->version);
-    put_u32(&h, 0);
+    put_u32(&h, CTR_CRC);
     put_u64(&h, (uint64_t)c->n_kv);
     put_u64(&h, (uint64_t)c->n_t);
     for (int i = 0; i < c->n_kv; i++) {
@@ -150,8 +174,10 @@ int ctr_write(const seer_container *c, const char *path, seer_err *err) {
         put_u32(&h, (uint32_t)t->ndim);
         for (int d = 0; d < t->ndim; d++) put_u64(&h, (uint64_t)t->dims[d]);
         put_u64(&h, off);
+        put_u32(&h, t->nbytes ? ctr_crc32c(0, t->data, t->nbytes) : 0);
         off = align64(off + t->nbytes);
     }
+    put_u32(&h, ctr_crc32c(0, h.p, h.n));
     static const uint8_t zeros[64] = {0};
     put(&h, zeros, align64(h.n) - h.n);
 
@@ -246,10 +272,14 @@ static int parse(seer_container *c, const char *origin, const char magic[8], uin
     memcpy(c->magic, magic, 8);
     r.pos = 8;
     c->version = get_u32(&r, "version");
-    get_u32(&r, "flags");
+    uint32_t flags = get_u32(&r, "flags");
     if (c->version < 1 || c->version > max_version)
         return seer_fail(err, "%s: format version %u is not supported (this build reads up to %u)",
                          origin, c->version, max_version);
+    if (!(flags & CTR_CRC))
+        return seer_fail(err, "%s: format version %u has no checksums (written by Seer before 0.3), "
+                              "so its contents cannot be trusted: export it again (seerexport) from "
+                              "its checkpoint, or retrain with this build", origin, c->version);
     uint64_t n_kv = get_u64(&r, "kv count"), n_t = get_u64(&r, "tensor count");
     // every kv takes at least 12 bytes and every tensor at least 24: reject absurd counts early
     if (n_kv > (r.n - r.pos) / 12 || n_t > (r.n - r.pos) / 24)
@@ -326,9 +356,17 @@ static int parse(seer_container *c, const char *origin, const char magic[8], uin
             count *= v;
         }
         t->offset = get_u64(&r, "tensor offset");
+        t->crc = get_u32(&r, "tensor checksum");
         t->nbytes = count * ctr_dtype_size(t->dtype);
     }
     if (r.bad) return -1;
+    size_t header_end = r.pos;
+    uint32_t want = get_u32(&r, "header checksum");
+    if (r.bad) return -1;
+    // (a fuzzing build skips the two checksum comparisons, so that mutations reach the parser)
+    if (ctr_crc32c(0, c->file, header_end) != want && !FUZZING)
+        return seer_fail(err, "%s: header checksum mismatch: the file is corrupt (a changed byte in "
+                              "its first %zu bytes)", origin, header_end);
     uint64_t data_start = align64(r.pos);
     for (int i = 0; i < c->n_t; i++) {
         ctr_tensor *t = &c->t[i];
@@ -339,6 +377,9 @@ static int parse(seer_container *c, const char *origin, const char magic[8], uin
                              origin, t->name, (unsigned long long)t->offset,
                              (unsigned long long)t->nbytes, r.n);
         t->data = c->file + data_start + t->offset;
+        if (ctr_crc32c(0, t->data, t->nbytes) != t->crc && !FUZZING)
+            return seer_fail(err, "%s: tensor %s: checksum mismatch: its data is corrupt", origin,
+                             t->name);
     }
     return 0;
 }

@@ -4,11 +4,16 @@
  *   magic[8] u32 version u32 flags u64 n_kv u64 n_tensors
  *   kv:     u64 key_len, key, u32 type, value
  *           (STR: u64 len + bytes; I64/F64: 8 bytes; *ARR: u64 count + items, STRARR items as STR)
- *   tensor: u64 name_len, name, u32 dtype, u32 ndim, u64 dims[ndim], u64 offset (from data start)
+ *   tensor: u64 name_len, name, u32 dtype, u32 ndim, u64 dims[ndim], u64 offset (from data start),
+ *           u32 CRC-32C of its data
+ *   u32 CRC-32C of every header byte before it
  *   zero padding to a multiple of 64, then the data, each tensor 64-byte aligned.
- * The reader loads the file and bounds-checks every count, length and offset against the file
- * size before it trusts or allocates anything; the writer goes through a temporary file, fsync
- * and rename, so a crash never leaves a half-written file under the final name. */
+ * flags bit CTR_CRC says the CRCs are there; every file written now has it, and the reader refuses
+ * a file without it (written before checksums existed) with a message saying how to remake it.
+ * The reader loads the file, checks the header's CRC, bounds-checks every count, length and
+ * offset against the file size before it trusts or allocates anything, and checks each tensor's
+ * CRC; the writer goes through a temporary file, fsync and rename, so a crash never leaves a
+ * half-written file under the final name. */
 #ifndef SEER_CONTAINER_H
 #define SEER_CONTAINER_H
 
@@ -19,6 +24,14 @@
 
 enum { KV_STR = 1, KV_I64 = 2, KV_F64 = 3, KV_I64ARR = 4, KV_F64ARR = 5, KV_U64ARR = 6, KV_STRARR = 7 };
 enum { DT_F32 = 0, DT_F16 = 1, DT_I8 = 2, DT_I64 = 3, DT_F64 = 4 };
+enum { CTR_CRC = 1 }; // flags
+
+/* Checkpoints (src/train/ckpt.c): version 2 added the CRC-32C checksums. */
+#define CKPT_MAGIC "SEERCKPT"
+#define CKPT_VERSION 2
+
+/* CRC-32C (Castagnoli) of n bytes, continuing from crc (0 to start). */
+uint32_t ctr_crc32c(uint32_t crc, const void *p, size_t n);
 
 typedef struct {
     char *key;
@@ -32,6 +45,7 @@ typedef struct {
     int dtype, ndim;
     int64_t dims[4];
     uint64_t offset, nbytes;
+    uint32_t crc;     // reader: the CRC-32C stored for its data
     const void *data; // writer: caller's buffer; reader: points into the loaded file
 } ctr_tensor;
 

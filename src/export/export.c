@@ -148,6 +148,10 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
         if (!kv) goto out;
         ctr_add_arr(&o, NORM_KEYS[k], KV_F64ARR, kv->data, kv->n);
     }
+    // the training data's ranges (data/coverage.h), when the checkpoint has them
+    for (int k = 0; k < v.c.n_kv; k++)
+        if (!strncmp(v.c.kv[k].key, "coverage.", 9) && v.c.kv[k].type == KV_F64ARR)
+            ctr_add_arr(&o, v.c.kv[k].key, KV_F64ARR, v.c.kv[k].data, v.c.kv[k].n);
     char buf[2048], now[32];
     ctr_add_str(&o, "info.dataset", v.dataset);
     ctr_add_str(&o, "info.device", v.device);

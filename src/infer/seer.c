@@ -12,19 +12,21 @@
 #include "seer/seer.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/container.h"
+#include "data/coverage.h"
 #include "data/prep.h"
 #include "graph/batch.h"
 #include "infer/seer_format.h"
 #include "model/model.h"
 #include "model/ridge.h"
 
-#define SEER_VERSION_STRING "0.2.0"
+#define SEER_VERSION_STRING "0.3.0"
 // One forward pass covers about 32 MiB of activations (a SeerNet keeps some 24 H-wide rows per
 // node or edge); larger batches run in chunks of whole graphs.
 #define CHUNK_FLOATS ((int64_t)8 << 20)
@@ -49,6 +51,8 @@ struct seer_model {
     ridge_model ridge; // its solution, pointing into c's tensors
     char *const *metric_names, *const *metric_units, *const *features[3], *const *op_types;
     norm_stats norm; // pointers into c's arrays
+    coverage cov;    // the training data's ranges, pointers into c's arrays
+    int has_cov;
 };
 
 static seer_status fail(seer_status st, char *err, size_t err_len, const char *msg) {
@@ -194,6 +198,9 @@ static int build(seer_model *m, seer_err *e) {
         if (!isfinite(n->label_mu[i]) || !isfinite(n->label_sigma[i]) || n->label_sigma[i] <= 0)
             return seer_fail(e, "%s: label statistics of metric %d are not finite and positive",
                              m->origin, i);
+    int cov = coverage_load(&m->cov, &m->c, m->F, M, m->origin, e);
+    if (cov < 0) return -1;
+    m->has_cov = cov == 0;
     if (m->closed) return ridge_load_stored(&m->ridge, M, &m->c, 0, m->origin, e);
     // Every tensor in the file must be a parameter (or an int8 scale), and every parameter present.
     int expected = m->net.pt.n;
@@ -420,6 +427,40 @@ seer_status seer_predict_batch(const seer_model *m, const seer_graph *gs, int64_
 seer_status seer_predict(const seer_model *m, const seer_graph *g, double *out, char *err,
                          size_t err_len) {
     return seer_predict_batch(m, g, 1, out, err, err_len);
+}
+
+// the public item is the internal one
+_Static_assert(sizeof(seer_range_item) == sizeof(coverage_item) &&
+                   offsetof(seer_range_item, value) == offsetof(coverage_item, value) &&
+                   offsetof(seer_range_item, hi) == offsetof(coverage_item, hi),
+               "seer_range_item and coverage_item differ");
+_Static_assert(SEER_NODE == 0 && SEER_EDGE == 1 && SEER_GLOBAL == 2 &&
+                   (int)SEER_NODE_COUNT == (int)COV_KIND_NODES && (int)SEER_EDGE_COUNT == (int)COV_KIND_EDGES &&
+                   (int)SEER_METRIC == (int)COV_KIND_METRIC, "range kinds differ");
+
+seer_status seer_check_range(const seer_model *m, const seer_graph *g, const double *pred,
+                             seer_range_item *items, int max_items, int *n_out, char *err,
+                             size_t err_len) {
+    if (!m || !g || !n_out || max_items < 0 || (max_items && !items))
+        return fail(SEER_ERR_INVALID, err, err_len, "seer_check_range: NULL argument");
+    seer_err e = {{0}};
+    if (check_graph(m, g, 0, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
+    *n_out = -1;
+    if (!m->has_cov) return SEER_OK;
+    *n_out = coverage_check(&m->cov, g->n_nodes, g->n_edges, g->node_x, g->edge_x, g->global_x,
+                            pred, (coverage_item *)items, max_items);
+    return SEER_OK;
+}
+
+const char *seer_range_item_name(const seer_model *m, const seer_range_item *it) {
+    if (!m || !it) return NULL;
+    switch (it->kind) {
+    case SEER_NODE: case SEER_EDGE: case SEER_GLOBAL: return seer_feature_name(m, it->kind, it->index);
+    case SEER_NODE_COUNT: return "nodes";
+    case SEER_EDGE_COUNT: return "edges";
+    case SEER_METRIC: return seer_metric_name(m, it->index);
+    default: return NULL;
+    }
 }
 
 int seer_n_metrics(const seer_model *m) { return m ? m->M : 0; }

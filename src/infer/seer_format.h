@@ -3,7 +3,9 @@
  *
  *   kv       model.name ("seernet"), model.sizes (the checkpoint's), export.dtype (fp32|fp16|int8),
  *            schema.{node,edge,global}_features, schema.op_types, metrics.names, metrics.units,
- *            norm.* (float64 statistics, as in checkpoints), info.* (provenance strings)
+ *            norm.* (float64 statistics, as in checkpoints), info.* (provenance strings),
+ *            coverage.* (the training split's ranges, data/coverage.h; absent in files written
+ *            before libseer 0.3)
  *   tensors  one per parameter, named as in the checkpoint: fp32 or fp16 (IEEE half), or for
  *            int8 files an int8 weight (fout, fin) plus "<name>.scale" fp32 (fout), symmetric per
  *            output channel (w = q * scale); biases stay fp32 in int8 files.
@@ -14,7 +16,7 @@
 #include <stdint.h>
 
 #define SEER_MODEL_MAGIC "SEERMODL"
-#define SEER_MODEL_VERSION 1
+#define SEER_MODEL_VERSION 2 // 2: CRC-32C checksums, coverage.* ranges
 
 enum { EXPORT_FP32 = 0, EXPORT_FP16 = 1, EXPORT_INT8 = 2 };
 

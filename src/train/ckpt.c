@@ -12,10 +12,8 @@
 #include "dist/dist.h"
 #include "train.h"
 
-#define CKPT_MAGIC "SEERCKPT"
 static const char *const VAL_KEYS[5] = {"val.mape", "val.rmspe", "val.within10", "val.spearman",
                                         "val.kendall"};
-#define CKPT_VERSION 1
 
 int trainer_save(const trainer *t, const char *path, seer_err *err) {
     if (t->rank != 0) return 0; // rank 0 writes the checkpoints of a parallel run
@@ -53,6 +51,7 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     ctr_add_arr(&c, "norm.global_std", KV_F64ARR, n->global_std, n->Fg);
     ctr_add_arr(&c, "norm.label_mu", KV_F64ARR, n->label_mu, n->M);
     ctr_add_arr(&c, "norm.label_sigma", KV_F64ARR, n->label_sigma, n->M);
+    coverage_store(&t->cov, &c);
     const model *m = &t->net;
     if (t->closed) {
         // the ridge solution: raw-feature statistics and weights per label (float64)
@@ -218,6 +217,31 @@ int trainer_load_params(trainer *t, const char *path, int64_t *step, seer_err *e
     return rc;
 }
 
+/* The progress counters read back must be consistent with each other (a corrupt or hand-edited
+ * checkpoint that passed its checksum, or one from another run, must not resume at epoch 10^13). */
+static int plausible(const trainer *t, const char *path, seer_err *err) {
+    struct {
+        const char *key;
+        int64_t v, max;
+    } c[] = {{"train.step", t->step, INT64_MAX / 4},
+             {"train.epoch", t->epoch, t->step},
+             {"train.batch_in_epoch", t->batch_in_epoch, t->step},
+             {"train.since_best", t->since_best, t->epoch},
+             {"train.epoch_batches", t->epoch_batches, t->step},
+             {"train.epoch_graphs", t->epoch_graphs, t->epoch_batches * t->global_batch},
+             {"sched.bad_epochs", t->sched.bad_epochs, t->epoch}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        if (c[i].v < 0 || c[i].v > c[i].max)
+            return seer_fail(err, "%s: %s = %lld is implausible (0 .. %lld given the other counters): "
+                                  "the checkpoint is corrupt; resume from another (best.ckpt) or retrain",
+                             path, c[i].key, (long long)c[i].v, (long long)c[i].max);
+    if (!(t->sched.lr > 0) || !isfinite(t->sched.lr) || isnan(t->best_val) || isnan(t->epoch_loss_sum))
+        return seer_fail(err, "%s: learning rate %g, best validation loss %g or loss sum %g is not a "
+                              "valid number: the checkpoint is corrupt", path, t->sched.lr, t->best_val,
+                         t->epoch_loss_sum);
+    return 0;
+}
+
 int trainer_load(trainer *t, const char *path, seer_err *err) {
     if (t->closed)
         return seer_fail(err, "%s: the linear baseline is fitted in one go; there is nothing to "
@@ -247,7 +271,8 @@ int trainer_load(trainer *t, const char *path, seer_err *err) {
         get_i64(&c, "train.epoch_graphs", path, &t->epoch_graphs, err) ||
         get_f64(&c, "sched.lr", path, &t->sched.lr, err) ||
         get_f64(&c, "sched.best", path, &t->sched.best, err) ||
-        get_i64(&c, "sched.bad_epochs", path, &t->sched.bad_epochs, err))
+        get_i64(&c, "sched.bad_epochs", path, &t->sched.bad_epochs, err) ||
+        plausible(t, path, err))
         goto done;
     rng = ctr_get(&c, "train.rng_epoch", KV_U64ARR, path, err);
     if (!rng || rng->n != 4) {

@@ -107,6 +107,7 @@ static int load_data(trainer *t, const seer_config *cfg, seer_err *err) {
     norm_comm comm = {t->rank, t->ranks, dist_sum_f64};
     if (norm_fit(&t->norm, &t->ds, t->which + t->ds.g0, t->label_cols, t->M, &comm, err)) return -1;
     if (t->closed && ridge_prepare(t, err)) return -1; // from the raw features
+    coverage_fit(&t->cov, &t->ds, t->which + t->ds.g0, t->label_cols, t->M, &comm); // raw values
     norm_apply(&t->norm, &t->ds);
     t->targets = seer_malloc(sizeof(float) * (size_t)(t->ds.G * t->M + 1));
     norm_targets(&t->norm, &t->ds, t->label_cols, t->targets);
@@ -247,6 +248,7 @@ void trainer_free(trainer *t) {
     free(t->host_pred);
     model_free(&t->net);
     norm_free(&t->norm);
+    coverage_free(&t->cov);
     pg_free(&t->ds);
     pg_index_free(&t->ix);
     free(t->step_local), free(t->step_pos);

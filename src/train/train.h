@@ -5,6 +5,7 @@
 
 #include "common/container.h"
 #include "config/config.h"
+#include "data/coverage.h"
 #include "data/prep.h"
 #include "dist/grad_comm.h"
 #include "model/model.h"
@@ -44,6 +45,7 @@ typedef struct {
     int inject_rank, inject_step; // [dist] inject_failure (test only; step 0 = off)
     char inject_kind[16];
     norm_stats norm;
+    coverage cov;     // the training split's ranges (data/coverage.h), for the export
     float *targets;   // (G, M) standardised log targets
     model net;
     const seer_backend *be;

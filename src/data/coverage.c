@@ -1,0 +1,182 @@
+/* data: the training data's range (see coverage.h). */
+#include "data/coverage.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const KEYS[3][2] = {{"coverage.node_lo", "coverage.node_hi"},
+                                       {"coverage.edge_lo", "coverage.edge_hi"},
+                                       {"coverage.global_lo", "coverage.global_hi"}};
+
+/* The pointers into a block: lo/hi per kind, label lo/hi, counts; returns its length. */
+static int64_t layout(coverage *c, double *b) {
+    int64_t n = 0;
+    for (int k = 0; k < 3; k++) {
+        c->lo[k] = b + n, n += c->F[k];
+        c->hi[k] = b + n, n += c->F[k];
+    }
+    c->label_lo = b + n, n += c->M;
+    c->label_hi = b + n, n += c->M;
+    c->counts = b + n, n += COV_COUNTS;
+    return n;
+}
+
+static void widen(double *lo, double *hi, double v) {
+    if (v < *lo) *lo = v;
+    if (v > *hi) *hi = v;
+}
+
+void coverage_fit(coverage *c, const pg_dataset *ds, const int8_t *which, const int *label_cols,
+                  int M, const norm_comm *comm) {
+    memset(c, 0, sizeof *c);
+    c->F[0] = ds->Fn, c->F[1] = ds->Fe, c->F[2] = ds->Fg, c->M = M;
+    int64_t B = 2 * ((int64_t)c->F[0] + c->F[1] + c->F[2] + M) + COV_COUNTS;
+    double *b = c->owned = seer_malloc(sizeof(double) * (size_t)B);
+    layout(c, b);
+    // every range starts empty (+inf, -inf), the graph count at 0
+    double *lo[3], *hi[3], *llo = (double *)c->label_lo, *lhi = (double *)c->label_hi;
+    double *cnt = (double *)c->counts;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = (double *)c->lo[k], hi[k] = (double *)c->hi[k];
+        for (int j = 0; j < c->F[k]; j++) lo[k][j] = INFINITY, hi[k][j] = -INFINITY;
+    }
+    for (int m = 0; m < M; m++) llo[m] = INFINITY, lhi[m] = -INFINITY;
+    cnt[COV_NODES_LO] = cnt[COV_EDGES_LO] = INFINITY;
+    cnt[COV_NODES_HI] = cnt[COV_EDGES_HI] = -INFINITY;
+    cnt[COV_GRAPHS] = 0;
+    const float *x[3] = {ds->node_x, ds->edge_x, ds->global_x};
+    for (int64_t g = 0; g < ds->G; g++) {
+        if (which[g] != SPLIT_TRAIN) continue;
+        int64_t r0[3] = {ds->node_ptr[g], ds->edge_ptr[g], g};
+        int64_t r1[3] = {ds->node_ptr[g + 1], ds->edge_ptr[g + 1], g + 1};
+        for (int k = 0; k < 3; k++)
+            for (int64_t r = r0[k]; r < r1[k]; r++)
+                for (int j = 0; j < c->F[k]; j++)
+                    if (isfinite(x[k][r * c->F[k] + j]))
+                        widen(&lo[k][j], &hi[k][j], x[k][r * c->F[k] + j]);
+        for (int m = 0; m < M; m++) {
+            float y = ds->label_y[g * ds->M + label_cols[m]];
+            if (isfinite(y) && y > 0) widen(&llo[m], &lhi[m], y);
+        }
+        widen(&cnt[COV_NODES_LO], &cnt[COV_NODES_HI], (double)(r1[0] - r0[0]));
+        widen(&cnt[COV_EDGES_LO], &cnt[COV_EDGES_HI], (double)(r1[1] - r0[1]));
+        cnt[COV_GRAPHS] += 1;
+    }
+    if (comm && comm->ranks > 1) { // an all-gather through the sum, then min and max of the rows
+        int R = comm->ranks;
+        double *all = seer_calloc((size_t)(R * B), sizeof(double));
+        memcpy(all + (int64_t)comm->rank * B, b, sizeof(double) * (size_t)B);
+        comm->sum_f64(all, R * B);
+        memcpy(b, all, sizeof(double) * (size_t)B);
+        for (int r = 1; r < R; r++) {
+            coverage o = *c;
+            layout(&o, all + (int64_t)r * B);
+            for (int k = 0; k < 3; k++)
+                for (int j = 0; j < c->F[k]; j++) {
+                    widen(&lo[k][j], &hi[k][j], o.lo[k][j]);
+                    widen(&lo[k][j], &hi[k][j], o.hi[k][j]);
+                }
+            for (int m = 0; m < M; m++) {
+                widen(&llo[m], &lhi[m], o.label_lo[m]);
+                widen(&llo[m], &lhi[m], o.label_hi[m]);
+            }
+            widen(&cnt[COV_NODES_LO], &cnt[COV_NODES_HI], o.counts[COV_NODES_LO]);
+            widen(&cnt[COV_NODES_LO], &cnt[COV_NODES_HI], o.counts[COV_NODES_HI]);
+            widen(&cnt[COV_EDGES_LO], &cnt[COV_EDGES_HI], o.counts[COV_EDGES_LO]);
+            widen(&cnt[COV_EDGES_LO], &cnt[COV_EDGES_HI], o.counts[COV_EDGES_HI]);
+            cnt[COV_GRAPHS] += o.counts[COV_GRAPHS];
+        }
+        free(all);
+    }
+}
+
+void coverage_free(coverage *c) {
+    free(c->owned);
+    memset(c, 0, sizeof *c);
+}
+
+void coverage_store(const coverage *c, seer_container *out) {
+    if (!c->counts) return;
+    for (int k = 0; k < 3; k++) {
+        ctr_add_arr(out, KEYS[k][0], KV_F64ARR, c->lo[k], c->F[k]);
+        ctr_add_arr(out, KEYS[k][1], KV_F64ARR, c->hi[k], c->F[k]);
+    }
+    ctr_add_arr(out, "coverage.label_lo", KV_F64ARR, c->label_lo, c->M);
+    ctr_add_arr(out, "coverage.label_hi", KV_F64ARR, c->label_hi, c->M);
+    ctr_add_arr(out, "coverage.counts", KV_F64ARR, c->counts, COV_COUNTS);
+}
+
+static int get(const seer_container *in, const char *key, int64_t n, const double **out,
+               const char *origin, seer_err *err) {
+    const ctr_kv *kv = ctr_get(in, key, KV_F64ARR, origin, err);
+    if (!kv) return -1;
+    if (kv->n != n)
+        return seer_fail(err, "%s: %s has %lld values, the model needs %lld", origin, key,
+                         (long long)kv->n, (long long)n);
+    *out = kv->data;
+    return 0;
+}
+
+int coverage_load(coverage *c, const seer_container *in, const int F[3], int M, const char *origin,
+                  seer_err *err) {
+    memset(c, 0, sizeof *c);
+    if (!ctr_find(in, "coverage.counts")) return 1;
+    memcpy(c->F, F, sizeof c->F), c->M = M;
+    for (int k = 0; k < 3; k++)
+        if (get(in, KEYS[k][0], F[k], &c->lo[k], origin, err) ||
+            get(in, KEYS[k][1], F[k], &c->hi[k], origin, err))
+            return -1;
+    if (get(in, "coverage.label_lo", M, &c->label_lo, origin, err) ||
+        get(in, "coverage.label_hi", M, &c->label_hi, origin, err) ||
+        get(in, "coverage.counts", COV_COUNTS, &c->counts, origin, err))
+        return -1;
+    return 0;
+}
+
+/* Rounding slack: the raw features are float32. */
+static double slack(double lo, double hi) {
+    double a = fmax(fabs(lo), fabs(hi));
+    return 1e-6 * (a > 1 ? a : 1);
+}
+
+/* Adds an item when [vmin, vmax] leaves [lo, hi] (an empty training range checks nothing). */
+static int check_one(int kind, int index, double vmin, double vmax, double lo, double hi,
+                     coverage_item *items, int max_items, int n) {
+    if (lo > hi) return n;
+    double s = slack(lo, hi), below = lo - s - vmin, above = vmax - (hi + s);
+    if (!(below > 0 || above > 0 || vmin != vmin || vmax != vmax)) return n;
+    if (n < max_items)
+        items[n] = (coverage_item){kind, index, below >= above ? vmin : vmax, lo, hi};
+    return n + 1;
+}
+
+int coverage_check(const coverage *c, int64_t n_nodes, int64_t n_edges, const float *node_x,
+                   const float *edge_x, const float *global_x, const double *pred,
+                   coverage_item *items, int max_items) {
+    const float *x[3] = {node_x, edge_x, global_x};
+    int64_t rows[3] = {n_nodes, n_edges, 1};
+    int n = 0;
+    // the predictions first (what a reader acts on), then the graph's size, then its features
+    for (int m = 0; pred && m < c->M; m++) {
+        double lo = c->label_lo[m], hi = c->label_hi[m], p = pred[m];
+        if (lo > hi) continue;
+        if (!(p >= lo / COV_METRIC_FACTOR && p <= hi * COV_METRIC_FACTOR)) { // NaN too
+            if (n < max_items) items[n] = (coverage_item){COV_KIND_METRIC, m, p, lo, hi};
+            n++;
+        }
+    }
+    n = check_one(COV_KIND_NODES, 0, (double)n_nodes, (double)n_nodes, c->counts[COV_NODES_LO],
+                  c->counts[COV_NODES_HI], items, max_items, n);
+    n = check_one(COV_KIND_EDGES, 0, (double)n_edges, (double)n_edges, c->counts[COV_EDGES_LO],
+                  c->counts[COV_EDGES_HI], items, max_items, n);
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < c->F[k]; j++) {
+            if (!rows[k]) continue;
+            double vmin = INFINITY, vmax = -INFINITY;
+            for (int64_t r = 0; r < rows[k]; r++) widen(&vmin, &vmax, x[k][r * c->F[k] + j]);
+            n = check_one(k, j, vmin, vmax, c->lo[k][j], c->hi[k][j], items, max_items, n);
+        }
+    return n;
+}

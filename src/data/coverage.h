@@ -1,0 +1,60 @@
+/* data: what the training data covered, so that a predictor can say when it is guessing.
+ *
+ * The trainer fits it on the training split's raw (unstandardised) features next to the
+ * normalisation statistics; checkpoints and .seer exports carry it as coverage.* float64 arrays;
+ * libseer checks a graph (and its predictions) against it (seer_check_range).
+ *
+ *   coverage.{node,edge,global}_lo / _hi   per feature column, min and max over training rows
+ *   coverage.label_lo / _hi                per label, min and max of the finite training labels
+ *                                          (native units)
+ *   coverage.counts                        min and max nodes, min and max edges per training
+ *                                          graph, and the number of training graphs */
+#ifndef SEER_COVERAGE_H
+#define SEER_COVERAGE_H
+
+#include <stdint.h>
+
+#include "common/container.h"
+#include "data/perfgraph.h"
+#include "data/prep.h"
+
+enum { COV_NODES_LO, COV_NODES_HI, COV_EDGES_LO, COV_EDGES_HI, COV_GRAPHS, COV_COUNTS };
+
+typedef struct {
+    int F[3], M;               // feature widths (node, edge, global), labels
+    const double *lo[3], *hi[3];
+    const double *label_lo, *label_hi;
+    const double *counts;      // (COV_COUNTS)
+    double *owned;             // fitted: the one block the pointers above point into
+} coverage;
+
+/* Fits on the training graphs of ds (which[g] == SPLIT_TRAIN), before norm_apply; with several
+ * ranks every rank gets the ranges of all shards. */
+void coverage_fit(coverage *c, const pg_dataset *ds, const int8_t *which, const int *label_cols,
+                  int M, const norm_comm *comm);
+void coverage_free(coverage *c);
+void coverage_store(const coverage *c, seer_container *out);
+/* Points c into a checkpoint's or export's arrays. Returns 1 when the file has none (written
+ * before coverage existed), 0 when loaded, -1 (err filled) when present with wrong sizes. */
+int coverage_load(coverage *c, const seer_container *in, const int F[3], int M, const char *origin,
+                  seer_err *err);
+
+/* One quantity of a graph outside the training range. kind: 0 node, 1 edge, 2 global feature
+ * (index = column), COV_KIND_NODES / COV_KIND_EDGES (the graph's size), COV_KIND_METRIC (a
+ * prediction more than COV_METRIC_FACTOR times outside the training labels; index = metric). */
+enum { COV_KIND_NODES = 3, COV_KIND_EDGES = 4, COV_KIND_METRIC = 5 };
+#define COV_METRIC_FACTOR 10.0
+typedef struct {
+    int kind, index;
+    double value, lo, hi;
+} coverage_item;
+
+/* Checks, in this order, the M predictions (when pred is not NULL), the node and edge counts and
+ * the raw features (node_x (n_nodes, F[0]), edge_x (n_edges, F[1]), global_x (F[2]); per column
+ * its min and max over the rows). Writes the first max_items items (a feature's value is the one
+ * farther outside) and returns how many quantities lie outside. */
+int coverage_check(const coverage *c, int64_t n_nodes, int64_t n_edges, const float *node_x,
+                   const float *edge_x, const float *global_x, const double *pred,
+                   coverage_item *items, int max_items);
+
+#endif
