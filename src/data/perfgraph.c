@@ -27,9 +27,20 @@ static int h5_shape(hid_t f, const char *path, const char *dset, int *rank, hsiz
     dims[0] = dims[1] = 1;
     if (ok) H5Sget_simple_extent_dims(s, dims, NULL);
     if (s >= 0) H5Sclose(s);
+    // the declared size against what the file stores, before anything is sized from it (a few
+    // forged header bytes must not cost gigabytes); compressed data stores far less than it
+    // declares, so only a gap no compression explains is refused
+    hid_t t = H5Dget_type(d);
+    double esz = t >= 0 ? (double)H5Tget_size(t) : 1, stored = (double)H5Dget_storage_size(d);
+    if (t >= 0) H5Tclose(t);
+    double declared = (double)dims[0] * (double)dims[1] * esz;
     H5Dclose(d);
     if (!ok) return seer_fail(err, "%s: %s: expected a 1-D or 2-D dataset, found rank %d", path,
                               dset, r);
+    if (declared > 64 * stored + (double)(64 << 20))
+        return seer_fail(err, "%s: %s: declares %.0f x %.0f values (%.0f MB) but the file stores "
+                              "%.1f MB of them: truncated or forged", path, dset, (double)dims[0],
+                         (double)dims[1], declared / 1e6, stored / 1e6);
     *rank = r;
     return 0;
 }
@@ -418,6 +429,21 @@ int pg_read_range(const char *path, const pg_index *ix, int64_t lo, int64_t hi, 
     ds->n_ops = (int)n;
     if (!(ds->labels = h5_read_strings(f, path, "/schema/labels", &n, err))) goto done;
     ds->M = (int)n;
+    {   // a name twice would make two columns indistinguishable (a label picked by name)
+        char *const *lists[5] = {ds->node_features, ds->edge_features, ds->global_features,
+                                 ds->op_types, ds->labels};
+        static const char *const where[5] = {"node_features", "edge_features", "global_features",
+                                             "op_types", "labels"};
+        int counts[5] = {ds->Fn, ds->Fe, ds->Fg, ds->n_ops, ds->M};
+        for (int k = 0; k < 5; k++)
+            for (int i = 0; i < counts[k]; i++)
+                for (int j = 0; j < i; j++)
+                    if (!strcmp(lists[k][i], lists[k][j])) {
+                        seer_fail(err, "%s: /schema/%s: '%s' is listed twice (entries %d and %d); "
+                                       "names must be unique", path, where[k], lists[k][i], j, i);
+                        goto done;
+                    }
+    }
 
     // the index of the slice, rebased to its first node and edge
     int64_t G = hi - lo, n0 = ix->node_ptr[lo], e0 = ix->edge_ptr[lo];

@@ -25,9 +25,79 @@ int ox_dtype_is_float(int dtype) {
 
 int64_t ox_numel(const ox_tensor *t) {
     int64_t n = 1;
-    for (int i = 0; i < t->rank; i++) n *= t->dims[i];
+    for (int i = 0; i < t->rank; i++)
+        if (t->dims[i] < 0 || __builtin_mul_overflow(n, t->dims[i], &n)) return INT64_MAX;
     return n;
 }
+
+/* Largest tensor the reader accepts (2^48 elements: 1 PB of float32), so that element counts,
+ * bytes and FLOPs stay far from int64's range. */
+#define OX_MAX_NUMEL ((int64_t)1 << 48)
+
+/* ---- nesting depth, before protobuf-c unpacks (it recurses once per nested message) ---- */
+
+enum { PB_MODEL, PB_GRAPH, PB_NODE, PB_ATTR, PB_VALUE_INFO, PB_TYPE, PB_TYPE_ELEM, PB_TYPE_MAP,
+       PB_FUNCTION, PB_TRAINING, PB_LEAF };
+
+/* The message type of a length-delimited field of a message type that can nest (onnx.proto). */
+static int pb_child(int msg, uint64_t field) {
+    switch (msg) {
+    case PB_MODEL: return field == 7 ? PB_GRAPH : field == 20 ? PB_TRAINING : field == 25 ? PB_FUNCTION : PB_LEAF;
+    case PB_GRAPH: return field == 1 ? PB_NODE : (field == 11 || field == 12 || field == 13) ? PB_VALUE_INFO : PB_LEAF;
+    case PB_NODE: return field == 5 ? PB_ATTR : PB_LEAF;
+    case PB_ATTR: return (field == 6 || field == 11) ? PB_GRAPH : (field == 14 || field == 15) ? PB_TYPE : PB_LEAF;
+    case PB_VALUE_INFO: return field == 2 ? PB_TYPE : PB_LEAF;
+    case PB_TYPE: return (field == 4 || field == 9) ? PB_TYPE_ELEM : field == 5 ? PB_TYPE_MAP : PB_LEAF;
+    case PB_TYPE_ELEM: return field == 1 ? PB_TYPE : PB_LEAF;
+    case PB_TYPE_MAP: return field == 2 ? PB_TYPE : PB_LEAF;
+    case PB_FUNCTION: return field == 7 ? PB_NODE : PB_LEAF;
+    case PB_TRAINING: return (field == 1 || field == 2) ? PB_GRAPH : PB_LEAF;
+    default: return PB_LEAF;
+    }
+}
+
+static int pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+    *v = 0;
+    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) return 0;
+    }
+    return -1;
+}
+
+/* How deep the messages of [p, end) nest below msg (0 when none), or -1 when the bytes are not
+ * protobuf (then protobuf-c refuses them itself). Recursion stops at max, so the walk's own stack
+ * is bounded. */
+static int pb_depth(const uint8_t *p, const uint8_t *end, int msg, int max) {
+    int deepest = 0;
+    while (p < end) {
+        uint64_t key, len;
+        if (pb_varint(&p, end, &key)) return -1;
+        switch (key & 7) {
+        case 0: if (pb_varint(&p, end, &len)) return -1; break;
+        case 1: if (end - p < 8) return -1; p += 8; break;
+        case 5: if (end - p < 4) return -1; p += 4; break;
+        case 2: {
+            if (pb_varint(&p, end, &len) || len > (uint64_t)(end - p)) return -1;
+            int child = pb_child(msg, key >> 3);
+            if (child != PB_LEAF) {
+                if (max <= 1) return max + 1; // deeper than allowed: stop here
+                int d = pb_depth(p, p + len, child, max - 1);
+                if (d < 0) return -1;
+                if (d + 1 > deepest) deepest = d + 1;
+                if (deepest > max) return deepest;
+            }
+            p += len;
+            break;
+        }
+        default: return -1;
+        }
+    }
+    return deepest;
+}
+
+#define OX_MAX_NESTING 64
 
 /* ---- name table ---- */
 static uint64_t fnv(const char *s) {
@@ -119,12 +189,22 @@ static int read_inputs(ox_graph *g, const Onnx__GraphProto *gp, const char *orig
         const Onnx__ValueInfoProto *vi = gp->input[i];
         if (!vi->name) continue;
         if (find_tensor(g, vi->name) >= 0 && g->t[find_tensor(g, vi->name)].is_init) continue;
+        if (find_tensor(g, vi->name) >= 0) {
+            seer_fail(err, "%s: graph input '%s' is declared twice", origin, vi->name);
+            return -1;
+        }
         int id = add_tensor(g, vi->name);
         ox_tensor *t = &g->t[id];
         t->is_input = 1;
         const Onnx__TypeProto *tp = vi->type;
         if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type->shape) {
             seer_fail(err, "%s: graph input '%s' has no tensor shape", origin, vi->name);
+            return -1;
+        }
+        int dt = tp->tensor_type->elem_type;
+        if (dt <= 0 || dt == OX_DT_STRING || dt > OX_DT_BFLOAT16) {
+            seer_fail(err, "%s: graph input '%s' has element type %d: a network's inputs are "
+                           "numeric tensors", origin, vi->name, dt);
             return -1;
         }
         const Onnx__TensorShapeProto *sh = tp->tensor_type->shape;
@@ -150,6 +230,11 @@ static int read_inputs(ox_graph *g, const Onnx__GraphProto *gp, const char *orig
                 return -1;
             }
             t->dims[k] = v;
+        }
+        if (ox_numel(t) > OX_MAX_NUMEL) {
+            seer_fail(err, "%s: graph input '%s' has %s elements (at most 2^48)", origin, vi->name,
+                      ox_numel(t) == INT64_MAX ? "more than 2^63" : "over 2^48");
+            return -1;
         }
     }
     return 0;
@@ -202,6 +287,17 @@ static int read_nodes(ox_graph *g, const Onnx__GraphProto *gp, const char *origi
             }
             n->in[i] = id;
         }
+    }
+    return 0;
+}
+
+/* Every graph output is produced by a node, an initializer or an input. */
+static int check_outputs(const ox_graph *g, const Onnx__GraphProto *gp, const char *origin, seer_err *err) {
+    for (size_t i = 0; i < gp->n_output; i++) {
+        const char *name = gp->output[i]->name;
+        if (!name || !*name || find_tensor(g, name) < 0)
+            return seer_fail(err, "%s: graph output %zu '%s' is produced by no node, initializer "
+                                  "or input", origin, i, name ? name : "");
     }
     return 0;
 }
@@ -264,6 +360,12 @@ static int infer_shapes(ox_graph *g, const char *origin, int allow_unknown, seer
                               g->n[v].op_type, t->name, (long long)t->dims[j], j);
                     return -1;
                 }
+            if (t && ox_numel(t) > OX_MAX_NUMEL) {
+                seer_fail(err, "%s: node %d '%s' (%s): output '%s' would hold more than 2^48 "
+                               "elements (its shape arithmetic overflows)", origin, v, g->n[v].name,
+                          g->n[v].op_type, t->name);
+                return -1;
+            }
             folded &= t && (t->value != NULL || t->is_init);
         }
         g->n[v].folded = folded;
@@ -275,6 +377,9 @@ int ox_load_mem(const void *buf, size_t len, const char *origin, int64_t batch, 
                 ox_graph *g, seer_err *err) {
     memset(g, 0, sizeof *g);
     if (len == 0) return seer_fail(err, "%s: empty file, not an ONNX model", origin);
+    if (pb_depth(buf, (const uint8_t *)buf + len, PB_MODEL, OX_MAX_NESTING) > OX_MAX_NESTING)
+        return seer_fail(err, "%s: messages nested more than %d deep (subgraphs of subgraphs): "
+                              "refused before parsing", origin, OX_MAX_NESTING);
     Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
     if (!m) return seer_fail(err, "%s: not an ONNX model (the protobuf does not parse: truncated or another format)", origin);
     g->model = m;
@@ -298,7 +403,8 @@ int ox_load_mem(const void *buf, size_t len, const char *origin, int64_t batch, 
     g->batch = batch;
     const Onnx__GraphProto *gp = m->graph;
     if (read_initializers(g, gp, origin, err) || read_inputs(g, gp, origin, batch, err) ||
-        read_nodes(g, gp, origin, err) || topo_order(g, origin, err) ||
+        read_nodes(g, gp, origin, err) || check_outputs(g, gp, origin, err) ||
+        topo_order(g, origin, err) ||
         infer_shapes(g, origin, allow_unknown, err))
         goto fail;
     rc = 0;

@@ -16,7 +16,7 @@ typedef struct ictx {
 } ictx;
 
 /* The infer column of OX_OPS. */
-#define X(name, infer, cost, k, flags, buffers) int ix_infer_##infer(ictx *c);
+#define X(name, infer, cost, k, flags, buffers, min_in, max_in) int ix_infer_##infer(ictx *c);
 OX_OPS(X)
 #undef X
 

@@ -147,9 +147,15 @@ int ix_window_shape(ictx *c, const ox_tensor *x, const int64_t *kernel, int nk, 
     if (np >= 0 && np != 2 * ns) return ix_fail(c, "pads must hold 2 values per spatial axis");
     int same = ix_attr_is(c->p, "auto_pad", "SAME_UPPER") || ix_attr_is(c->p, "auto_pad", "SAME_LOWER");
     int valid = ix_attr_is(c->p, "auto_pad", "VALID");
+    if (ix_attr(c->p, "auto_pad") && !same && !valid && !ix_attr_is(c->p, "auto_pad", "NOTSET"))
+        return ix_fail(c, "auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+    const int64_t big = (int64_t)1 << 31; // no real window comes near; keeps the arithmetic in range
     for (int i = 0; i < ns; i++) {
         if (strides[i] < 1 || dil[i] < 1 || kernel[i] < 1)
             return ix_fail(c, "kernel, strides and dilations must be positive");
+        if (strides[i] > big || dil[i] > big || kernel[i] > big || pads[i] > big || pads[i + ns] > big)
+            return ix_fail(c, "a kernel, stride, dilation or pad is larger than 2^31");
+        if (pads[i] < 0 || pads[i + ns] < 0) return ix_fail(c, "pads must not be negative");
         int64_t in = x->dims[2 + i];
         if (same) out[i] = (in + strides[i] - 1) / strides[i];
         else if (valid) out[i] = window_out(in, kernel[i], strides[i], 0, 0, dil[i], 0);
@@ -216,8 +222,8 @@ int ix_fold_elementwise(ictx *c, int op) {
 /* ---- the operator table ---- */
 
 static const ox_op_def OPS[OP_COUNT] = {
-#define X(name, infer, cost, k, flags, buffers) \
-    [OP_##name] = {#name, ix_infer_##infer, COST_##cost, k, flags, buffers},
+#define X(name, infer, cost, k, flags, buffers, min_in, max_in) \
+    [OP_##name] = {#name, ix_infer_##infer, COST_##cost, k, flags, buffers, min_in, max_in},
     OX_OPS(X)
 #undef X
 };
@@ -241,6 +247,14 @@ int ox_infer(ox_graph *g, int v, const char *origin, int allow_unknown, seer_err
     ictx c = {.g = g, .origin = origin, .err = err, .v = v, .op = g->n[v].op, .p = g->n[v].proto};
     const ox_op_def *def = ox_op(c.op);
     if (!ix_out(&c, 0) && !(def->flags & OPF_MULTI_OUT)) return ix_fail(&c, "has no output");
+    if (g->n[v].n_in < def->min_in || g->n[v].n_in > def->max_in) {
+        char want[64], msg[160];
+        if (def->min_in == def->max_in) snprintf(want, sizeof want, "%d", def->min_in);
+        else if (def->max_in == IN_ANY) snprintf(want, sizeof want, "at least %d", def->min_in);
+        else snprintf(want, sizeof want, "%d to %d", def->min_in, def->max_in);
+        snprintf(msg, sizeof msg, "has %d inputs; %s takes %s", g->n[v].n_in, def->name, want);
+        return ix_fail(&c, msg);
+    }
     if (!(def->flags & OPF_NO_INPUT) && ix_need_in(&c, 0)) return -1;
     if (c.op == OP_Other && !allow_unknown)
         return seer_fail(err, "%s: node %d '%s': operator '%s' is not supported (use --allow-unknown "

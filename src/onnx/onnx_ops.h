@@ -7,7 +7,9 @@
  *            conventions);
  *   flags    OPF_*: which node features it fills and how fusion treats it;
  *   buffers  a mask of input positions that are not learned parameters when they are
- *            initializers (BatchNormalization's running statistics, Clip's bounds).
+ *            initializers (BatchNormalization's running statistics, Clip's bounds);
+ *   min_in, max_in  how many inputs the ONNX spec allows (opsets 7 to 18; optional inputs given
+ *            as "" count), IN_ANY for no bound.
  * Adding an operator: one row here and, when no existing infer_* fits, one function. */
 #ifndef SEER_ONNX_OPS_H
 #define SEER_ONNX_OPS_H
@@ -39,61 +41,62 @@ enum {
 #define OPF_SOURCE_ (OPF_CONST | OPF_NO_INPUT)
 #define BUF_BN_STATS ((1u << 3) | (1u << 4))
 #define BUF_CLIP_BOUNDS (~1u)
+#define IN_ANY 1000000
 
-// X(name, infer, cost, k, flags, buffers)
-#define OX_OPS(X)                                                                       \
-    X(Conv, conv, CONV, 0, OPF_CONV_, 0)                                                \
-    X(ConvTranspose, conv_transpose, CONV, 0, OPF_CONV_, 0)                             \
-    X(Gemm, gemm, GEMM, 0, OPF_BIAS | OPF_FUSE_ROOT, 0)                                 \
-    X(MatMul, matmul, MATMUL, 0, 0, 0)                                                  \
-    X(BatchNormalization, same, PER_OUT, 2, OPF_FUSABLE, BUF_BN_STATS)                  \
-    X(LayerNormalization, same, PER_OUT, 5, 0, 0)                                       \
-    X(InstanceNormalization, same, PER_OUT, 5, 0, 0)                                    \
-    X(Relu, same, PER_OUT, 1, OPF_FUSABLE, 0)                                           \
-    X(LeakyRelu, same, PER_OUT, 1, OPF_FUSABLE, 0)                                      \
-    X(PRelu, same, PER_OUT, 1, 0, 0)                                                    \
-    X(Clip, same, PER_OUT, 1, OPF_FUSABLE, BUF_CLIP_BOUNDS)                             \
-    X(Sigmoid, same, PER_OUT, 1, OPF_FUSABLE, 0)                                        \
-    X(HardSigmoid, same, PER_OUT, 1, OPF_FUSABLE, 0)                                    \
-    X(HardSwish, same, PER_OUT, 1, OPF_FUSABLE, 0)                                      \
-    X(Tanh, same, PER_OUT, 1, 0, 0)                                                     \
-    X(Erf, same, PER_OUT, 1, 0, 0)                                                      \
-    X(Gelu, same, PER_OUT, 1, 0, 0)                                                     \
-    X(Softmax, same, PER_OUT, 3, 0, 0)                                                  \
-    X(Add, binary, PER_OUT, 1, 0, 0)                                                    \
-    X(Sub, binary, PER_OUT, 1, 0, 0)                                                    \
-    X(Mul, binary, PER_OUT, 1, 0, 0)                                                    \
-    X(Div, binary, PER_OUT, 1, 0, 0)                                                    \
-    X(Pow, binary, PER_OUT, 1, 0, 0)                                                    \
-    X(Sqrt, same, PER_OUT, 1, 0, 0)                                                     \
-    X(Concat, concat, NONE, 0, 0, 0)                                                    \
-    X(Split, split, NONE, 0, OPF_MULTI_OUT, 0)                                          \
-    X(Slice, slice, NONE, 0, 0, 0)                                                      \
-    X(MaxPool, pool, POOL, 0, OPF_WINDOW, 0)                                            \
-    X(AveragePool, pool, POOL, 0, OPF_WINDOW, 0)                                        \
-    X(GlobalAveragePool, global_pool, PER_IN, 1, 0, 0)                                  \
-    X(GlobalMaxPool, global_pool, PER_IN, 1, 0, 0)                                      \
-    X(Flatten, flatten, NONE, 0, 0, 0)                                                  \
-    X(Reshape, reshape, NONE, 0, 0, 0)                                                  \
-    X(Transpose, transpose, NONE, 0, 0, 0)                                              \
-    X(Squeeze, squeeze, NONE, 0, 0, 0)                                                  \
-    X(Unsqueeze, squeeze, NONE, 0, 0, 0)                                                \
-    X(Pad, pad, NONE, 0, 0, 0)                                                          \
-    X(Resize, resize, RESIZE, 0, 0, 0)                                                  \
-    X(Identity, same, NONE, 0, 0, 0)                                                    \
-    X(Dropout, same, NONE, 0, 0, 0)                                                     \
-    X(Constant, constant, NONE, 0, OPF_SOURCE_, 0)                                      \
-    X(Shape, shape, NONE, 0, 0, 0)                                                      \
-    X(Gather, gather, NONE, 0, 0, 0)                                                    \
-    X(ReduceMean, reduce, PER_IN, 1, 0, 0)                                              \
-    X(Expand, expand, NONE, 0, 0, 0)                                                    \
-    X(Where, where, NONE, 0, 0, 0)                                                      \
-    X(Cast, same, NONE, 0, 0, 0)                                                        \
-    X(ConstantOfShape, constant_of_shape, NONE, 0, OPF_SOURCE_, 0)                      \
-    X(Other, unknown, PER_OUT, 1, 0, 0)
+// X(name, infer, cost, k, flags, buffers, min_in, max_in)
+#define OX_OPS(X)                                                                              \
+    X(Conv, conv, CONV, 0, OPF_CONV_, 0, 2, 3)                                                 \
+    X(ConvTranspose, conv_transpose, CONV, 0, OPF_CONV_, 0, 2, 3)                              \
+    X(Gemm, gemm, GEMM, 0, OPF_BIAS | OPF_FUSE_ROOT, 0, 2, 3)                                  \
+    X(MatMul, matmul, MATMUL, 0, 0, 0, 2, 2)                                                   \
+    X(BatchNormalization, same, PER_OUT, 2, OPF_FUSABLE, BUF_BN_STATS, 5, 5)                   \
+    X(LayerNormalization, same, PER_OUT, 5, 0, 0, 2, 3)                                        \
+    X(InstanceNormalization, same, PER_OUT, 5, 0, 0, 3, 3)                                     \
+    X(Relu, same, PER_OUT, 1, OPF_FUSABLE, 0, 1, 1)                                            \
+    X(LeakyRelu, same, PER_OUT, 1, OPF_FUSABLE, 0, 1, 1)                                       \
+    X(PRelu, same, PER_OUT, 1, 0, 0, 2, 2)                                                     \
+    X(Clip, same, PER_OUT, 1, OPF_FUSABLE, BUF_CLIP_BOUNDS, 1, 3)                              \
+    X(Sigmoid, same, PER_OUT, 1, OPF_FUSABLE, 0, 1, 1)                                         \
+    X(HardSigmoid, same, PER_OUT, 1, OPF_FUSABLE, 0, 1, 1)                                     \
+    X(HardSwish, same, PER_OUT, 1, OPF_FUSABLE, 0, 1, 1)                                       \
+    X(Tanh, same, PER_OUT, 1, 0, 0, 1, 1)                                                      \
+    X(Erf, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
+    X(Gelu, same, PER_OUT, 1, 0, 0, 1, 1)                                                      \
+    X(Softmax, same, PER_OUT, 3, 0, 0, 1, 1)                                                   \
+    X(Add, binary, PER_OUT, 1, 0, 0, 2, 2)                                                     \
+    X(Sub, binary, PER_OUT, 1, 0, 0, 2, 2)                                                     \
+    X(Mul, binary, PER_OUT, 1, 0, 0, 2, 2)                                                     \
+    X(Div, binary, PER_OUT, 1, 0, 0, 2, 2)                                                     \
+    X(Pow, binary, PER_OUT, 1, 0, 0, 2, 2)                                                     \
+    X(Sqrt, same, PER_OUT, 1, 0, 0, 1, 1)                                                      \
+    X(Concat, concat, NONE, 0, 0, 0, 1, IN_ANY)                                                \
+    X(Split, split, NONE, 0, OPF_MULTI_OUT, 0, 1, 2)                                           \
+    X(Slice, slice, NONE, 0, 0, 0, 1, 5)                                                       \
+    X(MaxPool, pool, POOL, 0, OPF_WINDOW, 0, 1, 1)                                             \
+    X(AveragePool, pool, POOL, 0, OPF_WINDOW, 0, 1, 1)                                         \
+    X(GlobalAveragePool, global_pool, PER_IN, 1, 0, 0, 1, 1)                                   \
+    X(GlobalMaxPool, global_pool, PER_IN, 1, 0, 0, 1, 1)                                       \
+    X(Flatten, flatten, NONE, 0, 0, 0, 1, 1)                                                   \
+    X(Reshape, reshape, NONE, 0, 0, 0, 2, 2)                                                   \
+    X(Transpose, transpose, NONE, 0, 0, 0, 1, 1)                                               \
+    X(Squeeze, squeeze, NONE, 0, 0, 0, 1, 2)                                                   \
+    X(Unsqueeze, squeeze, NONE, 0, 0, 0, 1, 2)                                                 \
+    X(Pad, pad, NONE, 0, 0, 0, 1, 4)                                                           \
+    X(Resize, resize, RESIZE, 0, 0, 0, 1, 4)                                                   \
+    X(Identity, same, NONE, 0, 0, 0, 1, 1)                                                     \
+    X(Dropout, same, NONE, 0, 0, 0, 1, 3)                                                      \
+    X(Constant, constant, NONE, 0, OPF_SOURCE_, 0, 0, 0)                                       \
+    X(Shape, shape, NONE, 0, 0, 0, 1, 1)                                                       \
+    X(Gather, gather, NONE, 0, 0, 0, 2, 2)                                                     \
+    X(ReduceMean, reduce, PER_IN, 1, 0, 0, 1, 2)                                               \
+    X(Expand, expand, NONE, 0, 0, 0, 2, 2)                                                     \
+    X(Where, where, NONE, 0, 0, 0, 3, 3)                                                       \
+    X(Cast, same, NONE, 0, 0, 0, 1, 1)                                                         \
+    X(ConstantOfShape, constant_of_shape, NONE, 0, OPF_SOURCE_, 0, 1, 1)                       \
+    X(Other, unknown, PER_OUT, 1, 0, 0, 0, IN_ANY)
 
 enum {
-#define X(name, infer, cost, k, flags, buffers) OP_##name,
+#define X(name, infer, cost, k, flags, buffers, min_in, max_in) OP_##name,
     OX_OPS(X)
 #undef X
     OP_COUNT
@@ -107,6 +110,7 @@ typedef struct {
     double k;
     unsigned flags;
     unsigned buffers;
+    int min_in, max_in;
 } ox_op_def;
 
 /* The row of an operator id (out of range: Other's). */

@@ -65,7 +65,9 @@ int ix_infer_conv(ictx *c) {
     ox_tensor *w = ix_in(c, 1);
     int64_t group = ix_attr_i(p, "group", 1);
     if (x->rank < 3 || w->rank != x->rank) return ix_fail(c, "input and weight ranks must match (N, C, spatial...)");
-    if (group < 1 || x->dims[1] != w->dims[1] * group) return ix_fail(c, "input channels do not equal weight channels x group");
+    int64_t cin;
+    if (group < 1 || __builtin_mul_overflow(w->dims[1], group, &cin) || x->dims[1] != cin)
+        return ix_fail(c, "input channels do not equal weight channels x group");
     int64_t k[OX_MAX_RANK];
     int nk = ix_attr_ints(p, "kernel_shape", k, OX_MAX_RANK);
     if (nk < 0) {
@@ -95,7 +97,9 @@ int ix_infer_conv_transpose(ictx *c) {
     ix_attr_ints(p, "pads", pads, 2 * ns);
     ix_attr_ints(p, "output_padding", outpad, ns);
     int nos = ix_attr_ints(p, "output_shape", oshape, ns);
-    d[0] = x->dims[0], d[1] = w->dims[1] * group;
+    d[0] = x->dims[0];
+    if (group < 1 || __builtin_mul_overflow(w->dims[1], group, &d[1]))
+        return ix_fail(c, "group must be positive and output channels representable");
     for (int i = 0; i < ns; i++) {
         int64_t k = w->dims[2 + i];
         d[2 + i] = nos == ns ? oshape[i]
@@ -367,14 +371,16 @@ int ix_infer_reshape(ictx *c) {
             neg = i;
         } else if (d[i] < 0) {
             return ix_fail(c, "negative dimension in the target shape");
-        } else {
-            known *= d[i];
+        } else if (__builtin_mul_overflow(known, d[i], &known)) {
+            return ix_fail(c, "the target shape has another element count (its product overflows)");
         }
     }
     int64_t total = ox_numel(x);
     if (neg >= 0) d[neg] = known ? total / known : 0;
     int64_t check = 1;
-    for (int i = 0; i < n; i++) check *= d[i];
+    for (int i = 0; i < n; i++)
+        if (__builtin_mul_overflow(check, d[i], &check))
+            return ix_fail(c, "the target shape has another element count (its product overflows)");
     if (check != total) return ix_fail(c, "the target shape has another element count");
     ix_set_shape(o, d, (int)n, x->dtype);
     if (x->value) ix_set_value(o, x->value, x->n_value);
@@ -498,7 +504,9 @@ int ix_infer_resize(ictx *c) {
     for (int i = 0; i < x->rank; i++) {
         float f;
         memcpy(&f, sc + i, 4);
-        d[i] = (int64_t)((double)x->dims[i] * (double)f);
+        double size = (double)x->dims[i] * (double)f;
+        if (!(size < (double)((int64_t)1 << 40))) return ix_fail(c, "a scale gives a size above 2^40");
+        d[i] = (int64_t)size;
         if (d[i] < 1) return ix_fail(c, "a scale gives a size below 1");
     }
     ix_set_shape(o, d, x->rank, x->dtype);

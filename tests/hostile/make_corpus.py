@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Writes the hostile-input corpus of tests/data/hostile/ (committed; rerun after changing a case).
+
+Each file is an input every tool must refuse with one line naming the file, never a crash, a
+hang or a silent wrong answer (issue "Hostile inputs"). tests/data/hostile/expect.tsv lists each
+file, the tool that reads it and a piece of the expected message; tests/test_hostile.sh runs
+them (and test_onnx / test_onnx_asan load every ONNX case under AddressSanitizer).
+
+  python3 tests/hostile/make_corpus.py [OUT_DIR]     (default tests/data/hostile)
+Needs python3-onnx and python3-h5py.
+"""
+import os
+import sys
+
+import h5py
+import numpy as np
+import onnx
+from onnx import TensorProto as T, helper as h, numpy_helper
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "hostile")
+expect = []
+
+
+def save_onnx(name, nodes, inputs, outputs, inits=(), tool="seerconvert", want=""):
+    g = h.make_graph(nodes, "hostile", inputs, outputs, list(inits))
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)], producer_name="seer hostile corpus")
+    with open(os.path.join(OUT, "onnx", name), "wb") as f:
+        f.write(m.SerializeToString())
+    expect.append(("onnx/" + name, tool, want))
+
+
+def weight(name, dims):
+    t = T()
+    t.name, t.data_type = name, T.FLOAT
+    t.dims.extend(dims)
+    return t
+
+
+def x_in(shape, name="x", dtype=T.FLOAT):
+    return h.make_tensor_value_info(name, dtype, shape)
+
+
+def y_out(name="y"):
+    return h.make_tensor_value_info(name, T.FLOAT, None)
+
+
+def conv(**attrs):
+    return h.make_node("Conv", ["x", "w"], ["y"], name="conv", kernel_shape=[3, 3], **attrs)
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def field(num, payload):  # a length-delimited field
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def nested_if(depth):
+    """A model whose graph's If node holds a then_branch graph whose If node holds ... depth deep
+    (protobuf wire bytes written directly: protobuf's own serialiser recurses too)."""
+    g = field(1, field(4, b"Relu") + field(1, b"x") + field(2, b"y"))  # innermost graph: one node
+    for _ in range(depth):
+        attr = field(1, b"then_branch") + varint(20 << 3 | 0) + varint(5) + field(6, g)
+        node = field(4, b"If") + field(1, b"c") + field(2, b"y") + field(5, attr)
+        g = field(1, node)
+    opset = field(8, varint(2 << 3 | 0) + varint(13))
+    return varint(1 << 3 | 0) + varint(8) + field(7, g) + opset
+
+
+def main():
+    for d in ("onnx", "ini", "h5"):
+        os.makedirs(os.path.join(OUT, d), exist_ok=True)
+    with open(os.path.join(OUT, "onnx", "nested_if_10000.onnx"), "wb") as f:
+        f.write(nested_if(10000))
+    expect.append(("onnx/nested_if_10000.onnx", "seerconvert", "nested more than"))
+    w = weight("w", [8, 3, 3, 3])
+    save_onnx("auto_pad_bogus.onnx", [conv(auto_pad="BOGUS")], [x_in([1, 3, 32, 32])], [y_out()], [w],
+              want="auto_pad must be")
+    save_onnx("negative_pads.onnx", [conv(pads=[-1, -1, -1, -1])], [x_in([1, 3, 32, 32])], [y_out()], [w],
+              want="pads must not be negative")
+    save_onnx("huge_stride.onnx", [conv(strides=[1 << 40, 1 << 40])], [x_in([1, 3, 32, 32])], [y_out()], [w],
+              want="larger than 2^31")
+    save_onnx("huge_conv_input.onnx", [conv()], [x_in([1, 3, 1 << 30, 1 << 30])], [y_out()], [w],
+              want="elements")
+    save_onnx("output_unproduced.onnx", [h.make_node("Relu", ["x"], ["y"], name="r")], [x_in([1, 4])],
+              [y_out("nothing")], want="produced by no node")
+    save_onnx("duplicate_inputs.onnx", [h.make_node("Relu", ["x"], ["y"], name="r")],
+              [x_in([1, 4]), x_in([1, 4])], [y_out()], want="declared twice")
+    save_onnx("relu_three_inputs.onnx", [h.make_node("Relu", ["x", "x", "x"], ["y"], name="r")],
+              [x_in([1, 4])], [y_out()], want="has 3 inputs")
+    save_onnx("string_input.onnx", [h.make_node("Relu", ["x"], ["y"], name="r")],
+              [x_in([1, 4], dtype=T.STRING)], [y_out()], want="element type 8")
+    shape = numpy_helper.from_array(np.array([4611686018427387952, 4], np.int64), "shape")
+    save_onnx("reshape_huge.onnx", [h.make_node("Reshape", ["x", "shape"], ["y"], name="r")],
+              [x_in([1, 16])], [y_out()], [shape], want="element count")
+    # INI: one key each, each refused naming the file and line
+    ini = {
+        "comment_tail.ini": ("; " + "x" * 250 + " max_steps = 3\n[train]\nepochs = 1\n", "longer than"),
+        "repeated_key.ini": ("[train]\nepochs = 1\nepochs = 2\n", "set twice"),
+        "labels_twice.ini": ("[data]\nlabels = titan_rtx_1_ms,titan_rtx_1_ms\n", "twice"),
+        "run_escape.ini": ("[output]\nrun = ../../x\n", "folder name"),
+        "bad_number.ini": ("[train]\nlr = fast\n", "lr"),
+        "unknown_key.ini": ("[train]\nlearning_rate = 1e-3\n", "learning_rate"),
+        "no_section.ini": ("epochs = 3\n", "section"),
+    }
+    for name, (text, want) in ini.items():
+        with open(os.path.join(OUT, "ini", name), "w") as f:
+            f.write(text)
+        expect.append(("ini/" + name, "seertrain", want))
+    # HDF5: a valid-looking PerfGraph file with one thing wrong
+    def h5(name, labels=("a_ms", "b_ms"), G=2, declared=None, want=""):
+        with h5py.File(os.path.join(OUT, "h5", name), "w") as f:
+            s = f.create_group("schema")
+            st = h5py.string_dtype()
+            s.create_dataset("node_features", data=np.array(["n0"], dtype=object), dtype=st)
+            s.create_dataset("edge_features", data=np.array(["e0"], dtype=object), dtype=st)
+            s.create_dataset("global_features", data=np.array(["g0"], dtype=object), dtype=st)
+            s.create_dataset("op_types", data=np.array(["Relu"], dtype=object), dtype=st)
+            s.create_dataset("labels", data=np.array(list(labels), dtype=object), dtype=st)
+            Gd = declared or G
+            gr = f.create_group("graph")
+            gr.create_dataset("node_ptr", data=np.arange(Gd + 1, dtype=np.int64) if not declared else np.arange(G + 1, dtype=np.int64))
+            gr.create_dataset("edge_ptr", data=np.zeros(G + 1, np.int64))
+            gr.create_dataset("name", data=np.array(["g%d" % i for i in range(G)], dtype=object), dtype=st)
+            gr.create_dataset("group", data=np.arange(G, dtype=np.int64))
+            f.create_dataset("node/x", data=np.ones((G, 1), np.float32))
+            f.create_dataset("node/op", data=np.zeros(G, np.int32))
+            f.create_dataset("edge/x", data=np.zeros((0, 1), np.float32), maxshape=(None, 1))
+            f.create_dataset("edge/index", data=np.zeros((0, 2), np.int32), maxshape=(None, 2))
+            f.create_dataset("global/x", data=np.ones((G, 1), np.float32))
+            f.create_dataset("label/y", data=np.ones((G, len(labels)), np.float32))
+            f.attrs["format"] = "seer-perfgraph"
+            f.attrs["version"] = np.int64(1)
+        expect.append(("h5/" + name, "seertrain", want))
+    h5("duplicate_label.h5", labels=("a_ms", "a_ms"), want="twice")
+    # a 16 KB file whose /graph/node_ptr declares 200,000,001 entries (1.6 GB) and stores none
+    with h5py.File(os.path.join(OUT, "h5", "duplicate_label.h5"), "r") as src, \
+            h5py.File(os.path.join(OUT, "h5", "forged_graph_count.h5"), "w") as f:
+        for k in ("schema", "node", "edge", "global", "label"):
+            src.copy(k, f)
+        f["schema/labels"][...] = np.array(["a_ms", "b_ms"], dtype=object)
+        g = f.create_group("graph")
+        g.create_dataset("node_ptr", shape=(200000001,), dtype=np.int64, chunks=(1 << 16,))
+        for k in ("edge_ptr", "name", "group"):
+            src.copy("graph/" + k, g)
+        for k, v in src.attrs.items():
+            f.attrs[k] = v
+    expect.append(("h5/forged_graph_count.h5", "seertrain", "truncated or forged"))
+    h5("inf_label.h5", want="label")
+    with h5py.File(os.path.join(OUT, "h5", "inf_label.h5"), "r+") as f:
+        f["label/y"][0, 0] = np.inf
+    with open(os.path.join(OUT, "expect.tsv"), "w") as f:
+        f.write("# file\ttool\ta piece of the expected one-line refusal (tests/test_hostile.sh)\n")
+        for e in expect:
+            f.write("\t".join(e) + "\n")
+    print("%d hostile inputs in %s" % (len(expect), OUT))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+#!/bin/sh
+# Every hostile input of tests/data/hostile/ (tests/hostile/make_corpus.py writes them; expect.tsv
+# lists file, tool and a piece of the expected message) is refused cleanly: a non-zero exit that
+# is not a signal, within 60 s, with one line on stderr that names the file and contains the
+# expected words, and no sanitizer report. Checkpoints and .seer files with flipped bytes (made
+# here from a small trained run) are refused the same way.
+# usage: test_hostile.sh BIN_DIR DATA.h5 CORPUS_DIR WORKDIR
+set -u
+bin=$1 data=$2 corpus=$3 work=$4
+rm -rf "$work"
+mkdir -p "$work"
+fails=0 n=0
+check() { # WHAT WANT CMD...: the command must refuse with one line naming WHAT and containing WANT
+    what=$1 want=$2
+    shift 2
+    n=$((n + 1))
+    timeout 60 "$@" > "$work/out" 2> "$work/err"
+    rc=$?
+    lines=$(grep -cv '^$' "$work/err")
+    base=$(basename "$what")
+    if [ $rc -eq 0 ] || [ $rc -ge 124 ] || [ "$lines" -ne 1 ] || ! grep -qF "$base" "$work/err" ||
+        ! grep -qF -- "$want" "$work/err" || grep -qE 'AddressSanitizer|runtime error|LeakSanitizer' "$work/err"; then
+        echo "FAIL: $what (rc $rc, $lines stderr lines; want one line naming $base with '$want'):"
+        head -5 "$work/err" | sed 's/^/    /'
+        fails=$((fails + 1))
+    else
+        echo "ok   $what: $(cat "$work/err")"
+    fi
+}
+while IFS="$(printf '\t')" read -r file tool want; do
+    case $file in '#'*|'') continue ;; esac
+    f=$corpus/$file
+    case $tool in
+    seerconvert)
+        check "$f" "$want" "$bin/seerconvert" "$f"
+        check "$f" "$want" "$bin/seerconvert" "$f" --batch 4 ;;
+    seertrain)
+        case $f in
+        *.ini) check "$f" "$want" "$bin/seertrain" "$f" --set data.path="$data" --set output.dir="$work" ;;
+        *) check "$f" "$want" "$bin/seertrain" "$corpus/../../data/tiny.ini" --set data.path="$f" \
+               --set data.labels=a_ms --set output.dir="$work" ;;
+        esac ;;
+    esac
+done < "$corpus/expect.tsv"
+# a small model, then its checkpoint and export with one byte changed in a tensor and in the header
+"$bin/seertrain" "$corpus/../../data/tiny.ini" --quiet --set data.path="$data" --set output.dir="$work" \
+    --set output.run=m --set train.max_steps=3 > /dev/null || { echo "FAIL: training the sample model"; exit 1; }
+"$bin/seerexport" "$work/m/last.ckpt" -o "$work/m.seer" > /dev/null || { echo "FAIL: exporting the sample model"; exit 1; }
+flip() { # FILE OFFSET_FROM_END OUT
+    cp "$1" "$3"
+    size=$(wc -c < "$1")
+    off=$((size - $2))
+    printf '\377' | dd of="$3" bs=1 seek="$off" conv=notrunc 2> /dev/null
+}
+for from_end in 4 400; do
+    flip "$work/m/last.ckpt" $from_end "$work/flip$from_end.ckpt"
+    mkdir -p "$work/r$from_end" && cp "$work/m/"*.ckpt "$work/r$from_end/" && cp "$work/flip$from_end.ckpt" "$work/r$from_end/last.ckpt"
+    check "$work/r$from_end/last.ckpt" "checksum" "$bin/seertrain" --resume "$work/r$from_end" --set train.max_steps=5
+    flip "$work/m.seer" $from_end "$work/flip$from_end.seer"
+    check "$work/flip$from_end.seer" "checksum" "$bin/seerpredict" "$work/flip$from_end.seer" "$corpus/../onnx/resnet50.onnx"
+done
+# a header byte: the 20th (the tensor count's low bytes are covered by the header checksum)
+cp "$work/m.seer" "$work/head.seer"
+printf '\001' | dd of="$work/head.seer" bs=1 seek=40 conv=notrunc 2> /dev/null
+check "$work/head.seer" "head.seer" "$bin/seerpredict" "$work/head.seer" "$corpus/../onnx/resnet50.onnx"
+echo "test_hostile: $((n - fails)) of $n hostile inputs refused cleanly"
+[ $fails -eq 0 ]
