@@ -63,5 +63,15 @@ done
 cp "$work/m.seer" "$work/head.seer"
 printf '\001' | dd of="$work/head.seer" bs=1 seek=40 conv=notrunc 2> /dev/null
 check "$work/head.seer" "head.seer" "$bin/seerpredict" "$work/head.seer" "$corpus/../onnx/resnet50.onnx"
+# empty splits (3 graphs: one each): no figure where nothing was scored, never "MAPE 0.000"
+n=$((n + 1))
+"$bin/seertrain" "$corpus/../../data/tiny.ini" --set data.path="$data" --set data.limit=3 \
+    --set output.dir="$work" --set output.run=empty --set train.epochs=1 > "$work/empty.txt" 2>&1
+if grep -q '"mean_test_mape":null' "$work/empty/summary.json" 2>/dev/null &&
+    grep -qE '^test +[a-z0-9_]+ +0 +- +-' "$work/empty.txt" && ! grep -q ' 0\.000 ' "$work/empty.txt"; then
+    echo "ok   an empty test split: '-' in the table, null in summary.json"
+else
+    echo "FAIL: an empty test split:"; cat "$work/empty.txt"; fails=$((fails + 1))
+fi
 echo "test_hostile: $((n - fails)) of $n hostile inputs refused cleanly"
 [ $fails -eq 0 ]

@@ -168,7 +168,7 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                 printf("%s{\"onnx\":", first ? "" : ",");
                 json_str(nets[i]);
                 printf(",\"batch\":%lld,\"operators\":%lld,\"flops\":%.6g,\"metrics\":{",
-                       (long long)batches[b], (long long)g.n_nodes, seer_onnx_flops(og));
+                       (long long)seer_onnx_batch(og), (long long)g.n_nodes, seer_onnx_flops(og));
                 for (int k = 0; k < M; k++) {
                     printf("%s", k ? "," : "");
                     json_str(seer_metric_name(m, k));
@@ -183,7 +183,7 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                 putchar('}');
             } else {
                 printf("%s%s (batch %lld): %lld operators, %.3g GFLOPs\n", first ? "" : "\n",
-                       nets[i], (long long)batches[b], (long long)g.n_nodes,
+                       nets[i], (long long)seer_onnx_batch(og), (long long)g.n_nodes,
                        seer_onnx_flops(og) / 1e9);
                 for (int k = 0; k < M; k++)
                     printf("  %-28s %12.4f %s\n", seer_metric_name(m, k), y[k], seer_metric_unit(m, k));
@@ -292,9 +292,15 @@ static int predict_h5(const seer_model *m, const char *path, int64_t limit, cons
         for (int i = 0; i < n_scored; i++) {
             printf("%s", i ? "," : "");
             json_str(mnames[i]);
-            printf(":{\"n\":%lld,\"mape\":%.6g,\"rmspe\":%.6g,\"within5\":%.6g,\"within10\":%.6g,"
-                   "\"spearman\":%.6g,\"kendall\":%.6g}", (long long)lm[i].n, lm[i].mape,
-                   lm[i].rmspe, lm[i].within5, lm[i].within10, lm[i].spearman, lm[i].kendall);
+            printf(":{\"n\":%lld", (long long)lm[i].n);
+            const double v[6] = {lm[i].mape, lm[i].rmspe, lm[i].within5, lm[i].within10,
+                                 lm[i].spearman, lm[i].kendall};
+            static const char *const keys[6] = {"mape", "rmspe", "within5", "within10", "spearman", "kendall"};
+            for (int k = 0; k < 6; k++) {
+                printf(",\"%s\":", keys[k]);
+                metrics_json_num(stdout, v[k]);
+            }
+            putchar('}');
         }
         printf("}}\n");
     } else {

@@ -310,7 +310,10 @@ static double json_number_after(const char *text, const char *key) {
     char pat[256];
     snprintf(pat, sizeof pat, "\"%s\":", key);
     const char *p = strstr(text, pat);
-    return p ? strtod(p + strlen(pat), NULL) : NAN;
+    if (!p) return NAN;
+    char *end;
+    double v = strtod(p + strlen(pat), &end);
+    return end == p + strlen(pat) ? NAN : v; // null (nothing scored) is no number
 }
 
 static double read_metric(const char *run_dir, const char *metric) {

@@ -29,6 +29,8 @@ SEER_API void seer_onnx_free(seer_onnx_graph *g);
 /* The model's totals: FLOPs (a multiply-add is 2), bytes moved, parameters. */
 SEER_API double seer_onnx_flops(const seer_onnx_graph *g);
 SEER_API double seer_onnx_params(const seer_onnx_graph *g);
+/* The batch the graph was built at (the one asked for, or the model's own leading dimension). */
+SEER_API int64_t seer_onnx_batch(const seer_onnx_graph *g);
 
 /* The converter's feature schema (what a model trained on seerconvert output expects). */
 SEER_API int seer_onnx_n_features(int kind);

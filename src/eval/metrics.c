@@ -69,7 +69,8 @@ void metrics_compute(const double *pred, const double *truth, int64_t n, label_m
     for (int64_t i = 0; i < n; i++)
         if (!isnan(truth[i])) p[k] = pred[i], t[k] = truth[i], k++;
     out->n = k;
-    if (k == 0) {
+    if (k == 0) { // nothing to score: no figure (printed "-", JSON null), never a 0% error
+        out->mape = out->rmspe = out->within5 = out->within10 = out->spearman = out->kendall = NAN;
         free(p), free(t);
         return;
     }
@@ -87,9 +88,13 @@ void metrics_compute(const double *pred, const double *truth, int64_t n, label_m
     double *rp = seer_malloc(sizeof(double) * (size_t)k), *rt = seer_malloc(sizeof(double) * (size_t)k);
     ranks(p, k, rp);
     ranks(t, k, rt);
-    out->spearman = pearson(rp, rt, k);
-    out->kendall = kendall_tau_b(p, t, k);
+    out->spearman = k > 1 ? pearson(rp, rt, k) : NAN; // one pair has no order to agree on
+    out->kendall = k > 1 ? kendall_tau_b(p, t, k) : NAN;
     free(rp), free(rt), free(p), free(t);
+}
+
+void metrics_none(label_metrics *m, int M) {
+    for (int i = 0; i < M; i++) metrics_compute(NULL, NULL, 0, &m[i]);
 }
 
 void metrics_print_header(FILE *f) {
@@ -97,19 +102,44 @@ void metrics_print_header(FILE *f) {
             "RMSPE%", "<5%", "<10%", "Spearman", "Kendall");
 }
 
+/* One table cell: the number, or "-" where there is none (NaN: nothing was scored). */
+static void cell(FILE *f, double v, int width, int prec) {
+    if (isnan(v)) fprintf(f, " %*s", width, "-");
+    else fprintf(f, " %*.*f", width, prec, v);
+}
+
+static void row(FILE *f, const char *split, const char *name, const label_metrics *m) {
+    fprintf(f, "%-5s %-22s %6lld", split, name, (long long)m->n);
+    cell(f, m->mape, 8, 3), cell(f, m->rmspe, 8, 3), cell(f, m->within5, 7, 2);
+    cell(f, m->within10, 7, 2), cell(f, m->spearman, 8, 4), cell(f, m->kendall, 8, 4);
+    fputc('\n', f);
+}
+
+void metrics_mean(const label_metrics *m, int M, label_metrics *mean) {
+    double *out[6] = {&mean->mape, &mean->rmspe, &mean->within5, &mean->within10,
+                      &mean->spearman, &mean->kendall};
+    memset(mean, 0, sizeof *mean);
+    int scored = 0;
+    for (int i = 0; i < M; i++) {
+        mean->n += m[i].n;
+        if (m[i].n == 0) continue;
+        const double in[6] = {m[i].mape, m[i].rmspe, m[i].within5, m[i].within10, m[i].spearman,
+                              m[i].kendall};
+        for (int k = 0; k < 6; k++) *out[k] += in[k];
+        scored++;
+    }
+    for (int k = 0; k < 6; k++) *out[k] = scored ? *out[k] / scored : NAN;
+}
+
+void metrics_json_num(FILE *f, double v) {
+    if (isfinite(v)) fprintf(f, "%.6g", v);
+    else fputs("null", f);
+}
+
 void metrics_print_rows(FILE *f, const char *split, char *const *names, const label_metrics *m,
                         int M) {
-    label_metrics mean = {0};
-    for (int i = 0; i < M; i++) {
-        fprintf(f, "%-5s %-22s %6lld %8.3f %8.3f %7.2f %7.2f %8.4f %8.4f\n", split, names[i],
-                (long long)m[i].n, m[i].mape, m[i].rmspe, m[i].within5, m[i].within10,
-                m[i].spearman, m[i].kendall);
-        mean.n += m[i].n, mean.mape += m[i].mape / M, mean.rmspe += m[i].rmspe / M;
-        mean.within5 += m[i].within5 / M, mean.within10 += m[i].within10 / M;
-        mean.spearman += m[i].spearman / M, mean.kendall += m[i].kendall / M;
-    }
-    if (M > 1)
-        fprintf(f, "%-5s %-22s %6lld %8.3f %8.3f %7.2f %7.2f %8.4f %8.4f\n", split, "(mean)",
-                (long long)mean.n, mean.mape, mean.rmspe, mean.within5, mean.within10,
-                mean.spearman, mean.kendall);
+    for (int i = 0; i < M; i++) row(f, split, names[i], &m[i]);
+    label_metrics mean;
+    metrics_mean(m, M, &mean);
+    if (M > 1) row(f, split, "(mean)", &mean);
 }

@@ -11,6 +11,7 @@
 struct seer_onnx_graph {
     pgb_graph p;
     seer_graph view;
+    int64_t batch; // the batch the graph was built at
 };
 
 seer_status seer_onnx_load(const char *path, int64_t batch, int fuse, seer_onnx_graph **out,
@@ -33,6 +34,7 @@ seer_status seer_onnx_load(const char *path, int64_t batch, int fuse, seer_onnx_
         return SEER_ERR_NOMEM;
     }
     pgb_build(&g, fuse, &o->p);
+    o->batch = g.batch > 0 ? g.batch : 1;
     ox_free(&g);
     o->view = (seer_graph){
         .n_nodes = o->p.V, .n_edges = o->p.E, .n_node_features = PGB_NODE_F,
@@ -52,6 +54,7 @@ void seer_onnx_free(seer_onnx_graph *g) {
 }
 
 double seer_onnx_flops(const seer_onnx_graph *g) { return g ? g->p.flops : 0; }
+int64_t seer_onnx_batch(const seer_onnx_graph *g) { return g ? g->batch : 0; }
 double seer_onnx_params(const seer_onnx_graph *g) { return g ? g->p.params : 0; }
 
 static const char *const *names(int kind, int *n) {

@@ -231,6 +231,7 @@ static int read_inputs(ox_graph *g, const Onnx__GraphProto *gp, const char *orig
             }
             t->dims[k] = v;
         }
+        if (g->batch <= 0 && t->rank > 0) g->batch = t->dims[0]; // the batch used: the model's own
         if (ox_numel(t) > OX_MAX_NUMEL) {
             seer_fail(err, "%s: graph input '%s' has %s elements (at most 2^48)", origin, vi->name,
                       ox_numel(t) == INT64_MAX ? "more than 2^63" : "over 2^48");

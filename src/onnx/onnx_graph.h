@@ -58,7 +58,7 @@ typedef struct {
     int n_n;
     int *order;               // topological order of the nodes (n_n)
     int opset;
-    int64_t batch;
+    int64_t batch; // as asked (0: the model's own); after loading, the first input's leading dimension
     int unknown_ops;          // nodes treated as elementwise under --allow-unknown
     int64_t *hash;            // name -> tensor id (open addressing)
     int64_t hash_cap;

@@ -19,9 +19,9 @@ double report_peak_rss_mb(void) {
 }
 
 double report_mean_mape(const label_metrics *m, int M) {
-    double s = 0;
-    for (int i = 0; i < M; i++) s += m[i].mape;
-    return s / M;
+    label_metrics mean;
+    metrics_mean(m, M, &mean);
+    return mean.mape;
 }
 
 static void print_table(const trainer *t, const char *split, const label_metrics *m, FILE *f) {
@@ -32,11 +32,18 @@ static void print_table(const trainer *t, const char *split, const label_metrics
 
 void report_json_metrics(FILE *f, const trainer *t, const char *split, const label_metrics *m) {
     fprintf(f, "\"%s\":{", split);
-    for (int i = 0; i < t->M; i++)
-        fprintf(f, "%s\"%s\":{\"n\":%lld,\"mape\":%.6g,\"rmspe\":%.6g,\"within5\":%.6g,"
-                   "\"within10\":%.6g,\"spearman\":%.6g,\"kendall\":%.6g}",
-                i ? "," : "", t->ds.labels[t->label_cols[i]], (long long)m[i].n, m[i].mape,
-                m[i].rmspe, m[i].within5, m[i].within10, m[i].spearman, m[i].kendall);
+    static const char *const keys[6] = {"mape", "rmspe", "within5", "within10", "spearman", "kendall"};
+    for (int i = 0; i < t->M; i++) {
+        const double v[6] = {m[i].mape, m[i].rmspe, m[i].within5, m[i].within10, m[i].spearman,
+                             m[i].kendall};
+        fprintf(f, "%s\"%s\":{\"n\":%lld", i ? "," : "", t->ds.labels[t->label_cols[i]],
+                (long long)m[i].n);
+        for (int k = 0; k < 6; k++) {
+            fprintf(f, ",\"%s\":", keys[k]);
+            metrics_json_num(f, v[k]);
+        }
+        fputc('}', f);
+    }
     fputc('}', f);
 }
 
@@ -67,7 +74,10 @@ static void mean_baseline(const trainer *t, double *mape) {
 int report_test_predictions(trainer *t, label_metrics *tm, seer_err *err) {
     int M = t->M;
     int64_t n = t->n_ids[SPLIT_TEST];
-    if (!n) return 0;
+    if (!n) {
+        metrics_none(tm, M);
+        return 0;
+    }
     double *pred = seer_malloc(sizeof(double) * (size_t)(n * M));
     float *y = seer_malloc(sizeof(float) * (size_t)(n * M));
     trainer_evaluate_labels(t, t->ids[SPLIT_TEST], n, tm, pred, y);
@@ -166,7 +176,10 @@ int report_final(trainer *t, const label_metrics *vm, const label_metrics *tm, i
     memcpy(t->final_test, tm, sizeof(label_metrics) * (size_t)M);
     double *base = seer_calloc((size_t)M, sizeof(double)), base_mean = 0;
     mean_baseline(t, base);
-    for (int m = 0; m < M; m++) base_mean += base[m] / M;
+    int based = 0;
+    for (int m = 0; m < M; m++)
+        if (!isnan(base[m])) base_mean += base[m], based++;
+    base_mean = based ? base_mean / based : NAN; // no validation graphs: no figure
     double *rk = rank_figures(t); // collective: before rank 0 goes its own way
     if (t->rank != 0) {
         free(base), free(rk);
@@ -178,11 +191,17 @@ int report_final(trainer *t, const label_metrics *vm, const label_metrics *tm, i
     if (!s) rc = seer_fail(err, "%s: cannot write: %s", path, strerror(errno));
     if (s) {
         fprintf(s, "{\"model\":\"%s\",\"multi_task\":\"%s\",\"train_seconds\":%.1f,"
-                   "\"best_step\":%lld,\"best_val_loss\":%.6g,\"mean_val_mape\":%.6g,"
-                   "\"mean_test_mape\":%.6g,\"train_mean_val_mape\":%.6g,",
+                   "\"best_step\":%lld",
                 t->cfg.model_name, config_choice(CFG_KEY_train_multi_task, t->cfg.train_multi_task),
-                t->train_seconds, (long long)best_step,
-                t->best_val, report_mean_mape(vm, M), report_mean_mape(tm, M), base_mean);
+                t->train_seconds, (long long)best_step);
+        static const char *const keys[4] = {"best_val_loss", "mean_val_mape", "mean_test_mape",
+                                            "train_mean_val_mape"};
+        const double v[4] = {t->best_val, report_mean_mape(vm, M), report_mean_mape(tm, M), base_mean};
+        for (int k = 0; k < 4; k++) {
+            fprintf(s, ",\"%s\":", keys[k]);
+            metrics_json_num(s, v[k]);
+        }
+        fputc(',', s);
         report_json_metrics(s, t, "val", vm);
         fputc(',', s);
         report_json_metrics(s, t, "test", tm);
@@ -215,8 +234,12 @@ int report_final(trainer *t, const label_metrics *vm, const label_metrics *tm, i
     metrics_print_header(stdout);
     print_table(t, "val", vm, stdout);
     print_table(t, "test", tm, stdout);
-    printf("mean MAPE: val %.3f%%, test %.3f%%; predicting the training mean gives %.3f%% on val\n",
-           report_mean_mape(vm, M), report_mean_mape(tm, M), base_mean);
+    char f[3][32];
+    const double v[3] = {report_mean_mape(vm, M), report_mean_mape(tm, M), base_mean};
+    for (int k = 0; k < 3; k++) // "-" where a split had nothing to score
+        snprintf(f[k], sizeof f[k], isnan(v[k]) ? "-" : "%.3f%%", v[k]);
+    printf("mean MAPE: val %s, test %s; predicting the training mean gives %s on val\n", f[0], f[1],
+           f[2]);
     if (t->prof.on) print_profile(t, stdout);
     free(base);
     return rc;

@@ -436,7 +436,8 @@ static int closed_form_run(trainer *t, seer_err *err) {
     char last[1200], best[1200];
     snprintf(last, sizeof last, "%s/last.ckpt", t->run_dir);
     snprintf(best, sizeof best, "%s/best.ckpt", t->run_dir);
-    label_metrics vm[MODEL_MAX_HEADS] = {{0}}, tm[MODEL_MAX_HEADS] = {{0}};
+    label_metrics vm[MODEL_MAX_HEADS], tm[MODEL_MAX_HEADS];
+    metrics_none(vm, M), metrics_none(tm, M); // an empty split keeps them so
     if (nva) trainer_evaluate(t, t->ids[SPLIT_VAL], nva, vm, NULL);
     if (report_test_predictions(t, tm, err)) return -1;
     if (nva) memcpy(t->last_val, vm, sizeof(label_metrics) * (size_t)M), t->has_last_val = 1;
@@ -494,6 +495,7 @@ static int run_open(trainer *t, run_state *r, seer_err *err) {
     int64_t ntr = t->n_ids[SPLIT_TRAIN], bs = t->global_batch;
     r->per_epoch = (ntr + bs - 1) / bs;
     r->vm = seer_calloc((size_t)t->M, sizeof *r->vm), r->tm = seer_calloc((size_t)t->M, sizeof *r->tm);
+    metrics_none(r->vm, t->M), metrics_none(r->tm, t->M); // an empty split keeps them so
     r->perm = seer_malloc(sizeof(int64_t) * (size_t)(ntr ? ntr : 1));
     return 0;
 }
