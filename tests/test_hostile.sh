@@ -73,5 +73,16 @@ if grep -q '"mean_test_mape":null' "$work/empty/summary.json" 2>/dev/null &&
 else
     echo "FAIL: an empty test split:"; cat "$work/empty.txt"; fails=$((fails + 1))
 fi
+# killed between an epoch's log line and its checkpoint: the resumed run does not log it twice
+n=$((n + 1))
+"$bin/seertrain" "$corpus/../../data/tiny.ini" --quiet --set data.path="$data" --set data.limit=100 \
+    --set output.dir="$work" --set output.run=kill --set train.epochs=3 --set train.stop_epoch=2 > /dev/null
+tail -n 1 "$work/kill/metrics.jsonl" | sed 's/"epoch":2,/"epoch":3,/' >> "$work/kill/metrics.jsonl"
+"$bin/seertrain" --resume "$work/kill" --quiet --set train.stop_epoch=0 > /dev/null
+if [ "$(grep -c '"epoch":3,' "$work/kill/metrics.jsonl")" = 1 ] && [ "$(wc -l < "$work/kill/metrics.jsonl")" = 3 ]; then
+    echo "ok   a log line written before a kill is not repeated after --resume"
+else
+    echo "FAIL: metrics.jsonl after the resume:"; cut -c1-60 "$work/kill/metrics.jsonl"; fails=$((fails + 1))
+fi
 echo "test_hostile: $((n - fails)) of $n hostile inputs refused cleanly"
 [ $fails -eq 0 ]

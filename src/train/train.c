@@ -473,6 +473,34 @@ typedef struct {
     int stopped;
 } run_state;
 
+/* A resumed run's log keeps only what its checkpoint had reached: a kill between a log line and
+ * the checkpoint that follows it would otherwise leave that line twice once the run resumes.
+ * Keeps the lines whose leading number (after key, e.g. "{\"epoch\":", or "" for the step log's
+ * first column) is at most upto, lines without one (a header), and drops a cut last line. */
+static int log_trim(const char *path, const char *key, int64_t upto, seer_err *err) {
+    size_t len;
+    char *text = seer_read_file(path, &len, NULL);
+    if (!text) return 0; // no log yet: nothing to trim
+    char tmp[1300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        free(text);
+        return seer_fail(err, "%s: cannot write: %s", tmp, strerror(errno));
+    }
+    size_t klen = strlen(key);
+    for (char *line = text, *nl; (nl = memchr(line, '\n', len - (size_t)(line - text))); line = nl + 1) {
+        char *end;
+        long long v = strncmp(line, key, klen) ? -1 : strtoll(line + klen, &end, 10);
+        if (v >= 0 && end == line + klen) v = -1; // no number: keep it (a header)
+        if (v <= upto) fwrite(line, 1, (size_t)(nl + 1 - line), f);
+    }
+    free(text);
+    if (ferror(f) | fclose(f) || rename(tmp, path))
+        return seer_fail(err, "%s: cannot rewrite: %s", path, strerror(errno));
+    return 0;
+}
+
 static int run_open(trainer *t, run_state *r, seer_err *err) {
     char path[1200];
     snprintf(r->last, sizeof r->last, "%s/last.ckpt", t->run_dir);
@@ -480,12 +508,14 @@ static int run_open(trainer *t, run_state *r, seer_err *err) {
     snprintf(path, sizeof path, "%s/metrics.jsonl", t->run_dir);
     // a fresh run starts its log anew; a resumed one appends to it
     int fresh = t->step == 0 && t->epoch == 0 && t->batch_in_epoch == 0;
+    if (t->rank == 0 && !fresh && log_trim(path, "{\"epoch\":", t->epoch, err)) return -1;
     if (t->rank == 0) {
         r->log = fopen(path, fresh ? "w" : "a");
         if (fresh) remove(r->best); // a best.ckpt left by an earlier run here is not this one's
         if (!r->log) return seer_fail(err, "%s: cannot open metrics log: %s", path, strerror(errno));
         if (t->cfg.output_step_log) {
             snprintf(path, sizeof path, "%s/steps.tsv", t->run_dir);
+            if (!fresh && log_trim(path, "", t->step, err)) return -1;
             r->steps = fopen(path, fresh ? "w" : "a");
             if (!r->steps)
                 return seer_fail(err, "%s: cannot open the step log: %s", path, strerror(errno));
