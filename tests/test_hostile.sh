@@ -34,6 +34,9 @@ while IFS="$(printf '\t')" read -r file tool want; do
     seerconvert)
         check "$f" "$want" "$bin/seerconvert" "$f"
         check "$f" "$want" "$bin/seerconvert" "$f" --batch 4 ;;
+    seersweep)
+        sed "s|BASE|$corpus/../../../configs/single.ini|; s|OUT|$work/sweeps|" "$f" > "$work/$(basename "$f")"
+        check "$work/$(basename "$f")" "$want" "$bin/seersweep" "$work/$(basename "$f")" ;;
     seertrain)
         case $f in
         *.ini) check "$f" "$want" "$bin/seertrain" "$f" --set data.path="$data" --set output.dir="$work" ;;

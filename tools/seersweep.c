@@ -306,6 +306,38 @@ static int read_state(const sweep *s, trial *t, int n) {
 
 /* ---- the metric, from a run's summary.json ---- */
 
+/* The metric must be a number summary.json holds: a top-level figure, or SPLIT.LABEL.FIELD with a
+ * label the base config trains ("all" lets any label through). */
+static void check_metric(const char *path, const char *metric, const char *labels) {
+    static const char *const top[] = {"mean_val_mape", "mean_test_mape", "best_val_loss",
+                                      "train_mean_val_mape", "train_seconds"};
+    static const char *const fields[] = {"mape", "rmspe", "within5", "within10", "spearman", "kendall"};
+    for (size_t i = 0; i < sizeof top / sizeof *top; i++)
+        if (!strcmp(metric, top[i])) return;
+    const char *dot = strchr(metric, '.'), *dot2 = strrchr(metric, '.');
+    int ok = dot && dot2 > dot && (!strncmp(metric, "val.", 4) || !strncmp(metric, "test.", 5));
+    int field = 0;
+    for (size_t i = 0; ok && i < sizeof fields / sizeof *fields; i++) field |= !strcmp(dot2 + 1, fields[i]);
+    if (ok && field) {
+        char label[128];
+        snprintf(label, sizeof label, "%.*s", (int)(dot2 - dot - 1), dot + 1);
+        if (!strcmp(labels, "all")) return;
+        char list[2048];
+        int n = snprintf(list, sizeof list, ",");
+        for (const char *c = labels; *c && n < (int)sizeof list - 2; c++)
+            if (*c != ' ' && *c != '\t') list[n++] = *c;
+        list[n++] = ',', list[n] = 0;
+        char want[140];
+        snprintf(want, sizeof want, ",%s,", label);
+        if (strstr(list, want)) return;
+        seer_die("%s: [sweep] metric = %s: '%s' is not one of the base config's labels (%s)", path,
+                 metric, label, labels);
+    }
+    seer_die("%s: [sweep] metric = %s: use mean_val_mape, mean_test_mape, best_val_loss, "
+             "train_mean_val_mape, train_seconds, or val.LABEL.FIELD / test.LABEL.FIELD (FIELD: "
+             "mape, rmspe, within5, within10, spearman, kendall)", path, metric);
+}
+
 static double json_number_after(const char *text, const char *key) {
     char pat[256];
     snprintf(pat, sizeof pat, "\"%s\":", key);
@@ -620,8 +652,16 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(argv[i], "--workers") && i + 1 < argc) workers = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atol(argv[++i]);
+        } else if ((!strcmp(argv[i], "--workers") || !strcmp(argv[i], "--threads")) && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[i + 1], &end, 10);
+            if (*end || end == argv[i + 1] || v < 1) {
+                fprintf(stderr, "seersweep: error: %s %s: a positive count\n", argv[i], argv[i + 1]);
+                return 2;
+            }
+            *(!strcmp(argv[i], "--workers") ? &workers : &threads) = v;
+            i++;
+        }
         else if (!strcmp(argv[i], "--seertrain") && i + 1 < argc) snprintf(s.seertrain, sizeof s.seertrain, "%s", argv[++i]);
         else if (!strcmp(argv[i], "--no-plot")) plot = 0;
         else if (argv[i][0] == '-') {
@@ -656,6 +696,10 @@ int main(int argc, char **argv) {
     if (strcmp(s.direction, "min") && strcmp(s.direction, "max"))
         seer_die("%s: [sweep] direction = %s: use min or max", path, s.direction);
     if (s.eta < 2) seer_die("%s: [sweep] eta = %ld: must be >= 2", path, s.eta);
+    if (s.workers < 0 || s.threads < 1 || s.trials < 1)
+        seer_die("%s: [sweep] workers (%ld) must be 0 (the cores / threads) or more, threads (%ld) "
+                 "and trials (%ld) 1 or more", path, s.workers, s.threads, s.trials);
+
     if (s.min_epochs < 1) seer_die("%s: [sweep] min_epochs = %ld: must be >= 1", path, s.min_epochs);
     if (workers > 0) s.workers = workers;
     if (threads > 0) s.threads = threads;
@@ -670,6 +714,16 @@ int main(int argc, char **argv) {
     for (int i = 0; i < s.n_sets; i++)
         if (config_set(&base, s.sets[i], &err)) seer_die("%s: [set] %s", path, err.msg);
     if (s.max_epochs <= 0) s.max_epochs = base.train_epochs;
+    // every swept key takes its first value (a misspelt key would fail every trial), and the
+    // metric names a number summary.json has (a misspelt one would score every trial NaN)
+    for (int i = 0; i < s.np; i++) {
+        char set[700], first[64];
+        if (s.p[i].kind == P_GRID || s.p[i].kind == P_CHOICE) snprintf(first, sizeof first, "%s", s.p[i].values[0]);
+        else snprintf(first, sizeof first, s.p[i].kind == P_INT ? "%.0f" : "%.17g", s.p[i].lo);
+        snprintf(set, sizeof set, "%s=%s", s.p[i].key, first);
+        if (config_set(&base, set, &err)) seer_die("%s: [params] %s", path, err.msg);
+    }
+    check_metric(path, s.metric, base.data_labels);
     config_free(&base);
     if (s.min_epochs > s.max_epochs) s.min_epochs = s.max_epochs;
     if (!s.seertrain[0]) { // next to this program, else on PATH

@@ -114,6 +114,19 @@ def main():
         with open(os.path.join(OUT, "ini", name), "w") as f:
             f.write(text)
         expect.append(("ini/" + name, "seertrain", want))
+    # seersweep: BASE stands for a real base config (tests/test_hostile.sh fills it in)
+    os.makedirs(os.path.join(OUT, "sweep"), exist_ok=True)
+    head = "[sweep]\nbase = BASE\ndir = OUT\n"
+    sweeps = {
+        "misspelt_metric.ini": (head + "metric = val_mape\n[params]\ntrain.lr = grid 1e-3\n", "metric = val_mape"),
+        "unknown_label_metric.ini": (head + "metric = val.nolabel.mape\n[params]\ntrain.lr = grid 1e-3\n", "nolabel"),
+        "unknown_param.ini": (head + "[params]\ntrain.learning_rate = grid 1e-3\n", "learning_rate"),
+        "negative_workers.ini": (head + "workers = -3\n[params]\ntrain.lr = grid 1e-3\n", "workers (-3)"),
+    }
+    for name, (text, want) in sweeps.items():
+        with open(os.path.join(OUT, "sweep", name), "w") as f:
+            f.write(text)
+        expect.append(("sweep/" + name, "seersweep", want))
     # HDF5: a valid-looking PerfGraph file with one thing wrong
     def h5(name, labels=("a_ms", "b_ms"), G=2, declared=None, want=""):
         with h5py.File(os.path.join(OUT, "h5", name), "w") as f:
