@@ -40,21 +40,30 @@ void seer_die(const char *fmt, ...) {
     exit(1);
 }
 
+__thread jmp_buf *seer_oom_trap;
+__thread char seer_oom_msg[128];
+
+static _Noreturn void out_of_memory(double bytes) {
+    snprintf(seer_oom_msg, sizeof seer_oom_msg, "out of memory allocating %.0f bytes", bytes);
+    if (seer_oom_trap) longjmp(*seer_oom_trap, 1);
+    seer_die("%s", seer_oom_msg);
+}
+
 void *seer_malloc(size_t n) {
     void *p = malloc(n ? n : 1);
-    if (!p) seer_die("out of memory allocating %zu bytes", n);
+    if (!p) out_of_memory((double)n);
     return p;
 }
 
 void *seer_calloc(size_t count, size_t size) {
     void *p = calloc(count ? count : 1, size ? size : 1);
-    if (!p) seer_die("out of memory allocating %zu x %zu bytes", count, size);
+    if (!p) out_of_memory((double)count * (double)size);
     return p;
 }
 
 void *seer_realloc(void *p, size_t n) {
     void *q = realloc(p, n ? n : 1);
-    if (!q) seer_die("out of memory reallocating %zu bytes", n);
+    if (!q) out_of_memory((double)n);
     return q;
 }
 

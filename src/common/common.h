@@ -6,6 +6,7 @@
 #ifndef SEER_COMMON_H
 #define SEER_COMMON_H
 
+#include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,13 @@ extern void (*seer_die_hook)(void);
     do {                                                                                      \
         if (!(cond)) seer_die("internal error: %s (%s:%d)", #cond, __FILE__, __LINE__);       \
     } while (0)
+
+/* Out of memory inside a library call: the entry points of libseer and libseeronnx, which must
+ * return an error rather than end their host, point seer_oom_trap at a jmp_buf of theirs; the
+ * allocators below then longjmp there (message in seer_oom_msg) instead of exiting. What the call
+ * had allocated by then is leaked: the host lives on with an error, not a partial result. */
+extern __thread jmp_buf *seer_oom_trap;
+extern __thread char seer_oom_msg[128];
 
 void *seer_malloc(size_t n);
 void *seer_calloc(size_t count, size_t size);

@@ -21,21 +21,27 @@ seer_status seer_onnx_load(const char *path, int64_t batch, int fuse, seer_onnx_
         return SEER_ERR_INVALID;
     }
     *out = NULL;
+    // out of memory anywhere below returns here (common.h) instead of ending the host
+    jmp_buf trap, *prev = seer_oom_trap;
+    if (setjmp(trap)) {
+        seer_oom_trap = prev;
+        if (err && err_len) snprintf(err, err_len, "%s: %s", path, seer_oom_msg);
+        return SEER_ERR_NOMEM;
+    }
+    seer_oom_trap = &trap;
     ox_graph g;
     seer_err e;
     if (ox_load(path, batch, 0, &g, &e)) {
+        seer_oom_trap = prev;
         if (err && err_len) snprintf(err, err_len, "%s", e.msg);
-        return strstr(e.msg, "cannot open") ? SEER_ERR_IO : SEER_ERR_FORMAT;
+        return strstr(e.msg, "out of memory") ? SEER_ERR_NOMEM
+               : strstr(e.msg, "cannot open") ? SEER_ERR_IO : SEER_ERR_FORMAT;
     }
-    seer_onnx_graph *o = calloc(1, sizeof *o);
-    if (!o) {
-        ox_free(&g);
-        if (err && err_len) snprintf(err, err_len, "%s: out of memory", path);
-        return SEER_ERR_NOMEM;
-    }
+    seer_onnx_graph *o = seer_calloc(1, sizeof *o);
     pgb_build(&g, fuse, &o->p);
     o->batch = g.batch > 0 ? g.batch : 1;
     ox_free(&g);
+    seer_oom_trap = prev;
     o->view = (seer_graph){
         .n_nodes = o->p.V, .n_edges = o->p.E, .n_node_features = PGB_NODE_F,
         .n_edge_features = PGB_EDGE_F, .n_global_features = PGB_GLOBAL_F, .node_x = o->p.xn,

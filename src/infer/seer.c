@@ -236,7 +236,17 @@ seer_status seer_load_memory(const void *buf, size_t len, const char *origin, se
         free(m);
         return fail(SEER_ERR_FORMAT, err, err_len, e.msg);
     }
-    if (build(m, &e)) {
+    // out of memory inside build (the model's tables) returns here instead of ending the host
+    jmp_buf trap, *prev = seer_oom_trap;
+    if (setjmp(trap)) {
+        seer_oom_trap = prev;
+        snprintf(e.msg, sizeof e.msg, "%s: %s", m->origin, seer_oom_msg);
+        return fail(SEER_ERR_NOMEM, err, err_len, e.msg); // m is leaked: it may be half built
+    }
+    seer_oom_trap = &trap;
+    int bad = build(m, &e);
+    seer_oom_trap = prev;
+    if (bad) {
         seer_free(m);
         return fail(strstr(e.msg, "out of memory") ? SEER_ERR_NOMEM : SEER_ERR_FORMAT, err,
                     err_len, e.msg);

@@ -99,6 +99,16 @@ static int pb_depth(const uint8_t *p, const uint8_t *end, int msg, int max) {
 
 #define OX_MAX_NESTING 64
 
+static void *pb_alloc(void *oom, size_t n) {
+    void *p = malloc(n);
+    if (!p) *(int *)oom = 1;
+    return p;
+}
+static void pb_free(void *oom, void *p) {
+    (void)oom;
+    free(p);
+}
+
 /* ---- name table ---- */
 static uint64_t fnv(const char *s) {
     uint64_t h = 1469598103934665603ull;
@@ -381,7 +391,10 @@ int ox_load_mem(const void *buf, size_t len, const char *origin, int64_t batch, 
     if (pb_depth(buf, (const uint8_t *)buf + len, PB_MODEL, OX_MAX_NESTING) > OX_MAX_NESTING)
         return seer_fail(err, "%s: messages nested more than %d deep (subgraphs of subgraphs): "
                               "refused before parsing", origin, OX_MAX_NESTING);
-    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+    int oom = 0; // protobuf-c reports an allocation that failed as a parse failure: tell them apart
+    ProtobufCAllocator alloc = {pb_alloc, pb_free, &oom};
+    Onnx__ModelProto *m = onnx__model_proto__unpack(&alloc, len, buf);
+    if (!m && oom) return seer_fail(err, "%s: out of memory parsing the model", origin);
     if (!m) return seer_fail(err, "%s: not an ONNX model (the protobuf does not parse: truncated or another format)", origin);
     g->model = m;
     g->hash_cap = 1024;
