@@ -66,6 +66,22 @@ done
 cp "$work/m.seer" "$work/head.seer"
 printf '\001' | dd of="$work/head.seer" bs=1 seek=40 conv=notrunc 2> /dev/null
 check "$work/head.seer" "head.seer" "$bin/seerpredict" "$work/head.seer" "$corpus/../onnx/resnet50.onnx"
+# a disk that fills while seerconvert writes (a file-size limit; SIGXFSZ ignored so the write
+# fails with EFBIG): one line, exit 1, no file left behind (HDF5's exit cleanup crashed here)
+n=$((n + 1))
+onnx=$(cd "$corpus/../onnx" && pwd)
+printf 'onnx,batch,name,group,a_ms\n' > "$work/full.csv"
+for k in 1 2 3 4 5 6 7 8; do
+    for m in resnet18 resnet50 densenet121 vgg16; do printf '%s/%s.onnx,%d,%s_%d,%d,1.0\n' "$onnx" $m $k $m $k $k >> "$work/full.csv"; done
+done
+(trap '' XFSZ; ulimit -f 64; exec "$bin/seerconvert" --manifest "$work/full.csv" -o "$work/full.h5") > /dev/null 2> "$work/full.err"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(grep -cv '^$' "$work/full.err")" = 1 ] && grep -q "full.h5: write failed" "$work/full.err" &&
+    ! ls "$work"/full.h5* > /dev/null 2>&1; then
+    echo "ok   a full disk under seerconvert: $(cat "$work/full.err")"
+else
+    echo "FAIL: a full disk under seerconvert: rc $rc"; cat "$work/full.err"; fails=$((fails + 1))
+fi
 # empty splits (3 graphs: one each): no figure where nothing was scored, never "MAPE 0.000"
 n=$((n + 1))
 "$bin/seertrain" "$corpus/../../data/tiny.ini" --set data.path="$data" --set data.limit=3 \

@@ -11,7 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+/* Before the first HDF5 call of the process: no error stack printing, and no HDF5 cleanup at exit
+ * (a file whose close failed on a full disk made that cleanup crash inside exit(); Seer closes
+ * every file it writes itself, through a temporary name, so nothing depends on it). */
+static void h5_quiet(void) {
+    static int done;
+    if (!done) H5dont_atexit(), done = 1;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
 
 /* Shape of a dataset: rank and dims (up to 2). Returns -1 with err when missing. */
 static int h5_shape(hid_t f, const char *path, const char *dset, int *rank, hsize_t dims[2],
