@@ -146,6 +146,16 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
     for (int k = 0; k < 8; k++) {
         const ctr_kv *kv = ctr_get(&v.c, NORM_KEYS[k], KV_F64ARR, ckpt_path, err);
         if (!kv) goto out;
+        // a .seer that libseer would refuse is never written: statistics finite, deviations > 0
+        for (int64_t i = 0; i < kv->n; i++) {
+            double x = ((const double *)kv->data)[i];
+            if (!isfinite(x) || (k % 2 == 1 && x <= 0)) {
+                seer_fail(err, "%s: %s[%lld] = %g: the normalisation statistics are not finite and "
+                               "positive (a corrupt or diverged run): not exported", ckpt_path,
+                          NORM_KEYS[k], (long long)i, x);
+                goto out;
+            }
+        }
         ctr_add_arr(&o, NORM_KEYS[k], KV_F64ARR, kv->data, kv->n);
     }
     // the training data's ranges (data/coverage.h), when the checkpoint has them
