@@ -10,4 +10,5 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSEER_SANITIZE=ON -D
 cmake --build build-asan -j "$(nproc)" --target seertrain seerconvert seerpredict seerexport seersweep > /dev/null
 # leaks on the error exits are expected (seer_die exits at once); UBSan findings are errors
 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
-    sh tests/test_hostile.sh build-asan build/tests/nb201_subset.h5 tests/data/hostile /tmp/seer-hostile-asan
+    sh tests/test_hostile.sh build-asan build/tests/nb201_subset.h5 tests/data/hostile /tmp/seer-hostile-asan \
+    "$(grep -m1 '^SEER_PYTHON:' build/CMakeCache.txt | cut -d= -f2 || echo python3)"

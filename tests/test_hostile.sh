@@ -4,9 +4,9 @@
 # is not a signal, within 60 s, with one line on stderr that names the file and contains the
 # expected words, and no sanitizer report. Checkpoints and .seer files with flipped bytes (made
 # here from a small trained run) are refused the same way.
-# usage: test_hostile.sh BIN_DIR DATA.h5 CORPUS_DIR WORKDIR
+# usage: test_hostile.sh BIN_DIR DATA.h5 CORPUS_DIR WORKDIR [PYTHON]
 set -u
-bin=$1 data=$2 corpus=$3 work=$4
+bin=$1 data=$2 corpus=$3 work=$4 python=${5:-python3}
 rm -rf "$work"
 mkdir -p "$work"
 fails=0 n=0
@@ -103,5 +103,10 @@ if [ "$(grep -c '"epoch":3,' "$work/kill/metrics.jsonl")" = 1 ] && [ "$(wc -l < 
 else
     echo "FAIL: metrics.jsonl after the resume:"; cut -c1-60 "$work/kill/metrics.jsonl"; fails=$((fails + 1))
 fi
+# a checkpoint whose checksum is right but whose epoch counter is absurd (forged, or written by a
+# bug): --resume refuses it instead of resuming at epoch 4.7e13 and training nothing
+cp -r "$work/kill" "$work/forged"
+"$python" "$corpus/../../hostile/ckpt_edit.py" "$work/forged/last.ckpt" train.epoch 47278999994369
+check "$work/forged/last.ckpt" "implausible" "$bin/seertrain" --resume "$work/forged" --set train.epochs=10
 echo "test_hostile: $((n - fails)) of $n hostile inputs refused cleanly"
 [ $fails -eq 0 ]

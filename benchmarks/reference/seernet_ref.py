@@ -31,6 +31,9 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from seer_container import crc32c  # noqa: E402
+
 
 def mlp(fin, hid, fout):
     return nn.Sequential(nn.Linear(fin, hid), nn.ReLU(), nn.Linear(hid, fout))
@@ -117,23 +120,6 @@ def masked_mse(pred, t):
 # ---- Seer's container format (src/common/container.h) ----
 KV_STR, KV_I64, KV_F64, KV_I64ARR = 1, 2, 3, 4
 DT = {np.dtype(np.float32): 0, np.dtype(np.int64): 3, np.dtype(np.float64): 4}
-
-
-_CRC32C = []
-
-
-def crc32c(data):
-    """CRC-32C (Castagnoli), as src/common/container.c computes it."""
-    if not _CRC32C:
-        for i in range(256):
-            c = i
-            for _ in range(8):
-                c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-            _CRC32C.append(c)
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc = _CRC32C[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
 
 
 def write_container(path, magic, kvs, tensors):

@@ -1,0 +1,15 @@
+#!/usr/bin/env python3
+"""Sets one int64 key of a Seer container (.ckpt or .seer) and rewrites its header checksum, so the
+file passes the CRC check with a forged value: tests/test_hostile.sh uses it to show that resumed
+counters are checked for plausibility, not only for corruption.
+
+  ckpt_edit.py FILE KEY VALUE
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import seer_container  # noqa: E402
+
+if __name__ == "__main__":
+    seer_container.set_i64(sys.argv[1], sys.argv[2], int(sys.argv[3]))
