@@ -16,8 +16,36 @@ y = f["label/y"][:]
 assert y.shape == (3, 2) and y[0, 0] == 1.5 and math.isnan(y[1, 1]) and math.isnan(y[2, 0]), y
 assert [s.decode() if isinstance(s, bytes) else s for s in f["schema/labels"][:]] == ["infer_ms", "train_ms"]
 assert list(f["graph/group"][:]) == [0, 0, 1]
+assert "graph/family" not in f  # no family column, no /graph/family
 print("good manifest: 3 graphs, labels and NaNs as written")
 PY
+# the optional family column goes to /graph/family; seertrain's [data] test_family holds it out
+printf 'onnx,batch,name,group,family,infer_ms\n' > "$work/fam.csv"
+for i in 0 1 2 3 4 5 6 7 8 9 10 11; do
+    fam=$([ $((i % 3)) = 0 ] && echo mobile || echo resnet)
+    net=$([ $fam = mobile ] && echo mobilenet_v2 || echo resnet18)
+    printf '%s.onnx,%d,%s@%d,%d,%s,%d.5\n' $net $((i + 1)) $net $i $i $fam $((i + 2)) >> "$work/fam.csv"
+done
+"$conv" --manifest "$work/fam.csv" -o "$work/fam.h5" --threads 2
+$python - "$work/fam.h5" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1])
+fam = [s.decode() if isinstance(s, bytes) else s for s in f["graph/family"][:]]
+assert fam == ["mobile" if i % 3 == 0 else "resnet" for i in range(12)], fam
+assert [s.decode() if isinstance(s, bytes) else s for s in f["schema/labels"][:]] == ["infer_ms"]
+print("family column: /graph/family written, labels after it")
+PY
+if [ -n "${SEERTRAIN:-}" ]; then
+    "$SEERTRAIN" "$(dirname "$0")/data/tiny.ini" --quiet --set data.path="$work/fam.h5" --set data.labels=infer_ms \
+        --set data.limit=0 --set data.test_family=mobile --set train.epochs=1 --set output.dir="$work" \
+        --set output.run=fam > "$work/fam.txt"
+    [ "$(grep -c 'mobilenet_v2@' "$work/fam/test_predictions.csv")" = 4 ] &&
+        [ "$(grep -c 'resnet18@' "$work/fam/test_predictions.csv")" = 0 ] || fail "test_family: $(cat "$work/fam/test_predictions.csv")"
+    if "$SEERTRAIN" "$(dirname "$0")/data/tiny.ini" --set data.path="$work/good.h5" --set data.labels=infer_ms \
+        --set data.test_family=mobile --set output.dir="$work" 2> "$work/nofam.err"; then fail "test_family without /graph/family accepted"; fi
+    grep -q "no /graph/family" "$work/nofam.err" || fail "test_family: $(cat "$work/nofam.err")"
+    echo "test_family: the 4 mobile graphs are the whole test split; a file without families is refused"
+fi
 fail() { echo "FAIL: $*"; exit 1; }
 expect() { # name, expected text, csv body
     printf "$3" > "$work/$1.csv"

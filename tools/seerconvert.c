@@ -21,10 +21,11 @@ static void usage(FILE *f) {
           "One model: infers every tensor's shape and prints a summary (ONNX nodes, operators,\n"
           "edges, parameters, FLOPs, bytes, the ten costliest operators). --shapes prints every\n"
           "tensor's shape instead (name<TAB>d0xd1x...).\n\n"
-          "Manifest: a CSV whose header is  onnx,batch,name,group,<label>,...  (label names end in\n"
+          "Manifest: a CSV whose header is  onnx,batch,name,group[,family],<label>,...  (label names end in\n"
           "their unit, e.g. latency_ms); each row is one graph: an ONNX path (relative to the\n"
           "manifest's folder), the batch size, a name, a group id (graphs of one architecture share\n"
-          "it) and the measured labels (empty or nan = not measured). Writes a PerfGraph HDF5 file\n"
+          "it), optionally its family (the search space: nb201, fbnet, space/vgg, ...; written to\n"
+          "/graph/family) and the measured labels (empty or nan = not measured). Writes a PerfGraph HDF5 file\n"
           "(datasets/FORMAT.md), converting on all cores.\n\n"
           "  --batch N        leading dimension of every graph input (default: the model's, or 1)\n"
           "  --fuse           fold BatchNormalization and activations into the preceding Conv/Gemm\n"
@@ -98,7 +99,7 @@ static int convert_one(const char *path, int64_t batch, int fuse, int allow_unkn
 
 /* ---- manifest ---- */
 typedef struct {
-    char *path, *name;
+    char *path, *name, *family;
     int64_t batch, group, line;
     float *labels;
 } row;
@@ -135,11 +136,12 @@ static int convert_manifest(const char *mpath, const char *out, int fuse, int al
     if (nf < 4 || strcmp(fields[0], "onnx") || strcmp(fields[1], "batch") || strcmp(fields[2], "name") ||
         strcmp(fields[3], "group"))
         seer_die("%s:1: the header must start with onnx,batch,name,group (then label columns)", mpath);
-    int M = nf - 4;
+    int fam = nf > 4 && !strcmp(fields[4], "family"); // optional: the family of each graph
+    int L = 4 + fam, M = nf - L;
     char **labels = calloc((size_t)M + 1, sizeof(char *));
     for (int m = 0; m < M; m++) {
-        if (!*fields[4 + m]) seer_die("%s:1: label column %d has no name", mpath, m + 1);
-        labels[m] = seer_strdup(fields[4 + m]);
+        if (!*fields[L + m]) seer_die("%s:1: label column %d has no name", mpath, m + 1);
+        labels[m] = seer_strdup(fields[L + m]);
     }
     row *rows = NULL;
     int64_t n = 0, rcap = 0;
@@ -162,9 +164,11 @@ static int convert_manifest(const char *mpath, const char *out, int fuse, int al
         if (fields[0][0] == '/') snprintf(r->path, pl, "%s", fields[0]);
         else snprintf(r->path, pl, "%s/%s", dir, fields[0]);
         r->name = seer_strdup(fields[2]);
+        r->family = fam ? seer_strdup(fields[4]) : NULL;
+        if (fam && !*fields[4]) seer_die("%s:%lld: empty family", mpath, (long long)lineno);
         r->labels = malloc(sizeof(float) * (size_t)(M + 1));
         for (int m = 0; m < M; m++) {
-            const char *v = fields[4 + m];
+            const char *v = fields[L + m];
             if (!*v || !strcmp(v, "nan") || !strcmp(v, "NaN")) {
                 r->labels[m] = NAN;
                 continue;
@@ -220,6 +224,7 @@ static int convert_manifest(const char *mpath, const char *out, int fuse, int al
     ds.label_y = malloc(sizeof(float) * (size_t)(n * (M ? M : 1)));
     ds.group = malloc(sizeof(int64_t) * (size_t)n);
     ds.name = calloc((size_t)n + 1, sizeof(char *));
+    ds.family = rows[0].family ? calloc((size_t)n + 1, sizeof(char *)) : NULL;
     int64_t unknown = 0, fused = 0;
     for (int64_t i = 0; i < n; i++) {
         memcpy(ds.node_x + ds.node_ptr[i] * PGB_NODE_F, pg[i].xn, sizeof(float) * (size_t)(pg[i].V * PGB_NODE_F));
@@ -230,6 +235,7 @@ static int convert_manifest(const char *mpath, const char *out, int fuse, int al
         memcpy(ds.label_y + i * M, rows[i].labels, sizeof(float) * (size_t)M);
         ds.group[i] = rows[i].group;
         ds.name[i] = rows[i].name;
+        if (ds.family) ds.family[i] = rows[i].family;
         unknown += pg[i].n_unknown, fused += pg[i].n_fused;
     }
     ds.node_features = (char **)pgb_node_feature_names();
@@ -247,10 +253,11 @@ static int convert_manifest(const char *mpath, const char *out, int fuse, int al
            fuse ? " (fused view)" : "");
     if (unknown) printf("warning: %lld unsupported operators treated as elementwise\n", (long long)unknown);
     (void)fused;
-    for (int64_t i = 0; i < n; i++) pgb_free(&pg[i]), free(rows[i].path), free(rows[i].name), free(rows[i].labels);
+    for (int64_t i = 0; i < n; i++)
+        pgb_free(&pg[i]), free(rows[i].path), free(rows[i].name), free(rows[i].family), free(rows[i].labels);
     free(pg), free(errs), free(rows);
     free(ds.node_ptr), free(ds.edge_ptr), free(ds.node_x), free(ds.node_op), free(ds.edge_index);
-    free(ds.edge_x), free(ds.global_x), free(ds.label_y), free(ds.group), free(ds.name);
+    free(ds.edge_x), free(ds.global_x), free(ds.label_y), free(ds.group), free(ds.name), free(ds.family);
     for (int m = 0; m < M; m++) free(labels[m]);
     free(labels);
     return 0;

@@ -27,6 +27,8 @@
     X(data, val_count, INT, "100", NULL, "split=counts: validation graphs (test = rest)")          \
     X(data, split_seed, INT, "0", NULL, "seed of the split (graphs sharing /graph/group stay together)") \
     X(data, limit, INT, "0", NULL, "use only the first N graphs of the file (0 = all)")            \
+    X(data, test_family, STR, "", NULL,                                                           \
+      "hold out these families (/graph/family, comma-separated, e.g. fbnet) as the whole test split: a transfer evaluation; the other graphs keep their train/val split and their test share trains") \
     X(model, name, STR, "seernet", NULL,                                                         \
       "predictor, a name in the model registry (src/model/model.c): seernet (PerfSeer's SeerNet), " \
       "perfsage (GraphSAGE over operators), gcn (BRP-NAS), or linear (ridge on a bag of "         \

@@ -209,9 +209,12 @@ static void free_strings(char **s) {
 }
 
 void pg_free(pg_dataset *ds) {
-    if (ds->name)
-        for (int64_t i = 0; i < ds->G; i++) free(ds->name[i]);
-    free(ds->name);
+    for (int k = 0; k < 2; k++) {
+        char **s = k ? ds->family : ds->name;
+        if (s)
+            for (int64_t i = 0; i < ds->G; i++) free(s[i]);
+        free(s);
+    }
     free(ds->node_ptr);
     free(ds->edge_ptr);
     free(ds->group);
@@ -344,9 +347,13 @@ static int pg_open(const char *path, hid_t *out, seer_err *err) {
 }
 
 void pg_index_free(pg_index *ix) {
-    if (ix->name)
-        for (int64_t g = 0; g < ix->G_file; g++) free(ix->name[g]);
-    free(ix->name), free(ix->node_ptr), free(ix->edge_ptr), free(ix->group);
+    for (int k = 0; k < 2; k++) {
+        char **s = k ? ix->family : ix->name;
+        if (s)
+            for (int64_t g = 0; g < ix->G_file; g++) free(s[g]);
+        free(s);
+    }
+    free(ix->node_ptr), free(ix->edge_ptr), free(ix->group);
     memset(ix, 0, sizeof *ix);
 }
 
@@ -377,6 +384,16 @@ int pg_read_index(const char *path, pg_index *ix, seer_err *err) {
         seer_fail(err, "%s: /graph/name: %lld names for %lld graphs", path, (long long)n,
                   (long long)ix->G);
         goto done;
+    }
+    if (H5Lexists(f, "/graph/family", H5P_DEFAULT) > 0) { // optional: the family of each graph
+        if (!(ix->family = h5_read_strings(f, path, "/graph/family", &n, err))) goto done;
+        if (n != ix->G) {
+            for (int64_t g = 0; g < n; g++) free(ix->family[g]);
+            free(ix->family), ix->family = NULL;
+            seer_fail(err, "%s: /graph/family: %lld entries for %lld graphs", path, (long long)n,
+                      (long long)ix->G);
+            goto done;
+        }
     }
     if (h5_shape(f, path, "/node/x", &rank, dims, err)) goto done;
     ix->N = (int64_t)dims[0];
@@ -464,6 +481,10 @@ int pg_read_range(const char *path, const pg_index *ix, int64_t lo, int64_t hi, 
         ds->node_ptr[g] = ix->node_ptr[lo + g] - n0, ds->edge_ptr[g] = ix->edge_ptr[lo + g] - e0;
     for (int64_t g = 0; g < G; g++)
         ds->group[g] = ix->group[lo + g], ds->name[g] = seer_strdup(ix->name[lo + g]);
+    if (ix->family) {
+        ds->family = seer_calloc((size_t)G + 1, sizeof(char *));
+        for (int64_t g = 0; g < G; g++) ds->family[g] = seer_strdup(ix->family[lo + g]);
+    }
     int64_t G_all = ix->G_file;
     if (!(ds->node_x = h5_read_rows(f, path, "/node/x", H5T_NATIVE_FLOAT, 4, ix->N, ds->Fn, n0,
                                     ds->N, PG_RD_NODE_X, st, err)) ||
@@ -566,6 +587,7 @@ int pg_write(const char *path, const pg_dataset *ds, seer_err *err) {
     bad |= h5_write_num(f, "/graph/edge_ptr", H5T_STD_I64LE, H5T_NATIVE_INT64, ds->edge_ptr,
                         ds->G + 1, 0);
     bad |= h5_write_strings(f, "/graph/name", ds->name, ds->G);
+    if (ds->family) bad |= h5_write_strings(f, "/graph/family", ds->family, ds->G);
     bad |= h5_write_num(f, "/graph/group", H5T_STD_I64LE, H5T_NATIVE_INT64, ds->group, ds->G, 0);
     bad |= h5_write_num(f, "/node/x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->node_x, ds->N, ds->Fn);
     bad |= h5_write_num(f, "/node/op", H5T_STD_I32LE, H5T_NATIVE_INT32, ds->node_op, ds->N, 0);

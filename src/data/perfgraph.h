@@ -19,6 +19,7 @@ typedef struct {
     int64_t *edge_ptr;   // (G+1)
     int64_t *group;      // (G)
     char **name;         // (G)
+    char **family;       // (G) the search space or family of each graph; NULL when the file has none
     float *node_x;       // (N, Fn)
     int32_t *node_op;    // (N)
     int32_t *edge_index; // (E, 2) local (src, dst)
@@ -42,6 +43,7 @@ typedef struct {
     int64_t *node_ptr, *edge_ptr; // (G_file + 1)
     int64_t *group;               // (G_file)
     char **name;                  // (G_file)
+    char **family;                // (G_file), NULL when the file has no /graph/family
 } pg_index;
 
 enum { PG_RD_NODE_X, PG_RD_NODE_OP, PG_RD_EDGE_INDEX, PG_RD_EDGE_X, PG_RD_GLOBAL_X, PG_RD_LABEL_Y,

@@ -76,6 +76,37 @@ static int ridge_prepare(trainer *t, seer_err *err) {
     return 0;
 }
 
+/* [data] test_family: the listed families are the whole test split; the other graphs keep their
+ * train/val split and their test share joins training. */
+static int hold_out_families(trainer *t, const seer_config *cfg, seer_err *err) {
+    char where[600];
+    config_where(cfg, CFG_KEY_data_test_family, where, sizeof where);
+    if (!t->ix.family)
+        return seer_fail(err, "%s: [data] test_family = %s: %s has no /graph/family (build it with "
+                              "a manifest family column, see datasets/FORMAT.md)", where,
+                         cfg->data_test_family, cfg->data_path);
+    char **fams = NULL;
+    int nf = seer_split_list(cfg->data_test_family, &fams, 64);
+    int64_t held = 0, *per = seer_calloc((size_t)(nf > 0 ? nf : 1), sizeof(int64_t));
+    for (int64_t g = 0; g < t->ix.G; g++) {
+        int hit = -1;
+        for (int k = 0; k < nf && hit < 0; k++)
+            if (!strcmp(t->ix.family[g], fams[k])) hit = k;
+        if (hit >= 0) t->which[g] = SPLIT_TEST, held++, per[hit]++;
+        else if (t->which[g] == SPLIT_TEST) t->which[g] = SPLIT_TRAIN;
+    }
+    int rc = 0;
+    for (int k = 0; k < nf && !rc; k++)
+        if (!per[k]) rc = seer_fail(err, "%s: [data] test_family: no graph of %s has family '%s'",
+                                    where, cfg->data_path, fams[k]);
+    if (!rc && held == t->ix.G)
+        rc = seer_fail(err, "%s: [data] test_family = %s holds out every graph: nothing is left to "
+                            "train on", where, cfg->data_test_family);
+    for (int k = 0; k < nf; k++) free(fams[k]);
+    free(fams), free(per);
+    return rc;
+}
+
 /* The index and the split (the same on every rank), this rank's shard, the labels, the
  * normalisation and the standardised targets. */
 static int load_data(trainer *t, const seer_config *cfg, seer_err *err) {
@@ -95,6 +126,7 @@ static int load_data(trainer *t, const seer_config *cfg, seer_err *err) {
                      cfg->data_val_frac, cfg->data_train_count, cfg->data_val_count,
                      (uint64_t)cfg->data_split_seed, t->which, err))
         return -1;
+    if (cfg->data_test_family[0] && hold_out_families(t, cfg, err)) return -1;
     for (int k = 0; k < 3; k++) {
         t->ids[k] = seer_malloc(sizeof(int64_t) * (size_t)(G ? G : 1));
         t->n_ids[k] = split_ids(t->which, G, k, t->ids[k]);
