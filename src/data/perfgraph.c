@@ -202,6 +202,18 @@ static int h5_read_attr_i64(hid_t f, const char *name, int64_t *v) {
     return ok ? 0 : -1;
 }
 
+/* A per-graph string dataset (/graph/name, /graph/family) of exactly G entries. */
+static char **graph_strings(hid_t f, const char *path, const char *dset, int64_t G, seer_err *err) {
+    int64_t n = 0;
+    char **s = h5_read_strings(f, path, dset, &n, err);
+    if (s && n != G) {
+        for (int64_t g = 0; g < n; g++) free(s[g]);
+        free(s), s = NULL;
+        seer_fail(err, "%s: %s: %lld entries for %lld graphs", path, dset, (long long)n, (long long)G);
+    }
+    return s;
+}
+
 static void free_strings(char **s) {
     if (!s) return;
     for (char **p = s; *p; p++) free(*p);
@@ -362,7 +374,6 @@ int pg_read_index(const char *path, pg_index *ix, seer_err *err) {
     hid_t f;
     if (pg_open(path, &f, err)) return -1;
     int rc = -1, rank;
-    int64_t n = 0;
     hsize_t dims[2];
     if (h5_shape(f, path, "/graph/node_ptr", &rank, dims, err)) goto done;
     if (rank != 1 || dims[0] < 1) {
@@ -376,25 +387,10 @@ int pg_read_index(const char *path, pg_index *ix, seer_err *err) {
                                      -1, err)) ||
         !(ix->group = h5_read_num(f, path, "/graph/group", H5T_NATIVE_INT64, 8, ix->G, -1, err)))
         goto done;
-    ix->name = h5_read_strings(f, path, "/graph/name", &n, err);
-    if (!ix->name) goto done;
-    if (n != ix->G) {
-        for (int64_t g = 0; g < n; g++) free(ix->name[g]);
-        free(ix->name), ix->name = NULL;
-        seer_fail(err, "%s: /graph/name: %lld names for %lld graphs", path, (long long)n,
-                  (long long)ix->G);
+    if (!(ix->name = graph_strings(f, path, "/graph/name", ix->G, err)) ||
+        (H5Lexists(f, "/graph/family", H5P_DEFAULT) > 0 && // optional: each graph's family
+         !(ix->family = graph_strings(f, path, "/graph/family", ix->G, err))))
         goto done;
-    }
-    if (H5Lexists(f, "/graph/family", H5P_DEFAULT) > 0) { // optional: the family of each graph
-        if (!(ix->family = h5_read_strings(f, path, "/graph/family", &n, err))) goto done;
-        if (n != ix->G) {
-            for (int64_t g = 0; g < n; g++) free(ix->family[g]);
-            free(ix->family), ix->family = NULL;
-            seer_fail(err, "%s: /graph/family: %lld entries for %lld graphs", path, (long long)n,
-                      (long long)ix->G);
-            goto done;
-        }
-    }
     if (h5_shape(f, path, "/node/x", &rank, dims, err)) goto done;
     ix->N = (int64_t)dims[0];
     if (h5_shape(f, path, "/edge/index", &rank, dims, err)) goto done;
