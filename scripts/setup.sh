@@ -1,6 +1,6 @@
 #!/bin/sh
-# Installs what Seer builds with (Debian packages), builds it, and builds the default dataset
-# datasets/nb201.h5 when it is missing. Safe to run again. Run as root on Debian 12.
+# Installs what Seer builds with (Debian packages), builds it, and builds the datasets
+# datasets/nb201.h5 and datasets/fbnet.h5 when missing. Safe to run again. Run as root on Debian 12.
 #   SEER_NO_APT=1     skip apt (packages already there)
 #   SEER_NO_DATASET=1 skip the dataset
 set -eu
@@ -23,4 +23,8 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)"
 if [ "${SEER_NO_DATASET:-0}" != 1 ] && [ ! -f datasets/nb201.h5 ]; then
     /usr/bin/python3 scripts/datasets/nb201_build.py -o datasets/nb201.h5
+fi
+# the second public search space (FBNet, HELP's latencies; datasets/fbnet/README.md)
+if [ "${SEER_NO_DATASET:-0}" != 1 ] && [ ! -f datasets/fbnet.h5 ]; then
+    /usr/bin/python3 scripts/datasets/fbnet_build.py -o datasets/fbnet.h5
 fi

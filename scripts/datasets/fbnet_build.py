@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Build datasets/fbnet.h5: the 5,000 FBNet architectures of HELP's latency table
+(datasets/fbnet/fbnet_latency_ms.csv, MIT; see datasets/fbnet/README.md), each
+written as a weight-stripped ONNX model and converted by seerconvert, one graph per architecture
+and measured batch size, in the label convention of DESIGN.md: a label per device and metric,
+`<device>_infer_ms`, NaN where that device was not measured at that batch.
+
+  GPUs (1080ti, 2080ti, titan_rtx, titanx, titanxp): batch 1, 32 and 64
+  CPUs, phones, raspi4, fpga, eyeriss: batch 1 only (NaN at 32 and 64)
+
+Every graph's /graph/family is `fbnet`, its group the architecture (all batches of one
+architecture share a split).
+
+Network (FBNet as HW-NAS-Bench's FBNet_Infer defines it, CIFAR-100 setting; input 3x32x32):
+stem Conv 3x3/1 to 16 channels, BN, ReLU; 22 searchable layers in stages (channels, layers,
+stride of the first) (16,1,1) (24,4,1) (32,4,2) (64,4,2) (112,4,1) (184,4,2) (352,1,1); header
+Conv 1x1 to 1504, BN, ReLU, global average pool, Gemm to 100. A layer (k, e, g) is Conv 1x1 to
+e*C_in (groups g), BN, ReLU, a channel shuffle when g = 2, depthwise Conv kxk with the layer's
+stride, BN, ReLU, Conv 1x1 to C_out (groups g), BN, plus the input when C_in == C_out and the
+stride is 1; `skip` is the identity, or Conv 1x1 with the stride, BN, ReLU when the shape
+changes.
+
+usage: fbnet_build.py [--csv CSV] [-o OUT.h5] [--limit N] [--onnx-dir DIR] [--seerconvert PATH]
+                      [--threads N]
+"""
+import argparse
+import csv
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+from onnx import TensorProto as T, helper as h, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CSV = os.path.join(ROOT, "datasets", "fbnet", "fbnet_latency_ms.csv")
+OPS = {0: (3, 1, 1), 1: (3, 1, 2), 2: (3, 3, 1), 3: (3, 6, 1), 4: (5, 1, 1), 5: (5, 1, 2),
+       6: (5, 3, 1), 7: (5, 6, 1), 8: None}  # index: (kernel, expansion, groups); 8 = skip
+STAGES = ((16, 1, 1), (24, 4, 1), (32, 4, 2), (64, 4, 2), (112, 4, 1), (184, 4, 2), (352, 1, 1))
+GPUS = ("1080ti", "2080ti", "titan_rtx", "titanx", "titanxp")
+BATCHES = (1, 32, 64)
+
+
+class Builder:
+    """Weight-stripped ONNX: initializers carry dims only."""
+
+    def __init__(self):
+        self.nodes, self.inits, self.k = [], [], 0
+
+    def name(self, base):
+        self.k += 1
+        return "%s_%d" % (base, self.k)
+
+    def weight(self, dims):
+        t = T()
+        t.name, t.data_type = self.name("w"), T.FLOAT
+        t.dims.extend(dims)
+        self.inits.append(t)
+        return t.name
+
+    def op(self, op_type, inputs, **attrs):
+        out = self.name(op_type.lower())
+        self.nodes.append(h.make_node(op_type, inputs, [out], name=self.name(op_type), **attrs))
+        return out
+
+    def conv(self, x, cin, cout, k, stride, groups=1):
+        return self.op("Conv", [x, self.weight([cout, cin // groups, k, k])], kernel_shape=[k, k],
+                       strides=[stride, stride], pads=[k // 2] * 4, group=groups)
+
+    def bn(self, x, c):
+        return self.op("BatchNormalization", [x] + [self.weight([c]) for _ in range(4)])
+
+    def shape(self, dims):
+        s = numpy_helper.from_array(np.array(dims, np.int64), self.name("shape"))
+        self.inits.append(s)
+        return s.name
+
+    def shuffle(self, x, c, hw, g):
+        """[N, C, H, W] -> [N, g, C/g, H, W] -> [N, C/g, g, H, W] -> [N, C, H, W]"""
+        x = self.op("Reshape", [x, self.shape([0, g, c // g, hw, hw])])
+        x = self.op("Transpose", [x], perm=[0, 2, 1, 3, 4])
+        return self.op("Reshape", [x, self.shape([0, c, hw, hw])])
+
+
+def layer(b, x, cin, cout, hw, stride, op):
+    """One searchable layer; returns its output and spatial size."""
+    out_hw = (hw + stride - 1) // stride
+    if OPS[op] is None:  # skip
+        if cin == cout and stride == 1:
+            return x, hw
+        return b.op("Relu", [b.bn(b.conv(x, cin, cout, 1, stride), cout)]), out_hw
+    k, e, g = OPS[op]
+    mid = e * cin
+    y = b.op("Relu", [b.bn(b.conv(x, cin, mid, 1, 1, g), mid)])
+    if g == 2:
+        y = b.shuffle(y, mid, hw, g)
+    y = b.op("Relu", [b.bn(b.conv(y, mid, mid, k, stride, mid), mid)])
+    y = b.bn(b.conv(y, mid, cout, 1, 1, g), cout)
+    if cin == cout and stride == 1:
+        y = b.op("Add", [y, x])
+    return y, out_hw
+
+
+def build_onnx(ops, path):
+    b = Builder()
+    x = b.op("Relu", [b.bn(b.conv("input", 3, 16, 3, 1), 16)])
+    c, hw, i = 16, 32, 0
+    for cout, n, stride in STAGES:
+        for j in range(n):
+            x, hw = layer(b, x, c, cout, hw, stride if j == 0 else 1, ops[i])
+            c, i = cout, i + 1
+    x = b.op("Relu", [b.bn(b.conv(x, c, 1504, 1, 1), 1504)])
+    x = b.op("Flatten", [b.op("GlobalAveragePool", [x])])
+    b.nodes.append(h.make_node("Gemm", [x, b.weight([100, 1504]), b.weight([100])], ["logits"],
+                               name="classifier", transB=1))
+    graph = h.make_graph(b.nodes, "fbnet", [h.make_tensor_value_info("input", T.FLOAT, ["batch", 3, 32, 32])],
+                         [h.make_tensor_value_info("logits", T.FLOAT, ["batch", 100])], b.inits)
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)], producer_name="seer fbnet_build")
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+
+
+def label_columns(header):
+    """(device, batch, column index) for every latency column, and the label names in order."""
+    cols = []
+    for j, name in enumerate(header[3:], start=3):
+        dev, _, bs = name.rpartition("_")
+        if dev in GPUS and bs.isdigit():
+            cols.append((dev, int(bs), j))
+        else:  # a device measured at batch 1 (essential_ph_1 is a phone, not a batch size)
+            cols.append((name, 1, j))
+    labels = []
+    for dev, _, _ in cols:
+        if dev + "_infer_ms" not in labels:
+            labels.append(dev + "_infer_ms")
+    return cols, labels
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--csv", default=CSV)
+    ap.add_argument("-o", "--out", default=os.path.join(ROOT, "datasets/fbnet.h5"))
+    ap.add_argument("--limit", type=int, default=0, help="only the first N architectures (0: all)")
+    ap.add_argument("--onnx-dir", default=None, help="where the ONNX files go (default: OUT's folder/fbnet_onnx)")
+    ap.add_argument("--seerconvert", default=os.path.join(ROOT, "build/seerconvert"))
+    ap.add_argument("--threads", type=int, default=0)
+    args = ap.parse_args()
+    if not os.access(args.seerconvert, os.X_OK):
+        sys.exit("fbnet_build: %s not found: build Seer first (sh scripts/setup.sh)" % args.seerconvert)
+    if not os.path.exists(args.csv):
+        sys.exit("fbnet_build: %s not found (HELP's FBNet table; pass --csv)" % args.csv)
+    with open(args.csv, newline="") as f:
+        rows = list(csv.reader(f))
+    header, rows = rows[0], rows[1:]
+    if header[:3] != ["idx", "op_idx_list", "op_names"]:
+        sys.exit("%s: line 1: expected columns idx,op_idx_list,op_names,...; got %s" % (args.csv, header[:3]))
+    if args.limit:
+        rows = rows[:args.limit]
+    cols, labels = label_columns(header)
+    onnx_dir = args.onnx_dir or os.path.join(os.path.dirname(os.path.abspath(args.out)), "fbnet_onnx")
+    os.makedirs(onnx_dir, exist_ok=True)
+    manifest = os.path.join(onnx_dir, "manifest.csv")
+    t0 = time.time()
+    with open(manifest, "w") as m:
+        m.write("onnx,batch,name,group,family," + ",".join(labels) + "\n")
+        for i, row in enumerate(rows):
+            if len(row) != len(header):
+                sys.exit("%s: line %d: %d columns, expected %d" % (args.csv, i + 2, len(row), len(header)))
+            idx, ops = int(row[0]), [int(v) for v in row[1].split()]
+            if len(ops) != 22 or any(o not in OPS for o in ops):
+                sys.exit("%s: line %d: op_idx_list must hold 22 indices 0..8" % (args.csv, i + 2))
+            name = "arch_%04d.onnx" % idx
+            path = os.path.join(onnx_dir, name)
+            if not os.path.exists(path):
+                build_onnx(ops, path)
+            for bs in BATCHES:
+                y = {}
+                for dev, cbs, j in cols:
+                    if cbs == bs:
+                        y[dev + "_infer_ms"] = row[j]
+                m.write("%s,%d,fbnet/%04d@bs%d,%d,fbnet,%s\n" % (name, bs, idx, bs, idx,
+                                                               ",".join(y.get(l, "") for l in labels)))
+    print("fbnet: %d ONNX models, %d graphs in %s (%.1fs)" % (len(rows), len(rows) * len(BATCHES),
+                                                           onnx_dir, time.time() - t0))
+    cmd = [args.seerconvert, "--manifest", manifest, "-o", args.out,
+           "--source", "FBNet (HW-NAS-Bench space) with HELP's latency table (MIT), scripts/datasets/fbnet_build.py",
+           "--device", "various (one label column per device: <device>_infer_ms)"]
+    if args.threads:
+        cmd += ["--threads", str(args.threads)]
+    sys.exit(subprocess.call(cmd))
+
+
+if __name__ == "__main__":
+    main()
