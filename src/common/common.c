@@ -40,8 +40,8 @@ void seer_die(const char *fmt, ...) {
     exit(1);
 }
 
-__thread jmp_buf *seer_oom_trap;
-__thread char seer_oom_msg[128];
+SEER_TLS jmp_buf *seer_oom_trap;
+SEER_TLS char seer_oom_msg[128];
 
 static _Noreturn void out_of_memory(double bytes) {
     snprintf(seer_oom_msg, sizeof seer_oom_msg, "out of memory allocating %.0f bytes", bytes);

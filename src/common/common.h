@@ -41,8 +41,10 @@ extern void (*seer_die_hook)(void);
  * return an error rather than end their host, point seer_oom_trap at a jmp_buf of theirs; the
  * allocators below then longjmp there (message in seer_oom_msg) instead of exiting. What the call
  * had allocated by then is leaked: the host lives on with an error, not a partial result. */
-extern __thread jmp_buf *seer_oom_trap;
-extern __thread char seer_oom_msg[128];
+// initial-exec: a few bytes of static TLS, so libseer.so needs no __tls_get_addr (no ld.so dependency)
+#define SEER_TLS __thread __attribute__((tls_model("initial-exec")))
+extern SEER_TLS jmp_buf *seer_oom_trap;
+extern SEER_TLS char seer_oom_msg[128];
 
 void *seer_malloc(size_t n);
 void *seer_calloc(size_t count, size_t size);
