@@ -33,13 +33,15 @@ import time
 import numpy as np
 from onnx import TensorProto as T, helper as h, numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from help_labels import label_columns, row_labels  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CSV = os.path.join(ROOT, "datasets", "fbnet", "fbnet_latency_ms.csv")
 OPS = {0: (3, 1, 1), 1: (3, 1, 2), 2: (3, 3, 1), 3: (3, 6, 1), 4: (5, 1, 1), 5: (5, 1, 2),
        6: (5, 3, 1), 7: (5, 6, 1), 8: None}  # index: (kernel, expansion, groups); 8 = skip
 STAGES = ((16, 1, 1), (24, 4, 1), (32, 4, 2), (64, 4, 2), (112, 4, 1), (184, 4, 2), (352, 1, 1))
-GPUS = ("1080ti", "2080ti", "titan_rtx", "titanx", "titanxp")
 BATCHES = (1, 32, 64)
 
 
@@ -122,22 +124,6 @@ def build_onnx(ops, path):
         f.write(model.SerializeToString())
 
 
-def label_columns(header):
-    """(device, batch, column index) for every latency column, and the label names in order."""
-    cols = []
-    for j, name in enumerate(header[3:], start=3):
-        dev, _, bs = name.rpartition("_")
-        if dev in GPUS and bs.isdigit():
-            cols.append((dev, int(bs), j))
-        else:  # a device measured at batch 1 (essential_ph_1 is a phone, not a batch size)
-            cols.append((name, 1, j))
-    labels = []
-    for dev, _, _ in cols:
-        if dev + "_infer_ms" not in labels:
-            labels.append(dev + "_infer_ms")
-    return cols, labels
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--csv", default=CSV)
@@ -158,7 +144,7 @@ def main():
         sys.exit("%s: line 1: expected columns idx,op_idx_list,op_names,...; got %s" % (args.csv, header[:3]))
     if args.limit:
         rows = rows[:args.limit]
-    cols, labels = label_columns(header)
+    cols, labels = label_columns(header[3:])
     onnx_dir = args.onnx_dir or os.path.join(os.path.dirname(os.path.abspath(args.out)), "fbnet_onnx")
     os.makedirs(onnx_dir, exist_ok=True)
     manifest = os.path.join(onnx_dir, "manifest.csv")
@@ -176,12 +162,8 @@ def main():
             if not os.path.exists(path):
                 build_onnx(ops, path)
             for bs in BATCHES:
-                y = {}
-                for dev, cbs, j in cols:
-                    if cbs == bs:
-                        y[dev + "_infer_ms"] = row[j]
                 m.write("%s,%d,fbnet/%04d@bs%d,%d,fbnet,%s\n" % (name, bs, idx, bs, idx,
-                                                               ",".join(y.get(l, "") for l in labels)))
+                                                               ",".join(row_labels(cols, labels, row[3:], bs))))
     print("fbnet: %d ONNX models, %d graphs in %s (%.1fs)" % (len(rows), len(rows) * len(BATCHES),
                                                            onnx_dir, time.time() - t0))
     cmd = [args.seerconvert, "--manifest", manifest, "-o", args.out,

@@ -12,8 +12,15 @@ AveragePool 3x3 stride 1 pad 1 (count_include_pad 0); skip_connect = identity; '
 dropped. A cell node that only 'none' edges reach is a zero tensor (a ConstantOfShape, which is
 not an operator of the PerfGraph): operators that read it keep their node but get no edge.
 
-usage: nb201_build.py [--csv CSV] [-o OUT.h5] [--limit N] [--batch B] [--onnx-dir DIR]
-                      [--seerconvert PATH] [--threads N]
+--per-batch writes DESIGN.md's label convention instead (datasets/nb201_infer.h5 by default): a
+graph per cell and measured batch (1, 32, 256: 46,875 graphs), a label per device,
+`<device>_infer_ms` (NaN where the device was not measured at that batch), /graph/family nb201:
+the same labels as datasets/fbnet.h5, so the two spaces train and score together. (The default
+file keeps the older convention, one graph per cell at batch 1 with a label per device and
+batch, which configs/multi.ini trains on.)
+
+usage: nb201_build.py [--csv CSV] [-o OUT.h5] [--limit N] [--batch B | --per-batch]
+                      [--onnx-dir DIR] [--seerconvert PATH] [--threads N]
 """
 import argparse
 import csv
@@ -25,6 +32,9 @@ import time
 import numpy as np
 import onnx
 from onnx import TensorProto as T, helper as h, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from help_labels import label_columns, row_labels  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -138,10 +148,14 @@ def main():
     ap.add_argument("-o", "--out", default=os.path.join(ROOT, "datasets/nb201.h5"))
     ap.add_argument("--limit", type=int, default=0, help="only the first N cells (0: all)")
     ap.add_argument("--batch", type=int, default=1, help="batch size of the graphs")
+    ap.add_argument("--per-batch", action="store_true",
+                    help="a graph per cell and batch 1/32/256, labels <device>_infer_ms, family nb201")
     ap.add_argument("--onnx-dir", default=None, help="where the ONNX files go (default: OUT's folder/nb201_onnx)")
     ap.add_argument("--seerconvert", default=os.path.join(ROOT, "build/seerconvert"))
     ap.add_argument("--threads", type=int, default=0)
     args = ap.parse_args()
+    if args.per_batch and args.out == os.path.join(ROOT, "datasets/nb201.h5"):
+        args.out = os.path.join(ROOT, "datasets/nb201_infer.h5")
     if not os.access(args.seerconvert, os.X_OK):
         sys.exit("nb201_build: %s not found: build Seer first (sh scripts/setup.sh)" % args.seerconvert)
     with open(args.csv, newline="") as f:
@@ -154,11 +168,15 @@ def main():
     out_dir = os.path.dirname(os.path.abspath(args.out))
     onnx_dir = args.onnx_dir or os.path.join(out_dir, "nb201_onnx")
     os.makedirs(onnx_dir, exist_ok=True)
-    manifest = os.path.join(onnx_dir, "manifest.csv")
+    manifest = os.path.join(onnx_dir, "manifest_infer.csv" if args.per_batch else "manifest.csv")
+    cols, labels = label_columns(header[2:])
     t0 = time.time()
     tty = sys.stderr.isatty()
     with open(manifest, "w") as m:
-        m.write("onnx,batch,name,group," + ",".join(c + "_ms" for c in header[2:]) + "\n")
+        if args.per_batch:
+            m.write("onnx,batch,name,group,family," + ",".join(labels) + "\n")
+        else:
+            m.write("onnx,batch,name,group," + ",".join(c + "_ms" for c in header[2:]) + "\n")
         for i, row in enumerate(rows):
             if len(row) != len(header):
                 sys.exit("%s: line %d: %d columns, expected %d" % (args.csv, i + 2, len(row), len(header)))
@@ -167,7 +185,12 @@ def main():
             path = os.path.join(onnx_dir, name)
             if not os.path.exists(path):
                 build_onnx(row[1], path)
-            m.write("%s,%d,nb201/%05d@bs%d,%d,%s\n" % (name, args.batch, idx, args.batch, idx, ",".join(row[2:])))
+            if args.per_batch:
+                for bs in (1, 32, 256):
+                    m.write("%s,%d,nb201/%05d@bs%d,%d,nb201,%s\n" % (name, bs, idx, bs, idx,
+                                                                   ",".join(row_labels(cols, labels, row[2:], bs))))
+            else:
+                m.write("%s,%d,nb201/%05d@bs%d,%d,%s\n" % (name, args.batch, idx, args.batch, idx, ",".join(row[2:])))
             if tty and (i + 1) % 250 == 0:
                 rate = (i + 1) / (time.time() - t0)
                 sys.stderr.write("\rnb201: %d/%d ONNX files, %.0f/s, ETA %.0fs " % (i + 1, len(rows), rate, (len(rows) - i - 1) / rate))

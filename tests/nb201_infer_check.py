@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""nb201_build.py --per-batch on the first 4 cells: 12 graphs (batch 1, 32, 256), family nb201,
+labels <device>_infer_ms equal to the table's columns (NaN where a device was not measured at
+that batch), and the same label names as the FBNet builder's, so the two spaces line up.
+  nb201_infer_check.py SEERCONVERT WORKDIR"""
+import csv
+import math
+import os
+import subprocess
+import sys
+
+import h5py
+
+conv, work = sys.argv[1], sys.argv[2]
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "scripts", "datasets"))
+from help_labels import GPUS, label_columns  # noqa: E402
+
+table = os.path.join(here, "..", "datasets", "nb201", "nasbench201_latency_ms.csv")
+os.makedirs(work, exist_ok=True)
+out = os.path.join(work, "nb.h5")
+subprocess.run([sys.executable, os.path.join(here, "..", "scripts", "datasets", "nb201_build.py"), "--per-batch",
+                "--limit", "4", "-o", out, "--onnx-dir", os.path.join(work, "onnx"), "--seerconvert", conv],
+               check=True, stdout=subprocess.DEVNULL)
+rows = list(csv.DictReader(open(table)))[:4]
+fb_header = next(csv.reader(open(os.path.join(here, "..", "datasets", "fbnet", "fbnet_latency_ms.csv"))))
+f = h5py.File(out, "r")
+dec = lambda a: [s.decode() if isinstance(s, bytes) else s for s in a]
+labels, names, fam, y = dec(f["schema/labels"][:]), dec(f["graph/name"][:]), dec(f["graph/family"][:]), f["label/y"][:]
+assert len(names) == 12 and set(fam) == {"nb201"}, (len(names), set(fam))
+assert set(labels) == set(label_columns(fb_header[3:])[1]), (labels, label_columns(fb_header[3:])[1])
+for g, name in enumerate(names):
+    cell, bs = int(name.split("/")[1].split("@")[0]), int(name.split("@bs")[1])
+    for j, l in enumerate(labels):
+        dev = l[: -len("_infer_ms")]
+        col = "%s_%d" % (dev, bs) if dev in GPUS else (dev if bs == 1 else None)
+        if col is None:
+            assert math.isnan(y[g, j]), (name, l, y[g, j])
+        else:
+            assert abs(y[g, j] - float(rows[cell][col])) <= 1e-5 * float(rows[cell][col]), (name, l)
+print("nb201_build --per-batch: 12 graphs, the FBNet builder's 17 labels, values equal to the "
+      "table, NaN where unmeasured")
