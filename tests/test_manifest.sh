@@ -44,6 +44,13 @@ if [ -n "${SEERTRAIN:-}" ]; then
     if "$SEERTRAIN" "$(dirname "$0")/data/tiny.ini" --set data.path="$work/good.h5" --set data.labels=infer_ms \
         --set data.test_family=mobile --set output.dir="$work" 2> "$work/nofam.err"; then fail "test_family without /graph/family accepted"; fi
     grep -q "no /graph/family" "$work/nofam.err" || fail "test_family: $(cat "$work/nofam.err")"
+    # the export records the families the model trained on; seerpredict reports them
+    if [ -n "${SEEREXPORT:-}" ]; then
+        "$SEEREXPORT" "$work/fam" -o "$work/fam.seer" > /dev/null
+        "$SEERPREDICT" "$work/fam.seer" "$work/mobilenet_v2.onnx" --json | grep -q '"families":"resnet"' ||
+            fail "families: $("$SEERPREDICT" "$work/fam.seer" "$work/mobilenet_v2.onnx" --json)"
+        echo "the export records the training families (resnet; mobile was held out)"
+    fi
     echo "test_family: the 4 mobile graphs are the whole test split; a file without families is refused"
 fi
 fail() { echo "FAIL: $*"; exit 1; }

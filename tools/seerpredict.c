@@ -85,8 +85,9 @@ static void range_text(const seer_model *m, int n, const seer_range_item *it) {
         return;
     }
     if (n == 0) return;
-    printf("  warning: outside the training data, so these predictions are guesses (%d quantit%s):",
-           n, n == 1 ? "y" : "ies");
+    const char *fams = seer_info(m, "families");
+    printf("  warning: outside the training data%s%s%s, so these predictions are guesses (%d quantit%s):",
+           fams ? " (families " : "", fams ? fams : "", fams ? ")" : "", n, n == 1 ? "y" : "ies");
     for (int i = 0; i < n && i < RANGE_ITEMS; i++)
         printf("%s %s%s = %.4g (trained %.4g .. %.4g)", i ? ";" : "", range_kind(it[i].kind),
                seer_range_item_name(m, &it[i]), it[i].value, it[i].lo, it[i].hi);
@@ -150,8 +151,13 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
     int32_t *map = op_map(m, seer_onnx_n_op_types(), onnx_op, NULL);
     int M = seer_n_metrics(m);
     double y[SEER_MAX_METRICS];
-    if (json) printf("{\"model_info\":{\"model\":\"%s\",\"dtype\":\"%s\"},\"results\":[",
-                     seer_info(m, "model"), seer_info(m, "dtype"));
+    if (json) {
+        printf("{\"model_info\":{\"model\":\"%s\",\"dtype\":\"%s\",\"families\":",
+               seer_info(m, "model"), seer_info(m, "dtype"));
+        if (seer_info(m, "families")) json_str(seer_info(m, "families")); // what it was trained on
+        else fputs("null", stdout);
+        printf("},\"results\":[");
+    }
     int first = 1;
     for (int i = 0; i < n_nets; i++)
         for (int b = 0; b < n_batches; b++) {

@@ -165,6 +165,8 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
     char buf[2048], now[32];
     ctr_add_str(&o, "info.dataset", v.dataset);
     ctr_add_str(&o, "info.device", v.device);
+    const ctr_kv *fam = ctr_find(&v.c, "coverage.families"); // what the training split held
+    if (fam && fam->type == KV_STR) ctr_add_str(&o, "info.families", fam->data);
     ctr_add_str(&o, "info.checkpoint", ckpt_path);
     ctr_add_str(&o, "info.trained_at", v.saved_at);
     iso_time(time(NULL), now, sizeof now);
