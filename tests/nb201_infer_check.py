@@ -40,3 +40,25 @@ for g, name in enumerate(names):
             assert abs(y[g, j] - float(rows[cell][col])) <= 1e-5 * float(rows[cell][col]), (name, l)
 print("nb201_build --per-batch: 12 graphs, the FBNet builder's 17 labels, values equal to the "
       "table, NaN where unmeasured")
+
+# both spaces as one dataset ([data] path = a.h5,b.h5), FBNet held out as the test split
+seertrain = os.environ.get("SEERTRAIN")
+if seertrain:
+    fb = os.path.join(work, "fb.h5")
+    subprocess.run([sys.executable, os.path.join(here, "..", "scripts", "datasets", "fbnet_build.py"), "--limit", "3",
+                    "-o", fb, "--onnx-dir", os.path.join(work, "fb_onnx"), "--seerconvert", conv],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([seertrain, os.path.join(here, "data", "tiny.ini"), "--quiet", "--set", "data.path=%s,%s" % (out, fb),
+                    "--set", "data.labels=titan_rtx_infer_ms", "--set", "data.test_family=fbnet", "--set", "data.limit=0",
+                    "--set", "train.epochs=2", "--set", "output.dir=" + work, "--set", "output.run=both"],
+                   check=True, stdout=subprocess.DEVNULL)
+    test = list(csv.DictReader(open(os.path.join(work, "both", "test_predictions.csv"))))
+    assert sorted(r["name"] for r in test) == sorted("fbnet/%04d@bs%d" % (a, b) for a in range(3) for b in (1, 32, 64)), \
+        [r["name"] for r in test]
+    other = os.environ["NB201_SUBSET"]  # the older label convention: another schema
+    bad = subprocess.run([seertrain, os.path.join(here, "data", "tiny.ini"), "--set", "data.path=%s,%s" % (out, other),
+                          "--set", "data.labels=titan_rtx_infer_ms", "--set", "output.dir=" + work],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "schema" in bad.stderr and os.path.basename(other) in bad.stderr, bad.stderr
+    print("two files as one dataset: the 9 FBNet graphs are the test split of NB201 + FBNet; "
+          "a file of another schema is refused")

@@ -63,7 +63,12 @@ static void train_single(const seer_config *cfg, const char *run_dir, int resume
     seer_err err;
     char **names = NULL, **all = NULL;
     int M = 0, n_all = 0;
-    if (pg_read_label_names(cfg->data_path, &all, &n_all, &err)) seer_die("%s", err.msg);
+    char **paths = NULL; // several files share one schema: the first names the labels
+    int np = seer_split_list(cfg->data_path, &paths, 64);
+    int bad = pg_read_label_names(np ? paths[0] : cfg->data_path, &all, &n_all, &err);
+    for (int k = 0; k < np; k++) free(paths[k]);
+    free(paths);
+    if (bad) seer_die("%s", err.msg);
     if (!strcmp(cfg->data_labels, "all")) {
         names = all, M = n_all;
     } else {

@@ -16,7 +16,8 @@
 // the CFG_* enums below name the positions (test_config checks each against the list), and
 // config_choice gives the name back. Strings stop at the parser.
 #define SEER_CONFIG_KEYS(X)                                                                        \
-    X(data, path, STR, "datasets/nb201.h5", NULL, "PerfGraph HDF5 dataset (datasets/FORMAT.md)")    \
+    X(data, path, STR, "datasets/nb201.h5", NULL,                                                  \
+      "PerfGraph HDF5 dataset (datasets/FORMAT.md); several files with one schema, comma-separated, train as one (a file without /graph/family gives its name as the family)") \
     X(data, labels, STR, "titan_rtx_256_ms", NULL,                                                 \
       "comma-separated label names from /schema/labels, or 'all'")                                 \
     X(data, split, ENUM, "fractions", "fractions|counts",                                          \

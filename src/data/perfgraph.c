@@ -366,6 +366,8 @@ void pg_index_free(pg_index *ix) {
         free(s);
     }
     free(ix->node_ptr), free(ix->edge_ptr), free(ix->group);
+    for (int k = 0; k < ix->n_parts; k++) pg_index_free(&ix->parts[k]), free(ix->part_paths[k]);
+    free(ix->parts), free(ix->part_paths);
     memset(ix, 0, sizeof *ix);
 }
 
@@ -606,4 +608,135 @@ int pg_write(const char *path, const pg_dataset *ds, seer_err *err) {
     }
     free(tmp);
     return 0;
+}
+
+/* ---- several files as one dataset ---- */
+
+int pg_read_index_paths(const char *paths, pg_index *ix, seer_err *err) {
+    char **p = NULL;
+    int n = seer_split_list(paths, &p, 64);
+    if (n <= 1) {
+        int rc = pg_read_index(n ? p[0] : paths, ix, err);
+        for (int k = 0; k < n; k++) free(p[k]);
+        free(p);
+        return rc;
+    }
+    memset(ix, 0, sizeof *ix);
+    ix->n_parts = n, ix->part_paths = p;
+    ix->parts = seer_calloc((size_t)n, sizeof(pg_index));
+    int64_t G = 0, N = 0, E = 0;
+    for (int k = 0; k < n; k++) {
+        if (pg_read_index(p[k], &ix->parts[k], err)) {
+            pg_index_free(ix);
+            return -1;
+        }
+        G += ix->parts[k].G_file;
+    }
+    ix->node_ptr = seer_malloc(sizeof(int64_t) * (size_t)(G + 1));
+    ix->edge_ptr = seer_malloc(sizeof(int64_t) * (size_t)(G + 1));
+    ix->group = seer_malloc(sizeof(int64_t) * (size_t)(G ? G : 1));
+    ix->name = seer_calloc((size_t)G + 1, sizeof(char *));
+    ix->family = seer_calloc((size_t)G + 1, sizeof(char *));
+    int64_t g = 0;
+    for (int k = 0; k < n; k++) {
+        const pg_index *q = &ix->parts[k];
+        char stem[256]; // the file's name without folder and extension: the family of its graphs
+        const char *base = strrchr(p[k], '/') ? strrchr(p[k], '/') + 1 : p[k];
+        snprintf(stem, sizeof stem, "%s", base);
+        if (strrchr(stem, '.')) *strrchr(stem, '.') = 0;
+        for (int64_t i = 0; i < q->G_file; i++, g++) {
+            ix->node_ptr[g] = N + q->node_ptr[i], ix->edge_ptr[g] = E + q->edge_ptr[i];
+            ix->group[g] = q->group[i] + ((int64_t)k << 40);
+            ix->name[g] = seer_strdup(q->name[i]);
+            ix->family[g] = seer_strdup(q->family ? q->family[i] : stem);
+        }
+        N += q->node_ptr[q->G_file], E += q->edge_ptr[q->G_file];
+    }
+    ix->node_ptr[G] = N, ix->edge_ptr[G] = E;
+    ix->G = ix->G_file = G, ix->N = N, ix->E = E;
+    return 0;
+}
+
+static int same_names(char *const *a, char *const *b, int n) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(a[i], b[i])) return 0;
+    return 1;
+}
+
+int pg_read_range_paths(const char *paths, const pg_index *ix, int64_t lo, int64_t hi,
+                        pg_dataset *ds, pg_read_stats *st, seer_err *err) {
+    if (!ix->n_parts) return pg_read_range(paths, ix, lo, hi, ds, st, err);
+    memset(ds, 0, sizeof *ds);
+    if (st) memset(st, 0, sizeof *st);
+    pg_dataset *part = seer_calloc((size_t)ix->n_parts, sizeof(pg_dataset));
+    int np = 0, rc = -1;
+    int64_t g0 = 0;
+    for (int k = 0; k < ix->n_parts; g0 += ix->parts[k].G_file, k++) {
+        int64_t a = lo > g0 ? lo : g0, b = hi < g0 + ix->parts[k].G_file ? hi : g0 + ix->parts[k].G_file;
+        if (a >= b) continue;
+        pg_read_stats ps;
+        if (pg_read_range(ix->part_paths[k], &ix->parts[k], a - g0, b - g0, &part[np], &ps, err)) goto done;
+        const pg_dataset *x = &part[0], *y = &part[np];
+        if (x->Fn != y->Fn || x->Fe != y->Fe || x->Fg != y->Fg || x->n_ops != y->n_ops || x->M != y->M ||
+            !same_names(x->node_features, y->node_features, x->Fn) ||
+            !same_names(x->edge_features, y->edge_features, x->Fe) ||
+            !same_names(x->global_features, y->global_features, x->Fg) ||
+            !same_names(x->op_types, y->op_types, x->n_ops) || !same_names(x->labels, y->labels, x->M)) {
+            seer_fail(err, "%s: its schema (features, operator types or labels) differs from %s's: "
+                           "the files of one [data] path must share one", ix->part_paths[k],
+                      ix->part_paths[0]);
+            np++;
+            goto done;
+        }
+        if (st) {
+            st->reads += ps.reads;
+            for (int r = 0; r < PG_RD_N; r++) st->rows[r] += ps.rows[r];
+        }
+        np++;
+    }
+    // one dataset: the schema of the first part, the rows of all in order
+    pg_dataset *x = &part[0];
+    int64_t G = 0, N = 0, E = 0;
+    for (int i = 0; i < np; i++) G += part[i].G, N += part[i].N, E += part[i].E;
+    *ds = (pg_dataset){.G = G, .N = N, .E = E, .g0 = lo, .Fn = x->Fn, .Fe = x->Fe, .Fg = x->Fg,
+                       .M = x->M, .n_ops = x->n_ops, .node_features = x->node_features,
+                       .edge_features = x->edge_features, .global_features = x->global_features,
+                       .op_types = x->op_types, .labels = x->labels, .source = x->source,
+                       .device = x->device};
+    x->node_features = x->edge_features = x->global_features = x->op_types = x->labels = NULL;
+    x->source = x->device = NULL;
+    ds->node_ptr = seer_malloc(sizeof(int64_t) * (size_t)(G + 1));
+    ds->edge_ptr = seer_malloc(sizeof(int64_t) * (size_t)(G + 1));
+    ds->group = seer_malloc(sizeof(int64_t) * (size_t)(G ? G : 1));
+    ds->name = seer_calloc((size_t)G + 1, sizeof(char *));
+    ds->family = seer_calloc((size_t)G + 1, sizeof(char *));
+    ds->node_x = seer_malloc(sizeof(float) * (size_t)(N * ds->Fn + 1));
+    ds->node_op = seer_malloc(sizeof(int32_t) * (size_t)(N + 1));
+    ds->edge_index = seer_malloc(sizeof(int32_t) * (size_t)(2 * E + 1));
+    ds->edge_x = seer_malloc(sizeof(float) * (size_t)(E * ds->Fe + 1));
+    ds->global_x = seer_malloc(sizeof(float) * (size_t)(G * ds->Fg + 1));
+    ds->label_y = seer_malloc(sizeof(float) * (size_t)(G * ds->M + 1));
+    int64_t g = 0, n = 0, e = 0;
+    ds->node_ptr[0] = ds->edge_ptr[0] = 0;
+    for (int i = 0; i < np; i++) {
+        const pg_dataset *y = &part[i];
+        for (int64_t j = 0; j < y->G; j++, g++) {
+            ds->node_ptr[g + 1] = n + y->node_ptr[j + 1], ds->edge_ptr[g + 1] = e + y->edge_ptr[j + 1];
+            ds->group[g] = ix->group[lo + g];
+            ds->name[g] = seer_strdup(y->name[j]);
+            ds->family[g] = seer_strdup(ix->family[lo + g]);
+        }
+        memcpy(ds->node_x + n * ds->Fn, y->node_x, sizeof(float) * (size_t)(y->N * ds->Fn));
+        memcpy(ds->node_op + n, y->node_op, sizeof(int32_t) * (size_t)y->N);
+        memcpy(ds->edge_index + 2 * e, y->edge_index, sizeof(int32_t) * (size_t)(2 * y->E));
+        memcpy(ds->edge_x + e * ds->Fe, y->edge_x, sizeof(float) * (size_t)(y->E * ds->Fe));
+        memcpy(ds->global_x + (g - y->G) * ds->Fg, y->global_x, sizeof(float) * (size_t)(y->G * ds->Fg));
+        memcpy(ds->label_y + (g - y->G) * ds->M, y->label_y, sizeof(float) * (size_t)(y->G * ds->M));
+        n += y->N, e += y->E;
+    }
+    rc = 0;
+done:
+    for (int i = 0; i < np; i++) pg_free(&part[i]);
+    free(part);
+    return rc;
 }

@@ -37,13 +37,17 @@ int pg_read(const char *path, pg_dataset *ds, seer_err *err);
 /* Sharded reading. The index (graph offsets, groups and names: a few numbers per graph) is read
  * whole by every rank; the node, edge, global and label rows of a contiguous range of graphs are
  * read with one hyperslab per dataset, so a rank holds only its shard. */
-typedef struct {
+typedef struct pg_index {
     int64_t G, G_file;            // graphs in use (G <= G_file after pg_index_limit), in the file
     int64_t N, E;                 // node and edge rows stored in the file
     int64_t *node_ptr, *edge_ptr; // (G_file + 1)
     int64_t *group;               // (G_file)
     char **name;                  // (G_file)
     char **family;                // (G_file), NULL when the file has no /graph/family
+    // several files read as one (pg_read_index_paths): each file's own index, in order
+    int n_parts;
+    struct pg_index *parts;
+    char **part_paths;
 } pg_index;
 
 enum { PG_RD_NODE_X, PG_RD_NODE_OP, PG_RD_EDGE_INDEX, PG_RD_EDGE_X, PG_RD_GLOBAL_X, PG_RD_LABEL_Y,
@@ -67,6 +71,14 @@ void pg_shard(const pg_index *ix, int rank, int ranks, int64_t *lo, int64_t *hi)
  * st (may be NULL) counts what was read. */
 int pg_read_range(const char *path, const pg_index *ix, int64_t lo, int64_t hi, pg_dataset *ds,
                   pg_read_stats *st, seer_err *err);
+
+/* Several files with one schema read as one dataset ([data] path = a.h5,b.h5): the graphs of
+ * each file in order; groups stay apart (file k's group ids are offset by k << 40); a file without
+ * /graph/family gives its graphs the file's name without folder and extension as family. With one
+ * path these are pg_read_index and pg_read_range. */
+int pg_read_index_paths(const char *paths, pg_index *ix, seer_err *err);
+int pg_read_range_paths(const char *paths, const pg_index *ix, int64_t lo, int64_t hi,
+                        pg_dataset *ds, pg_read_stats *st, seer_err *err);
 
 /* Writes ds as format version 1 through a temporary file that is renamed into place, so a failed
  * write never leaves a corrupt file at path. It does not validate: tests use it to make bad files. */

@@ -110,15 +110,24 @@ static int hold_out_families(trainer *t, const seer_config *cfg, seer_err *err) 
 /* The index and the split (the same on every rank), this rank's shard, the labels, the
  * normalisation and the standardised targets. */
 static int load_data(trainer *t, const seer_config *cfg, seer_err *err) {
-    if (access(cfg->data_path, R_OK) != 0) {
+    char **paths = NULL; // [data] path: one file, or several with one schema read as one
+    int np = seer_split_list(cfg->data_path, &paths, 64), bad = -1, why = 0;
+    for (int k = 0; k < np; k++) {
+        if (bad < 0 && access(paths[k], R_OK) != 0) bad = k, why = errno;
+        if (k != bad) free(paths[k]);
+    }
+    if (bad >= 0) {
         char where[600];
         config_where(cfg, CFG_KEY_data_path, where, sizeof where);
-        return seer_fail(err, "%s: [data] path = %s: %s (build the default dataset with "
-                              "scripts/datasets/nb201_build.py, or set --set data.path=FILE)",
-                         where, cfg->data_path, strerror(errno));
+        seer_fail(err, "%s: [data] path: %s: %s (build the default dataset with "
+                       "scripts/datasets/nb201_build.py, or set --set data.path=FILE[,FILE...])",
+                  where, paths[bad], strerror(why));
+        free(paths[bad]), free(paths);
+        return -1;
     }
+    free(paths);
     double t0 = seer_now();
-    if (pg_read_index(cfg->data_path, &t->ix, err)) return -1;
+    if (pg_read_index_paths(cfg->data_path, &t->ix, err)) return -1;
     pg_index_limit(&t->ix, cfg->data_limit);
     int64_t G = t->ix.G, lo, hi;
     t->which = seer_malloc((size_t)(G ? G : 1));
@@ -132,7 +141,7 @@ static int load_data(trainer *t, const seer_config *cfg, seer_err *err) {
         t->n_ids[k] = split_ids(t->which, G, k, t->ids[k]);
     }
     pg_shard(&t->ix, t->rank, t->ranks, &lo, &hi);
-    if (pg_read_range(cfg->data_path, &t->ix, lo, hi, &t->ds, &t->rd, err)) return -1;
+    if (pg_read_range_paths(cfg->data_path, &t->ix, lo, hi, &t->ds, &t->rd, err)) return -1;
     t->load_seconds = seer_now() - t0;
     t->load_rss_mb = report_peak_rss_mb();
     if (parse_labels(t, err)) return -1;
