@@ -119,7 +119,7 @@ static int load_data(trainer *t, const seer_config *cfg, seer_err *err) {
     if (bad >= 0) {
         char where[600];
         config_where(cfg, CFG_KEY_data_path, where, sizeof where);
-        seer_fail(err, "%s: [data] path: %s: %s (build the default dataset with "
+        seer_fail(err, "%s: [data] path = %s: %s (build the default dataset with "
                        "scripts/datasets/nb201_build.py, or set --set data.path=FILE[,FILE...])",
                   where, paths[bad], strerror(why));
         free(paths[bad]), free(paths);
