@@ -248,9 +248,12 @@ static int predict_h5(const seer_model *m, const char *path, int64_t limit, cons
     double secs = seer_now() - t0;
     // the training-range check of every graph; how often each quantity was outside
     int *outs = malloc(sizeof(int) * (size_t)(G ? G : 1)), known = 1;
-    int64_t n_outside = 0, slots = 2 + M, base[6];
-    for (int k = 0; k < 3; k++) base[k] = slots, slots += seer_n_features(m, k);
-    base[SEER_NODE_COUNT] = 0, base[SEER_EDGE_COUNT] = 1, base[SEER_METRIC] = 2;
+    // a count per quantity, in kind order: the node, edge and global features, the node count,
+    // the edge count, the metrics; base[kind] is where a kind's quantities start
+    int64_t n_outside = 0, base[SEER_METRIC + 2] = {0};
+    for (int k = 0; k <= SEER_METRIC; k++)
+        base[k + 1] = base[k] + (k < 3 ? seer_n_features(m, k) : k == SEER_METRIC ? M : 1);
+    int64_t slots = base[SEER_METRIC + 1];
     int64_t *freq = calloc((size_t)slots, sizeof(int64_t));
     if (!outs || !freq) die("out of memory for %s%s", path, "");
     for (int64_t g = 0; g < G; g++) {
@@ -326,16 +329,9 @@ static int predict_h5(const seer_model *m, const char *path, int64_t limit, cons
                 for (int64_t s = 0; s < slots; s++)
                     if (freq[s] > 0 && (best < 0 || freq[s] > freq[best])) best = s;
                 if (best < 0) break;
-                // slots: 0 nodes, 1 edges, 2 .. 2 + M - 1 metrics, then node, edge, global features
-                seer_range_item it = {SEER_NODE_COUNT, 0, 0, 0, 0};
-                if (best == 1) it.kind = SEER_EDGE_COUNT;
-                else if (best >= 2 && best < 2 + M) it.kind = SEER_METRIC, it.index = (int)(best - 2);
-                else
-                    for (int k = 2; k >= 0 && best >= 2 + M; k--)
-                        if (best >= base[k]) {
-                            it.kind = k, it.index = (int)(best - base[k]);
-                            break;
-                        }
+                seer_range_item it = {0, 0, 0, 0, 0};
+                while (best >= base[it.kind + 1]) it.kind++;
+                it.index = (int)(best - base[it.kind]);
                 printf("%s %s%s (%lld graphs)", shown ? "," : "", range_kind(it.kind),
                        seer_range_item_name(m, &it), (long long)freq[best]);
                 freq[best] = 0;

@@ -30,10 +30,8 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-from onnx import TensorProto as T, helper as h, numpy_helper
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_writer  # noqa: E402
 from help_labels import label_columns, row_labels  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,45 +43,16 @@ STAGES = ((16, 1, 1), (24, 4, 1), (32, 4, 2), (64, 4, 2), (112, 4, 1), (184, 4, 
 BATCHES = (1, 32, 64)
 
 
-class Builder:
-    """Weight-stripped ONNX: initializers carry dims only."""
-
-    def __init__(self):
-        self.nodes, self.inits, self.k = [], [], 0
-
-    def name(self, base):
-        self.k += 1
-        return "%s_%d" % (base, self.k)
-
-    def weight(self, dims):
-        t = T()
-        t.name, t.data_type = self.name("w"), T.FLOAT
-        t.dims.extend(dims)
-        self.inits.append(t)
-        return t.name
-
-    def op(self, op_type, inputs, **attrs):
-        out = self.name(op_type.lower())
-        self.nodes.append(h.make_node(op_type, inputs, [out], name=self.name(op_type), **attrs))
-        return out
-
+class Builder(onnx_writer.Builder):
     def conv(self, x, cin, cout, k, stride, groups=1):
         return self.op("Conv", [x, self.weight([cout, cin // groups, k, k])], kernel_shape=[k, k],
                        strides=[stride, stride], pads=[k // 2] * 4, group=groups)
 
-    def bn(self, x, c):
-        return self.op("BatchNormalization", [x] + [self.weight([c]) for _ in range(4)])
-
-    def shape(self, dims):
-        s = numpy_helper.from_array(np.array(dims, np.int64), self.name("shape"))
-        self.inits.append(s)
-        return s.name
-
     def shuffle(self, x, c, hw, g):
         """[N, C, H, W] -> [N, g, C/g, H, W] -> [N, C/g, g, H, W] -> [N, C, H, W]"""
-        x = self.op("Reshape", [x, self.shape([0, g, c // g, hw, hw])])
+        x = self.op("Reshape", [x, self.const_i64([0, g, c // g, hw, hw])])
         x = self.op("Transpose", [x], perm=[0, 2, 1, 3, 4])
-        return self.op("Reshape", [x, self.shape([0, c, hw, hw])])
+        return self.op("Reshape", [x, self.const_i64([0, c, hw, hw])])
 
 
 def layer(b, x, cin, cout, hw, stride, op):
@@ -115,13 +84,7 @@ def build_onnx(ops, path):
             c, i = cout, i + 1
     x = b.op("Relu", [b.bn(b.conv(x, c, 1504, 1, 1), 1504)])
     x = b.op("Flatten", [b.op("GlobalAveragePool", [x])])
-    b.nodes.append(h.make_node("Gemm", [x, b.weight([100, 1504]), b.weight([100])], ["logits"],
-                               name="classifier", transB=1))
-    graph = h.make_graph(b.nodes, "fbnet", [h.make_tensor_value_info("input", T.FLOAT, ["batch", 3, 32, 32])],
-                         [h.make_tensor_value_info("logits", T.FLOAT, ["batch", 100])], b.inits)
-    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)], producer_name="seer fbnet_build")
-    with open(path, "wb") as f:
-        f.write(model.SerializeToString())
+    b.save(path, "fbnet", ["batch", 3, 32, 32], (x, 1504), 100, "seer fbnet_build")
 
 
 def main():

@@ -29,11 +29,8 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-import onnx
-from onnx import TensorProto as T, helper as h, numpy_helper
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_writer  # noqa: E402
 from help_labels import label_columns, row_labels  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,39 +48,13 @@ def parse_arch(arch):
     return nodes
 
 
-class Builder:
-    """Weight-stripped ONNX: initializers carry dims only."""
-
-    def __init__(self):
-        self.nodes, self.inits, self.k = [], [], 0
-
-    def name(self, base):
-        self.k += 1
-        return "%s_%d" % (base, self.k)
-
-    def weight(self, dims):
-        t = T()
-        t.name, t.data_type = self.name("w"), T.FLOAT
-        t.dims.extend(dims)
-        self.inits.append(t)
-        return t.name
-
-    def op(self, op_type, inputs, **attrs):
-        out = self.name(op_type.lower())
-        self.nodes.append(h.make_node(op_type, inputs, [out], name=self.name(op_type), **attrs))
-        return out
-
+class Builder(onnx_writer.Builder):
     def zeros(self, shape):
-        s = numpy_helper.from_array(np.array(shape, np.int64), self.name("shape"))
-        self.inits.append(s)
-        return self.op("ConstantOfShape", [s.name])
+        return self.op("ConstantOfShape", [self.const_i64(shape)])
 
     def conv(self, x, cin, cout, k, stride, pad):
         return self.op("Conv", [x, self.weight([cout, cin, k, k])], kernel_shape=[k, k],
                        strides=[stride, stride], pads=[pad] * 4)
-
-    def bn(self, x, c):
-        return self.op("BatchNormalization", [x] + [self.weight([c]) for _ in range(4)])
 
     def relu_conv_bn(self, x, cin, cout, k, stride, pad):
         return self.bn(self.conv(self.op("Relu", [x]), cin, cout, k, stride, pad), cout)
@@ -133,13 +104,7 @@ def build_onnx(arch, path):
             x = states[3]
     x = b.op("Relu", [b.bn(value(x, c, hw), c)])
     x = b.op("Flatten", [b.op("GlobalAveragePool", [x])])
-    b.nodes.append(h.make_node("Gemm", [x, b.weight([10, 64]), b.weight([10])], ["logits"],
-                               name="classifier", transB=1))
-    graph = h.make_graph(b.nodes, "nb201", [h.make_tensor_value_info("input", T.FLOAT, shape)],
-                         [h.make_tensor_value_info("logits", T.FLOAT, ["batch", 10])], b.inits)
-    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)], producer_name="seer nb201_build")
-    with open(path, "wb") as f:
-        f.write(model.SerializeToString())
+    b.save(path, "nb201", shape, (x, 64), 10, "seer nb201_build")
 
 
 def main():
