@@ -52,23 +52,7 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     ctr_add_arr(&c, "norm.label_mu", KV_F64ARR, n->label_mu, n->M);
     ctr_add_arr(&c, "norm.label_sigma", KV_F64ARR, n->label_sigma, n->M);
     coverage_store(&t->cov, &c);
-    if (t->ix.family) { // the families the training split held (comma-separated, in file order)
-        size_t cap = 256, len = 0;
-        char *fams = seer_calloc(cap, 1);
-        for (int64_t i = 0; i < t->n_ids[SPLIT_TRAIN]; i++) {
-            const char *f = t->ix.family[t->ids[SPLIT_TRAIN][i]];
-            size_t n = strlen(f);
-            int seen = 0;
-            for (const char *p = fams; *p && !seen; p = strchr(p, ',') ? strchr(p, ',') + 1 : p + strlen(p))
-                seen = !strncmp(p, f, n) && (p[n] == ',' || p[n] == 0);
-            if (seen) continue;
-            while (len + n + 2 > cap) fams = seer_realloc(fams, cap *= 2), memset(fams + len, 0, cap - len);
-            if (len) fams[len++] = ',';
-            memcpy(fams + len, f, n), len += n, fams[len] = 0;
-        }
-        ctr_add_str(&c, "coverage.families", fams);
-        free(fams);
-    }
+    if (t->families) ctr_add_str(&c, "coverage.families", t->families);
     const model *m = &t->net;
     if (t->closed) {
         // the ridge solution: raw-feature statistics and weights per label (float64)

@@ -107,6 +107,26 @@ static int hold_out_families(trainer *t, const seer_config *cfg, seer_err *err) 
     return rc;
 }
 
+/* t->families: the distinct families of the training graphs, in first-seen order (what the
+ * checkpoint and the export record as the model's coverage). */
+static void training_families(trainer *t) {
+    if (!t->ix.family) return;
+    size_t cap = 64, len = 0;
+    char *list = seer_calloc(cap, 1);
+    for (int64_t i = 0; i < t->n_ids[SPLIT_TRAIN]; i++) {
+        const char *f = t->ix.family[t->ids[SPLIT_TRAIN][i]];
+        size_t n = strlen(f);
+        int seen = 0;
+        for (const char *p = list; *p && !seen; p += strcspn(p, ","), p += *p == ',')
+            seen = !strncmp(p, f, n) && (p[n] == ',' || p[n] == 0);
+        if (seen) continue;
+        while (len + n + 2 > cap) list = seer_realloc(list, cap *= 2);
+        if (len) list[len++] = ',';
+        memcpy(list + len, f, n + 1), len += n;
+    }
+    t->families = list;
+}
+
 /* The index and the split (the same on every rank), this rank's shard, the labels, the
  * normalisation and the standardised targets. */
 static int load_data(trainer *t, const seer_config *cfg, seer_err *err) {
@@ -140,6 +160,7 @@ static int load_data(trainer *t, const seer_config *cfg, seer_err *err) {
         t->ids[k] = seer_malloc(sizeof(int64_t) * (size_t)(G ? G : 1));
         t->n_ids[k] = split_ids(t->which, G, k, t->ids[k]);
     }
+    training_families(t);
     pg_shard(&t->ix, t->rank, t->ranks, &lo, &hi);
     if (pg_read_range_paths(cfg->data_path, &t->ix, lo, hi, &t->ds, &t->rd, err)) return -1;
     t->load_seconds = seer_now() - t0;
@@ -290,6 +311,7 @@ void trainer_free(trainer *t) {
     model_free(&t->net);
     norm_free(&t->norm);
     coverage_free(&t->cov);
+    free(t->families);
     pg_free(&t->ds);
     pg_index_free(&t->ix);
     free(t->step_local), free(t->step_pos);

@@ -46,6 +46,7 @@ typedef struct {
     char inject_kind[16];
     norm_stats norm;
     coverage cov;     // the training split's ranges (data/coverage.h), for the export
+    char *families;   // the families of the training split, comma-separated (NULL: none recorded)
     float *targets;   // (G, M) standardised log targets
     model net;
     const seer_backend *be;
