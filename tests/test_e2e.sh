@@ -4,6 +4,9 @@
 # training mean gives, for every label.
 # With SEEREXPORT and SEERPREDICT, the trained model is also exported and libseer's predictions
 # of the test split must equal the trainer's (test_predictions.csv) to 1e-4.
+# MODEL roofline is SeerNet with [model] target = roofline and clamp = range, and [eval] paths =
+# DATA.h5: summary.json's "eval" must hold the figures `seerpredict RUN/best.seer DATA.h5 --json`
+# prints.
 # usage: test_e2e.sh SEERTRAIN DATA.h5 CONFIG WORKDIR PYTHON [MODEL [SEEREXPORT SEERPREDICT]]
 set -eu
 seertrain=$1 data=$2 config=$3 work=$4 python=$5 model=${6:-seernet} seerexport=${7:-} seerpredict=${8:-}
@@ -11,8 +14,11 @@ rm -rf "$work"
 case $model in
     perfsage) extra="--set model.hidden=16 --set model.blocks=2 --set model.op_embed=4" ;;
     gcn) extra="--set model.hidden=32 --set model.blocks=3 --set model.head_hidden=16" ;;
+    roofline) model=seernet
+              extra="--set model.target=roofline --set model.clamp=range --set eval.paths=$data" ;;
     *) extra="" ;;
 esac
+variant=${6:-seernet}
 # shellcheck disable=SC2086
 $seertrain "$config" --set data.path="$data" --set output.dir="$work" --set output.run=e2e \
     --set data.limit=1500 --set train.epochs=12 --set train.batch_size=32 --set model.name="$model" $extra \
@@ -41,6 +47,20 @@ for name, m in s["val"].items():
 assert s["mean_test_mape"] < 0.5 * base
 print("test_e2e: passed")
 PY
+if [ "$variant" = roofline ]; then
+    "$seerpredict" "$work/e2e/best.seer" "$data" --json > "$work/predict.json"
+    $python - "$work/e2e/summary.json" "$work/predict.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["eval"]
+pr = json.load(open(sys.argv[2]))
+assert len(ev) == 1 and ev[0]["graphs"] == pr["graphs"] > 0, (ev, pr["graphs"])
+for name, m in pr["metrics"].items():
+    e = ev[0]["metrics"][name]
+    for k in ("n", "mape", "spearman", "kendall"):
+        assert abs(e[k] - m[k]) <= 1e-9 * max(1, abs(m[k])), (name, k, e[k], m[k])
+    print("[eval] %-20s MAPE %.3f%% Spearman %.4f on %d graphs: as seerpredict" % (name, e["mape"], e["spearman"], e["n"]))
+PY
+fi
 if [ -n "$seerexport" ]; then
     "$seerexport" "$work/e2e" -o "$work/m.seer"
     "$seerpredict" "$work/m.seer" "$data" --predictions "$work/all.csv" >/dev/null

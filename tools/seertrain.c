@@ -1,5 +1,6 @@
 /* seertrain: trains a performance predictor from an INI config (see configs/README.md). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,9 @@
 
 #include "config/config.h"
 #include "dist/dist.h"
+#include "eval/score.h"
+#include "export/export.h"
+#include "infer/seer_format.h"
 #include "train/train.h"
 
 static void usage(FILE *f) {
@@ -25,6 +29,9 @@ static void usage(FILE *f) {
           "  --print-config           print the resolved config and exit\n"
           "  --quiet                  no progress or per-epoch lines\n"
           "  --help-config            list every config key with its type, default and meaning\n\n"
+          "[eval] paths = A.h5,B.h5 scores the best checkpoint, exported to RUN_DIR/best.seer, on\n"
+          "other datasets at the end (the figures `seerpredict best.seer A.h5` prints; also in\n"
+          "summary.json under \"eval\").\n\n"
           "Data-parallel: `mpirun -np R seertrain CONFIG.ini` (or srun under Slurm) trains on R\n"
           "ranks; each reads only its shard of the dataset; see [dist] in --help-config.\n",
           f);
@@ -55,6 +62,77 @@ static trainer *train_one(const seer_config *cfg, const char *run_dir, int resum
     }
     if (trainer_run(t, &err)) seer_die("%s", err.msg);
     return t;
+}
+
+/* [eval] paths: every file must be readable before hours of training are spent. */
+static void eval_check_paths(const seer_config *cfg) {
+    if (!cfg->eval_paths[0]) return;
+    if (cfg->train_multi_task == CFG_MULTI_SINGLE)
+        seer_die("%s: [eval] paths needs one model with a head per label; it does not run with "
+                 "[train] multi_task = single (use sum or pcgrad)", cfg->file);
+    char **paths = NULL;
+    int np = seer_split_list(cfg->eval_paths, &paths, 64), bad = -1;
+    for (int k = 0; k < np; k++) {
+        if (bad < 0 && access(paths[k], R_OK) != 0) {
+            bad = k;
+            fprintf(stderr, "seertrain: error: %s: [eval] paths = %s: %s (build it, or remove it "
+                            "from the list)\n", cfg->file, paths[k], strerror(errno));
+        }
+        free(paths[k]);
+    }
+    free(paths);
+    if (bad >= 0) exit(1);
+}
+
+/* [eval] paths: the best checkpoint exported to run_dir/best.seer, scored on each file through
+ * libseer (eval/score.h), the tables printed and appended to summary.json as "eval". */
+static void eval_run(const seer_config *cfg, const char *run_dir) {
+    if (!cfg->eval_paths[0] || dist_rank() != 0) return;
+    char ckpt[1200], out[1200], sum[1200], tmp[1300], msg[1024];
+    snprintf(ckpt, sizeof ckpt, "%s/best.ckpt", run_dir);
+    snprintf(out, sizeof out, "%s/best.seer", run_dir);
+    seer_err err;
+    export_info info;
+    if (export_seer(ckpt, out, EXPORT_FP32, &info, &err)) seer_die("[eval] %s", err.msg);
+    seer_model *m;
+    if (seer_load(out, &m, msg, sizeof msg)) seer_die("[eval] %s", msg);
+    char **paths = NULL;
+    int np = seer_split_list(cfg->eval_paths, &paths, 64);
+    score_result *r = calloc((size_t)(np ? np : 1), sizeof *r);
+    for (int k = 0; k < np; k++) {
+        printf("\n[eval] %s (exported to %s)\n", paths[k], out);
+        if (score_dataset(m, paths[k], 0, NULL, &r[k], &err)) seer_die("[eval] %s", err.msg);
+        score_print(stdout, m, paths[k], &r[k]);
+    }
+    // summary.json gains "eval": written whole to a temporary file, then renamed over it
+    snprintf(sum, sizeof sum, "%s/summary.json", run_dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", sum);
+    FILE *f = fopen(sum, "rb");
+    char *text = NULL;
+    long len = 0;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0) {
+        text = malloc((size_t)len + 1);
+        if (text && fread(text, 1, (size_t)len, f) != (size_t)len) free(text), text = NULL;
+    }
+    if (f) fclose(f);
+    while (text && len > 0 && text[len - 1] != '}') len--;
+    if (!text || len == 0) seer_die("%s: cannot read the run's summary to add [eval]", sum);
+    FILE *o = fopen(tmp, "w");
+    if (!o) seer_die("%s: cannot write: %s", tmp, strerror(errno));
+    fwrite(text, 1, (size_t)len - 1, o);
+    fputs(",\"eval\":[", o);
+    for (int k = 0; k < np; k++) {
+        if (k) fputc(',', o);
+        score_json(o, m, paths[k], &r[k]);
+    }
+    fputs("]}\n", o);
+    if ((ferror(o) | fclose(o)) || rename(tmp, sum) != 0) {
+        remove(tmp);
+        seer_die("%s: write failed: %s", sum, strerror(errno));
+    }
+    for (int k = 0; k < np; k++) free(paths[k]);
+    free(paths), free(r), free(text);
+    seer_free(m);
 }
 
 /* multi_task = single: one model per label, each in run_dir/<label>, then the figures side by
@@ -205,6 +283,7 @@ int main(int argc, char **argv) {
         free(s);
         return 0;
     }
+    eval_check_paths(&cfg);
     if (dist_init(config_choice(CFG_KEY_dist_backend, cfg.dist_backend), cfg.dist_timeout, &err)) seer_die("%s", err.msg);
     char run_dir[1100];
     if (resume) {
@@ -221,6 +300,7 @@ int main(int argc, char **argv) {
         trainer *t = train_one(&cfg, run_dir, resume != NULL, quiet);
         trainer_free(t);
         free(t);
+        eval_run(&cfg, run_dir);
     }
     config_free(&cfg);
     free(sets);

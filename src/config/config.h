@@ -39,6 +39,10 @@
     X(model, op_embed, INT, "16", NULL, "perfsage: width of the learned operator-type embedding") \
     X(model, agg, ENUM, "mean", "mean|synmm", "node aggregation of incoming edge messages")         \
     X(model, head_hidden, INT, "0", NULL, "hidden width of the output MLP (0 = model.hidden)")     \
+    X(model, target, ENUM, "log", "log|roofline",                                                \
+      "what the network learns: the standardised log label (log; PerfSeer), or the log ratio of the label to a roofline cost c0 + c1 nodes + c2 FLOPs + c3 bytes fitted per label on the training split (roofline: the scale comes from the graph, so predictions extrapolate to networks larger or smaller than any trained on)") \
+    X(model, clamp, ENUM, "off", "off|range",                                                    \
+      "range: clamp every feature to its training range before the network reads it, so a graph unlike the training data cannot drive the network into extrapolation (the roofline cost reads the true values; seerpredict still warns)") \
     X(train, multi_task, ENUM, "sum", "sum|pcgrad|single",                                        \
       "several labels: one trunk, a head per label, summed losses (sum) or PCGrad on the trunk "  \
       "(pcgrad); or one separate model per label, trained in turn (single)")                     \
@@ -63,6 +67,8 @@
       "pause after this epoch (resumable; the schedule still spans [train] epochs; 0 = off): how seersweep runs a trial rung by rung") \
     X(train, seed, INT, "1", NULL, "seed of initialisation and shuffling")                       \
     X(train, threads, INT, "0", NULL, "CPU threads for BLAS and the sparse ops (0 = all cores)")  \
+    X(eval, paths, STR, "", NULL,                                                              \
+      "after training, score the best checkpoint (exported to best.seer in the run folder) on these datasets, comma-separated: a per-label table for each, also in summary.json under \"eval\" (a transfer evaluation on other search spaces)") \
     X(output, dir, STR, "checkpoints", NULL, "folder that holds run folders")                    \
     X(output, run, STR, "", NULL, "run folder name (empty = the config file's base name)")       \
     X(output, save_every, INT, "0", NULL, "also checkpoint every N steps (0 = at epoch ends only)") \
@@ -90,6 +96,8 @@
 
 enum { CFG_SPLIT_FRACTIONS, CFG_SPLIT_COUNTS };                 // data.split
 enum { CFG_AGG_MEAN, CFG_AGG_SYNMM };                           // model.agg
+enum { CFG_TARGET_LOG, CFG_TARGET_ROOFLINE };                   // model.target
+enum { CFG_CLAMP_OFF, CFG_CLAMP_RANGE };                        // model.clamp
 enum { CFG_MULTI_SUM, CFG_MULTI_PCGRAD, CFG_MULTI_SINGLE };     // train.multi_task
 enum { CFG_OPT_ADAM, CFG_OPT_ADAMW };                           // train.optimizer
 enum { CFG_SCHED_PLATEAU, CFG_SCHED_COSINE, CFG_SCHED_NONE };   // train.schedule

@@ -180,3 +180,16 @@ int coverage_check(const coverage *c, int64_t n_nodes, int64_t n_edges, const fl
         }
     return n;
 }
+
+void coverage_clamp(const coverage *c, int kind, float *x, int64_t rows) {
+    int F = c->F[kind];
+    for (int j = 0; j < F; j++) {
+        double lo = c->lo[kind][j], hi = c->hi[kind][j];
+        if (lo > hi) continue; // no training rows of this kind: nothing to clamp to
+        for (int64_t r = 0; r < rows; r++) {
+            float *v = &x[r * F + j];
+            if (*v < lo) *v = (float)lo;
+            else if (*v > hi) *v = (float)hi;
+        }
+    }
+}

@@ -57,4 +57,9 @@ int coverage_check(const coverage *c, int64_t n_nodes, int64_t n_edges, const fl
                    const float *edge_x, const float *global_x, const double *pred,
                    coverage_item *items, int max_items);
 
+/* [model] clamp = range: clamps the raw features x (rows, F[kind]) of one kind (0 node, 1 edge,
+ * 2 global) to the training range, column by column, so that a graph unlike the training data
+ * cannot push the network into extrapolation (the roofline cost reads the unclamped values). */
+void coverage_clamp(const coverage *c, int kind, float *x, int64_t rows);
+
 #endif

@@ -110,10 +110,126 @@ static void fit_cols(const float *x, int w, const int64_t *ptr, const int8_t *wh
     *std_out = m2;
 }
 
+static const char *const ROOF_FEATURES[3] = {"log_nodes", "log_flops_total", "log_mem_total"};
+
+int norm_roof_columns(char *const *global_names, int Fg, int col[3], const char *origin,
+                      seer_err *err) {
+    for (int k = 0; k < 3; k++) {
+        col[k] = -1; // (libseer has prep.c but not the HDF5 reader's pg_find_name)
+        for (int j = 0; j < Fg && col[k] < 0; j++)
+            if (!strcmp(global_names[j], ROOF_FEATURES[k])) col[k] = j;
+        if (col[k] < 0)
+            return seer_fail(err, "%s: [model] target = roofline reads the global feature '%s', "
+                                  "which this dataset does not have (rebuild it with seerconvert, "
+                                  "or use target = log)", origin, ROOF_FEATURES[k]);
+    }
+    return 0;
+}
+
+/* The roofline cost's terms of one graph: 1, nodes, FLOPs, bytes (the raw features are log1p). */
+static void roof_terms(const norm_stats *s, const float *xg, double x[ROOF_TERMS]) {
+    x[0] = 1;
+    for (int k = 0; k < 3; k++) x[k + 1] = expm1((double)xg[s->roof_col[k]]);
+}
+
+double norm_log_cost(const norm_stats *s, int m, const float *global_raw) {
+    if (s->target != TARGET_ROOFLINE) return 0;
+    double x[ROOF_TERMS], cost = 0;
+    roof_terms(s, global_raw, x);
+    for (int k = 0; k < ROOF_TERMS; k++) cost += s->roof[m * ROOF_TERMS + k] * x[k];
+    return log(cost > 1e-30 ? cost : 1e-30); // a graph with none of the fitted terms
+}
+
+/* Non-negative least squares min |A c - 1|^2 over c >= 0 from the normal equations (AtA
+ * (ROOF_TERMS^2), At1 (ROOF_TERMS), n rows): each of the 15 subsets of terms is solved on its
+ * Jacobi-scaled equations by Gaussian elimination; the feasible solution with the least residual
+ * wins (exact for four terms, and deterministic). */
+static void roof_nnls(const double *AtA, const double *At1, double n, double *c) {
+    enum { R = ROOF_TERMS };
+    double best = INFINITY;
+    memset(c, 0, sizeof(double) * R);
+    for (int mask = 1; mask < (1 << R); mask++) {
+        int idx[R], k = 0, ok = 1;
+        for (int t = 0; t < R; t++)
+            if (mask >> t & 1) idx[k++] = t;
+        double S[R][R + 1], d[R], x[R], cand[R] = {0};
+        for (int i = 0; i < k; i++) ok &= (d[i] = sqrt(AtA[idx[i] * R + idx[i]])) > 0;
+        if (!ok) continue;
+        for (int i = 0; i < k; i++) {
+            for (int j = 0; j < k; j++) S[i][j] = AtA[idx[i] * R + idx[j]] / (d[i] * d[j]);
+            S[i][k] = At1[idx[i]] / d[i];
+        }
+        for (int p = 0; p < k && ok; p++) {
+            int piv = p;
+            for (int i = p + 1; i < k; i++)
+                if (fabs(S[i][p]) > fabs(S[piv][p])) piv = i;
+            if (!(fabs(S[piv][p]) > 1e-10)) ok = 0; // collinear terms: a smaller subset serves
+            for (int j = 0; j <= k && ok; j++) {
+                double tmp = S[p][j];
+                S[p][j] = S[piv][j], S[piv][j] = tmp;
+            }
+            for (int i = p + 1; i < k && ok; i++) {
+                double f = S[i][p] / S[p][p];
+                for (int j = p; j <= k; j++) S[i][j] -= f * S[p][j];
+            }
+        }
+        for (int i = k - 1; i >= 0 && ok; i--) {
+            double v = S[i][k];
+            for (int j = i + 1; j < k; j++) v -= S[i][j] * x[j];
+            x[i] = v / S[i][i];
+            cand[idx[i]] = x[i] / d[i];
+            ok = cand[idx[i]] >= 0 && isfinite(cand[idx[i]]);
+        }
+        if (!ok) continue;
+        double res = n;
+        for (int i = 0; i < R; i++) {
+            res -= 2 * cand[i] * At1[i];
+            for (int j = 0; j < R; j++) res += cand[i] * AtA[i * R + j] * cand[j];
+        }
+        if (res < best) best = res, memcpy(c, cand, sizeof cand);
+    }
+}
+
+/* The roofline costs of the M labels from the training graphs' raw global features. */
+static void roof_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which,
+                     const int *label_cols, const norm_comm *comm) {
+    enum { R = ROOF_TERMS, W = R * R + R + 1 };
+    double *acc = seer_calloc((size_t)(W * s->M), sizeof(double)); // per label AtA, At1, n
+    for (int m = 0; m < s->M; m++) {
+        double *AtA = acc + W * m, *At1 = AtA + R * R;
+        for (int64_t g = 0; g < ds->G; g++) {
+            float y = ds->label_y[g * ds->M + label_cols[m]];
+            if (which[g] != SPLIT_TRAIN || isnan(y) || !(y > 0)) continue;
+            double a[R];
+            roof_terms(s, ds->global_x + g * ds->Fg, a);
+            for (int i = 0; i < R; i++) {
+                a[i] /= y; // relative error: row a / y against 1
+                At1[i] += a[i];
+            }
+            for (int i = 0; i < R; i++)
+                for (int j = 0; j < R; j++) AtA[i * R + j] += a[i] * a[j];
+            At1[R] += 1;
+        }
+    }
+    if (comm && comm->ranks > 1) comm->sum_f64(acc, W * s->M);
+    s->roof = seer_calloc((size_t)(R * s->M), sizeof(double));
+    for (int m = 0; m < s->M; m++) {
+        const double *AtA = acc + W * m;
+        roof_nnls(AtA, AtA + R * R, AtA[R * R + R], s->roof + R * m);
+    }
+    free(acc);
+}
+
 int norm_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which, const int *label_cols,
-             int M, const norm_comm *comm, seer_err *err) {
+             int M, int target, const norm_comm *comm, seer_err *err) {
     memset(s, 0, sizeof *s);
     s->Fn = ds->Fn, s->Fe = ds->Fe, s->Fg = ds->Fg, s->M = M;
+    s->target = target;
+    if (target == TARGET_ROOFLINE) {
+        if (norm_roof_columns(ds->global_features, ds->Fg, s->roof_col, "the dataset", err))
+            return -1;
+        roof_fit(s, ds, which, label_cols, comm);
+    }
     fit_cols(ds->node_x, ds->Fn, ds->node_ptr, which, ds->G, comm, &s->node_mean, &s->node_std);
     fit_cols(ds->edge_x, ds->Fe, ds->edge_ptr, which, ds->G, comm, &s->edge_mean, &s->edge_std);
     fit_cols(ds->global_x, ds->Fg, NULL, which, ds->G, comm, &s->global_mean, &s->global_std);
@@ -125,7 +241,7 @@ int norm_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which, const int
         for (int64_t g = 0; g < ds->G; g++) {
             float y = ds->label_y[g * ds->M + label_cols[m]];
             if (which[g] != SPLIT_TRAIN || isnan(y)) continue;
-            double l = log((double)y);
+            double l = log((double)y) - norm_log_cost(s, m, ds->global_x + g * ds->Fg);
             a[0] += 1, a[1] += l, a[2] += l * l;
         }
     }
@@ -149,6 +265,7 @@ int norm_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which, const int
 void norm_free(norm_stats *s) {
     free(s->node_mean), free(s->node_std), free(s->edge_mean), free(s->edge_std);
     free(s->global_mean), free(s->global_std), free(s->label_mu), free(s->label_sigma);
+    free(s->roof);
     memset(s, 0, sizeof *s);
 }
 
@@ -163,15 +280,50 @@ void norm_apply(const norm_stats *s, pg_dataset *ds) {
     norm_rows(ds->global_x, ds->G, ds->Fg, s->global_mean, s->global_std);
 }
 
-void norm_targets(const norm_stats *s, const pg_dataset *ds, const int *label_cols, float *targets) {
+void norm_targets(const norm_stats *s, const pg_dataset *ds, const int *label_cols, float *targets,
+                  double *log_cost) {
     for (int64_t g = 0; g < ds->G; g++)
         for (int m = 0; m < s->M; m++) {
             float y = ds->label_y[g * ds->M + label_cols[m]];
-            targets[g * s->M + m] =
-                isnan(y) ? NAN : (float)((log((double)y) - s->label_mu[m]) / s->label_sigma[m]);
+            double lc = norm_log_cost(s, m, ds->global_x + g * ds->Fg);
+            if (log_cost) log_cost[g * s->M + m] = lc;
+            targets[g * s->M + m] = isnan(y) ? NAN
+                                  : (float)((log((double)y) - lc - s->label_mu[m]) / s->label_sigma[m]);
         }
 }
 
-double norm_to_native(const norm_stats *s, int m, double t) {
-    return exp(t * s->label_sigma[m] + s->label_mu[m]);
+double norm_to_native(const norm_stats *s, int m, double t, double log_cost) {
+    return exp(t * s->label_sigma[m] + s->label_mu[m] + log_cost);
+}
+
+int64_t norm_target_pack(const norm_stats *s, double *v) {
+    v[0] = s->target, v[1] = s->clamp;
+    for (int k = 0; k < 3; k++) v[2 + k] = s->target == TARGET_ROOFLINE ? s->roof_col[k] : -1;
+    for (int64_t i = 0; i < (int64_t)s->M * ROOF_TERMS; i++)
+        v[NORM_TARGET_HEAD + i] = s->target == TARGET_ROOFLINE ? s->roof[i] : 0;
+    return NORM_TARGET_HEAD + (int64_t)s->M * ROOF_TERMS;
+}
+
+int norm_target_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err) {
+    if (n != NORM_TARGET_HEAD + (int64_t)s->M * ROOF_TERMS)
+        return seer_fail(err, "%s: norm.target has %lld values, %d metrics need %lld", origin,
+                         (long long)n, s->M, (long long)(NORM_TARGET_HEAD + s->M * ROOF_TERMS));
+    if ((v[0] != TARGET_LOG && v[0] != TARGET_ROOFLINE) || (v[1] != 0 && v[1] != 1))
+        return seer_fail(err, "%s: norm.target: target kind %g or clamp %g is not one this "
+                              "library knows (0 or 1)", origin, v[0], v[1]);
+    s->target = (int)v[0], s->clamp = (int)v[1];
+    s->roof = NULL;
+    if (s->target != TARGET_ROOFLINE) return 0;
+    for (int k = 0; k < 3; k++) {
+        if (!(v[2 + k] >= 0 && v[2 + k] < s->Fg) || v[2 + k] != (int)v[2 + k])
+            return seer_fail(err, "%s: norm.target: roofline column %g is not a global feature "
+                                  "(0..%d)", origin, v[2 + k], s->Fg - 1);
+        s->roof_col[k] = (int)v[2 + k];
+    }
+    for (int64_t i = 0; i < (int64_t)s->M * ROOF_TERMS; i++)
+        if (!(v[NORM_TARGET_HEAD + i] >= 0) || !isfinite(v[NORM_TARGET_HEAD + i]))
+            return seer_fail(err, "%s: norm.target: roofline cost term %lld = %g is not finite "
+                                  "and non-negative", origin, (long long)i, v[NORM_TARGET_HEAD + i]);
+    s->roof = (double *)(v + NORM_TARGET_HEAD);
+    return 0;
 }

@@ -4,7 +4,16 @@
  * and dealt out in order until each split has its share (fractions) or count (counts) of graphs.
  * Normalisation: every feature column is standardised with training-split statistics (a column
  * whose training std is below 1e-6 is only centred); targets are trained as standardised log
- * values. The statistics travel in every checkpoint and export. */
+ * values. The statistics travel in every checkpoint and export.
+ *
+ * [model] target = roofline: the target is the log of the label over a roofline cost fitted per
+ * label on the training split,
+ *   cost(g) = c0 + c1 nodes(g) + c2 FLOPs(g) + c3 bytes(g),   c >= 0,
+ * minimising the relative error sum ((cost - y) / y)^2 (a non-negative least squares over the four
+ * terms, solved exactly by trying every subset). nodes, FLOPs and bytes are the graph's raw global
+ * features log_nodes, log_flops_total and log_mem_total (log1p values; the converter's schema).
+ * A prediction is then y = cost(g) exp(t sigma + mu): the scale comes from the graph's physics,
+ * which holds far outside the training data, and the network learns the correction. */
 #ifndef SEER_PREP_H
 #define SEER_PREP_H
 
@@ -22,10 +31,18 @@ int split_assign(int64_t G, const int64_t *group, int by_counts, double train_fr
 /* Ids of the graphs with which[g] == kind, in increasing order; returns the count. */
 int64_t split_ids(const int8_t *which, int64_t G, int kind, int64_t *ids);
 
+enum { TARGET_LOG = 0, TARGET_ROOFLINE = 1 }; // [model] target (the same as config.h's CFG_TARGET_*)
+#define ROOF_TERMS 4 // the roofline cost's terms: constant, nodes, FLOPs, bytes
+#define NORM_TARGET_HEAD 5 // norm.target: kind, clamp, the three global columns, then the costs
+
 typedef struct {
     int Fn, Fe, Fg, M;
     double *node_mean, *node_std, *edge_mean, *edge_std, *global_mean, *global_std;
-    double *label_mu, *label_sigma; // of log(y) over valid training labels
+    double *label_mu, *label_sigma; // of log(y) (or log(y / cost)) over valid training labels
+    int target;                     // TARGET_*
+    int clamp;                      // 1: features are clamped to the training range (coverage.h)
+    int roof_col[3];                // global columns of log_nodes, log_flops_total, log_mem_total
+    double *roof;                   // (M, ROOF_TERMS) the fitted costs (TARGET_ROOFLINE)
 } norm_stats;
 
 /* How norm_fit combines the shards of several ranks: sum_f64 sums a buffer over all ranks in
@@ -38,7 +55,7 @@ typedef struct {
 /* Fits statistics on the training graphs (which[g] for the graphs of ds); label_cols selects M
  * label columns of ds. Fails when a selected label has no finite training value. */
 int norm_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which, const int *label_cols,
-             int M, const norm_comm *comm, seer_err *err);
+             int M, int target, const norm_comm *comm, seer_err *err);
 void norm_free(norm_stats *s);
 
 /* Standardises the (rows, w) block x in place: x = (x - mean) / sd, in double, per column. */
@@ -47,10 +64,28 @@ void norm_rows(float *x, int64_t rows, int w, const double *mean, const double *
 /* Standardises ds's feature arrays in place. */
 void norm_apply(const norm_stats *s, pg_dataset *ds);
 
-/* targets (G, M) = (log y - mu) / sigma of the selected columns; NaN stays NaN. */
-void norm_targets(const norm_stats *s, const pg_dataset *ds, const int *label_cols, float *targets);
+/* The global columns the roofline cost reads (-1 when a name is missing: the error names it). */
+int norm_roof_columns(char *const *global_names, int Fg, int col[3], const char *origin,
+                      seer_err *err);
 
-/* Standardised log prediction -> native units. */
-double norm_to_native(const norm_stats *s, int m, double t);
+/* log cost(g) of label m from one graph's raw (unstandardised) global features; 0 when the target
+ * is plain log. */
+double norm_log_cost(const norm_stats *s, int m, const float *global_raw);
+
+/* targets (G, M) = (log y - log cost - mu) / sigma of the selected columns; NaN stays NaN. Reads
+ * ds's raw global features (call before norm_apply); log_cost (G, M), optional, receives each
+ * graph's log cost for norm_to_native. */
+void norm_targets(const norm_stats *s, const pg_dataset *ds, const int *label_cols, float *targets,
+                  double *log_cost);
+
+/* Standardised prediction t of label m -> native units, given the graph's log cost (0 for
+ * target = log). */
+double norm_to_native(const norm_stats *s, int m, double t, double log_cost);
+
+/* norm.target as stored in checkpoints and exports: (NORM_TARGET_HEAD + M ROOF_TERMS) float64
+ * values: target, clamp, roof_col[3], then roof. pack returns the count; unpack checks every value
+ * (a message naming origin) and points s->roof into v. */
+int64_t norm_target_pack(const norm_stats *s, double *v);
+int norm_target_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err);
 
 #endif

@@ -158,6 +158,19 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
         }
         ctr_add_arr(&o, NORM_KEYS[k], KV_F64ARR, kv->data, kv->n);
     }
+    // the target's form (data/prep.h), when the checkpoint has it (older ones trained on log y)
+    const ctr_kv *tk = ctr_find(&v.c, "norm.target");
+    if (tk) {
+        const ctr_kv *gf = ctr_find(&v.c, "schema.global_features");
+        norm_stats ns = {.M = (int)v.labels->n, .Fg = gf ? (int)gf->n : 0};
+        if (tk->type != KV_F64ARR) {
+            seer_fail(err, "%s: norm.target is not a float64 array: the checkpoint is corrupt",
+                      ckpt_path);
+            goto out;
+        }
+        if (norm_target_unpack(&ns, tk->data, tk->n, ckpt_path, err)) goto out;
+        ctr_add_arr(&o, "norm.target", KV_F64ARR, tk->data, tk->n);
+    }
     // the training data's ranges (data/coverage.h), when the checkpoint has them
     for (int k = 0; k < v.c.n_kv; k++)
         if (!strncmp(v.c.kv[k].key, "coverage.", 9) && v.c.kv[k].type == KV_F64ARR)

@@ -201,6 +201,14 @@ static int build(seer_model *m, seer_err *e) {
     int cov = coverage_load(&m->cov, &m->c, m->F, M, m->origin, e);
     if (cov < 0) return -1;
     m->has_cov = cov == 0;
+    const ctr_kv *tk = ctr_find(&m->c, "norm.target"); // absent: trained on log y, unclamped
+    if (tk && (tk->type != KV_F64ARR || norm_target_unpack(n, tk->data, tk->n, m->origin, e)))
+        return tk->type != KV_F64ARR ? seer_fail(e, "%s: norm.target is not a float64 array",
+                                                 m->origin)
+                                     : -1;
+    if (n->clamp && !m->has_cov)
+        return seer_fail(e, "%s: the model clamps its features to the training range, but the "
+                            "file records no range (coverage.*): re-export it", m->origin);
     if (m->closed) return ridge_load_stored(&m->ridge, M, &m->c, 0, m->origin, e);
     // Every tensor in the file must be a parameter (or an int8 scale), and every parameter present.
     int expected = m->net.pt.n;
@@ -330,7 +338,7 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
     int extra = (m->ops->flags & MODEL_EXTRA_INDEX) != 0;
     size_t nx = extra ? extra_index_words(N, E, G, m->n_ops) + (size_t)(N + 1) / 2 : 0;
     size_t ni = (size_t)(2 * (G + 1) + 4 * E + 2 * N + 1) + ai + nx;
-    size_t nf = (size_t)(N * Fn + E * Fe + G * Fg) + af;
+    size_t nf = (size_t)(N * Fn + E * Fe + G * Fg) + af + (size_t)(2 * G * m->M + 1); // + log costs
     size_t bytes = ((nf * sizeof(float) + 63) & ~(size_t)63) + ni * sizeof(int64_t);
     scratch_slot *slot = NULL;
     void *own = NULL, *buf = NULL;
@@ -358,6 +366,7 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
     int64_t *in_ptr = node_graph + N, *xbuf = in_ptr + N + 1;
     int32_t *op = (int32_t *)(xbuf + (nx ? nx - (size_t)(N + 1) / 2 : 0));
     float *xn = fb + af, *xe = xn + N * Fn, *xg = xe + E * Fe;
+    double *lc = (double *)(void *)(xg + G * Fg + ((af + N * Fn + E * Fe + G * Fg) & 1)); // (G, M)
     node_ptr[0] = edge_ptr[0] = 0;
     for (int64_t i = 0; i < G; i++) {
         const seer_graph *g = &gs[i];
@@ -366,6 +375,7 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
         if (g->n_nodes) memcpy(xn + n0 * Fn, g->node_x, sizeof(float) * (size_t)(g->n_nodes * Fn));
         if (g->n_edges) memcpy(xe + e0 * Fe, g->edge_x, sizeof(float) * (size_t)(g->n_edges * Fe));
         memcpy(xg + i * Fg, g->global_x, sizeof(float) * (size_t)Fg);
+        for (int k = 0; k < m->M; k++) lc[i * m->M + k] = norm_log_cost(&m->norm, k, g->global_x);
         for (int64_t v = 0; v < g->n_nodes; v++) node_graph[n0 + v] = i;
         if (extra && g->node_op) memcpy(op + n0, g->node_op, sizeof(int32_t) * (size_t)g->n_nodes);
         else if (extra) memset(op + n0, 0, sizeof(int32_t) * (size_t)g->n_nodes); // unused ids
@@ -374,6 +384,11 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
             dst[e0 + k] = n0 + g->edge_index[2 * k + 1];
             edge_graph[e0 + k] = i;
         }
+    }
+    if (m->norm.clamp) {
+        coverage_clamp(&m->cov, 0, xn, N);
+        coverage_clamp(&m->cov, 1, xe, E);
+        coverage_clamp(&m->cov, 2, xg, G);
     }
     norm_rows(xn, N, Fn, m->norm.node_mean, m->norm.node_std);
     norm_rows(xe, E, Fe, m->norm.edge_mean, m->norm.edge_std);
@@ -389,7 +404,8 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
     model_forward(&m->net, be, m->params, &in, &a);
     for (int64_t i = 0; i < G; i++)
         for (int k = 0; k < m->M; k++)
-            out[(first + i) * m->M + k] = norm_to_native(&m->norm, k, a.pred[i * m->M + k]);
+            out[(first + i) * m->M + k] =
+                norm_to_native(&m->norm, k, a.pred[i * m->M + k], lc[i * m->M + k]);
     if (slot) atomic_store_explicit(&slot->busy, 0, memory_order_release);
     free(own);
     return SEER_OK;
@@ -399,15 +415,34 @@ static seer_status forward(const seer_model *m, const seer_graph *gs, int64_t G,
 static seer_status predict_ridge(const seer_model *m, const seer_graph *gs, int64_t count,
                                  double *out) {
     double *x = malloc(sizeof(double) * (size_t)m->ridge.s.F);
+    float *clamped = NULL; // [model] clamp = range: a clamped copy of each graph's features
+    int64_t cap = 0;
     if (!x) return SEER_ERR_NOMEM;
     for (int64_t i = 0; i < count; i++) {
-        linear_features(&m->ridge.s, gs[i].node_x, m->F[0], gs[i].node_op, gs[i].n_nodes,
-                        gs[i].global_x, x);
+        const float *xn = gs[i].node_x, *xg = gs[i].global_x;
+        if (m->norm.clamp) {
+            int64_t need = gs[i].n_nodes * m->F[0] + m->F[2];
+            if (need > cap) {
+                float *grown = realloc(clamped, sizeof(float) * (size_t)need);
+                if (!grown) {
+                    free(x), free(clamped);
+                    return SEER_ERR_NOMEM;
+                }
+                clamped = grown, cap = need;
+            }
+            memcpy(clamped, xn, sizeof(float) * (size_t)(gs[i].n_nodes * m->F[0]));
+            memcpy(clamped + gs[i].n_nodes * m->F[0], xg, sizeof(float) * (size_t)m->F[2]);
+            xn = clamped, xg = clamped + gs[i].n_nodes * m->F[0];
+            coverage_clamp(&m->cov, 0, clamped, gs[i].n_nodes);
+            coverage_clamp(&m->cov, 2, clamped + gs[i].n_nodes * m->F[0], 1);
+        }
+        linear_features(&m->ridge.s, xn, m->F[0], gs[i].node_op, gs[i].n_nodes, xg, x);
         ridge_standardise(&m->ridge, x);
         for (int k = 0; k < m->M; k++)
-            out[i * m->M + k] = norm_to_native(&m->norm, k, (float)ridge_predict(&m->ridge, k, x));
+            out[i * m->M + k] = norm_to_native(&m->norm, k, (float)ridge_predict(&m->ridge, k, x),
+                                               norm_log_cost(&m->norm, k, gs[i].global_x));
     }
-    free(x);
+    free(x), free(clamped);
     return SEER_OK;
 }
 

@@ -51,6 +51,9 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     ctr_add_arr(&c, "norm.global_std", KV_F64ARR, n->global_std, n->Fg);
     ctr_add_arr(&c, "norm.label_mu", KV_F64ARR, n->label_mu, n->M);
     ctr_add_arr(&c, "norm.label_sigma", KV_F64ARR, n->label_sigma, n->M);
+    double *tv = seer_malloc(sizeof(double) * (size_t)(NORM_TARGET_HEAD + ROOF_TERMS * n->M));
+    ctr_add_arr(&c, "norm.target", KV_F64ARR, tv, norm_target_pack(n, tv));
+    free(tv);
     coverage_store(&t->cov, &c);
     if (t->families) ctr_add_str(&c, "coverage.families", t->families);
     const model *m = &t->net;
@@ -243,6 +246,27 @@ static int plausible(const trainer *t, const char *path, seer_err *err) {
     return 0;
 }
 
+/* The checkpoint's target and clamp (norm.target) must be the config's: the targets were made
+ * from the config and the roofline costs are refitted from the same data. */
+static int same_target(const seer_container *c, const norm_stats *n, const char *path,
+                       seer_err *err) {
+    const ctr_kv *kv = ctr_get(c, "norm.target", KV_F64ARR, path, err);
+    if (!kv) return -1;
+    norm_stats got = *n;
+    if (norm_target_unpack(&got, kv->data, kv->n, path, err)) return -1;
+    static const char *const TARGETS[] = {"log", "roofline"}, *const CLAMPS[] = {"off", "range"};
+    if (got.target != n->target || got.clamp != n->clamp)
+        return seer_fail(err, "%s: the checkpoint was trained with [model] target = %s, clamp = %s; "
+                              "the config says target = %s, clamp = %s (resume with the run's own "
+                              "config)", path, TARGETS[got.target], CLAMPS[got.clamp],
+                         TARGETS[n->target], CLAMPS[n->clamp]);
+    for (int64_t i = 0; n->target == TARGET_ROOFLINE && i < (int64_t)n->M * ROOF_TERMS; i++)
+        if (got.roof[i] != n->roof[i])
+            return seer_fail(err, "%s: the roofline costs differ from the ones fitted on this "
+                                  "data (the dataset changed since the checkpoint)", path);
+    return 0;
+}
+
 int trainer_load(trainer *t, const char *path, seer_err *err) {
     if (t->closed)
         return seer_fail(err, "%s: the linear baseline is fitted in one go; there is nothing to "
@@ -262,6 +286,7 @@ int trainer_load(trainer *t, const char *path, seer_err *err) {
         get_f64s(&c, "norm.global_std", path, n->global_std, n->Fg, err) ||
         get_f64s(&c, "norm.label_mu", path, n->label_mu, n->M, err) ||
         get_f64s(&c, "norm.label_sigma", path, n->label_sigma, n->M, err) ||
+        same_target(&c, n, path, err) ||
         get_i64(&c, "train.step", path, &t->step, err) ||
         get_i64(&c, "train.epoch", path, &t->epoch, err) ||
         get_i64(&c, "train.batch_in_epoch", path, &t->batch_in_epoch, err) ||

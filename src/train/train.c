@@ -167,12 +167,22 @@ static int load_data(trainer *t, const seer_config *cfg, seer_err *err) {
     t->load_rss_mb = report_peak_rss_mb();
     if (parse_labels(t, err)) return -1;
     norm_comm comm = {t->rank, t->ranks, dist_sum_f64};
-    if (norm_fit(&t->norm, &t->ds, t->which + t->ds.g0, t->label_cols, t->M, &comm, err)) return -1;
-    if (t->closed && ridge_prepare(t, err)) return -1; // from the raw features
+    if (norm_fit(&t->norm, &t->ds, t->which + t->ds.g0, t->label_cols, t->M, cfg->model_target,
+                 &comm, err))
+        return -1;
+    t->norm.clamp = cfg->model_clamp == CFG_CLAMP_RANGE;
     coverage_fit(&t->cov, &t->ds, t->which + t->ds.g0, t->label_cols, t->M, &comm); // raw values
-    norm_apply(&t->norm, &t->ds);
+    // the targets and the roofline costs read the raw global features, the network the clamped ones
     t->targets = seer_malloc(sizeof(float) * (size_t)(t->ds.G * t->M + 1));
-    norm_targets(&t->norm, &t->ds, t->label_cols, t->targets);
+    t->log_cost = seer_malloc(sizeof(double) * (size_t)(t->ds.G * t->M + 1));
+    norm_targets(&t->norm, &t->ds, t->label_cols, t->targets, t->log_cost);
+    if (t->norm.clamp) {
+        coverage_clamp(&t->cov, 0, t->ds.node_x, t->ds.N);
+        coverage_clamp(&t->cov, 1, t->ds.edge_x, t->ds.E);
+        coverage_clamp(&t->cov, 2, t->ds.global_x, t->ds.G);
+    }
+    if (t->closed && ridge_prepare(t, err)) return -1; // from the raw features
+    norm_apply(&t->norm, &t->ds);
     return 0;
 }
 
@@ -315,7 +325,7 @@ void trainer_free(trainer *t) {
     pg_free(&t->ds);
     pg_index_free(&t->ix);
     free(t->step_local), free(t->step_pos);
-    free(t->label_cols), free(t->which), free(t->targets);
+    free(t->label_cols), free(t->which), free(t->targets), free(t->log_cost);
     ridge_free(&t->ridge);
     free(t->ridge_X);
     for (int k = 0; k < 3; k++) free(t->ids[k]);
@@ -436,13 +446,15 @@ double trainer_evaluate_labels(trainer *t, const int64_t *ids, int64_t count,
     int64_t bs = t->cfg.train_eval_batch_size, CM = count * M;
     // pred, target and native label of every graph; each rank fills the graphs it holds and the
     // sum over ranks (zeros elsewhere, so exact) gives every rank all of them
-    float *buf = seer_calloc((size_t)(3 * CM + 1), sizeof(float));
-    float *pred = buf, *tgt = buf + CM, *y = buf + 2 * CM;
+    // (and its log roofline cost, 0 for target = log)
+    float *buf = seer_calloc((size_t)(4 * CM + 1), sizeof(float));
+    float *pred = buf, *tgt = buf + CM, *y = buf + 2 * CM, *lc = buf + 3 * CM;
     for (int64_t i = 0; i < count && t->closed; i++) {
         for (int m = 0; m < M; m++) {
             pred[i * M + m] = (float)ridge_predict(&t->ridge, m, t->ridge_X + ids[i] * t->ridge.s.F);
             tgt[i * M + m] = t->targets[ids[i] * M + m];
             y[i * M + m] = t->ds.label_y[ids[i] * t->ds.M + t->label_cols[m]];
+            lc[i * M + m] = (float)t->log_cost[ids[i] * M + m];
         }
     }
     for (int64_t i = 0; i < count && !t->closed; i += bs) {
@@ -457,10 +469,11 @@ double trainer_evaluate_labels(trainer *t, const int64_t *ids, int64_t count,
                 pred[at + m] = t->host_pred[k * M + m];
                 tgt[at + m] = t->src.host.y[k * M + m];
                 y[at + m] = t->ds.label_y[g * t->ds.M + t->label_cols[m]];
+                lc[at + m] = (float)t->log_cost[g * M + m];
             }
         }
     }
-    dist_sum_f32(buf, 3 * CM);
+    dist_sum_f32(buf, 4 * CM);
     if (y_out) memcpy(y_out, y, sizeof(float) * (size_t)CM);
     double loss = loss_mse_masked(pred, tgt, count, M, NULL, NULL, NULL) / M;
     if (metrics) {
@@ -468,7 +481,7 @@ double trainer_evaluate_labels(trainer *t, const int64_t *ids, int64_t count,
         double *yd = seer_malloc(sizeof(double) * (size_t)(count + 1));
         for (int m = 0; m < M; m++) {
             for (int64_t i = 0; i < count; i++) {
-                p[i] = norm_to_native(&t->norm, m, pred[i * M + m]);
+                p[i] = norm_to_native(&t->norm, m, pred[i * M + m], lc[i * M + m]);
                 yd[i] = y[i * M + m];
                 if (pred_out) pred_out[i * M + m] = p[i];
             }

@@ -48,6 +48,7 @@ typedef struct {
     coverage cov;     // the training split's ranges (data/coverage.h), for the export
     char *families;   // the families of the training split, comma-separated (NULL: none recorded)
     float *targets;   // (G, M) standardised log targets
+    double *log_cost; // (G, M) log roofline cost of each graph and label (0: target = log)
     model net;
     const seer_backend *be;
     char device_name[200];      // the GPU and precision when training on one ("" on the CPU)

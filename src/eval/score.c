@@ -1,0 +1,243 @@
+/* eval: a .seer model scored on a PerfGraph dataset (see score.h). */
+#include "score.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/perfgraph.h"
+
+int32_t *score_op_map(const seer_model *m, int n, const char *(*name_of)(int, const void *),
+                      const void *ctx) {
+    int32_t *map = seer_malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) {
+        map[i] = -1;
+        for (int k = 0; k < seer_n_op_types(m); k++)
+            if (!strcmp(name_of(i, ctx), seer_op_name(m, k))) map[i] = k;
+    }
+    return map;
+}
+
+int score_remap_ops(const seer_model *m, const int32_t *ids, int64_t n, const int32_t *map,
+                    const char *what, int32_t **out, seer_err *err) {
+    *out = NULL;
+    if (!seer_uses_op_types(m)) return 0;
+    int32_t *o = seer_malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    for (int64_t v = 0; v < n; v++) {
+        o[v] = map[ids[v]];
+        if (o[v] < 0) {
+            free(o);
+            return seer_fail(err, "%s: node %lld has an operator type the model was not trained on",
+                             what, (long long)v);
+        }
+    }
+    *out = o;
+    return 0;
+}
+
+static const char *ds_op(int i, const void *ctx) { return ((const pg_dataset *)ctx)->op_types[i]; }
+
+/* The dataset's features must be the model's, by count and name. */
+static int same_features(const seer_model *m, const pg_dataset *ds, const char *path,
+                         seer_err *err) {
+    static const char *const kinds[] = {"node", "edge", "global"};
+    int F[3] = {ds->Fn, ds->Fe, ds->Fg};
+    char **names[3] = {ds->node_features, ds->edge_features, ds->global_features};
+    for (int k = 0; k < 3; k++) {
+        if (F[k] != seer_n_features(m, k))
+            return seer_fail(err, "%s: %d %s features, the model was trained on %d", path, F[k],
+                             kinds[k], seer_n_features(m, k));
+        for (int i = 0; i < F[k]; i++)
+            if (strcmp(names[k][i], seer_feature_name(m, k, i)) != 0)
+                return seer_fail(err, "%s: %s feature %d is '%s', the model's is '%s' (the model "
+                                      "was trained on other features)", path, kinds[k], i,
+                                 names[k][i], seer_feature_name(m, k, i));
+    }
+    return 0;
+}
+
+/* How often each quantity was outside the training range, laid out in kind order (the node, edge
+ * and global features, the node count, the edge count, the metrics); the SCORE_TOP most frequent
+ * go to r. */
+static void top_outside(const seer_model *m, const seer_graph *gs, const double *pred,
+                        score_result *r, seer_err *err, int *failed) {
+    int M = seer_n_metrics(m);
+    int64_t base[SEER_METRIC + 2] = {0};
+    for (int k = 0; k <= SEER_METRIC; k++)
+        base[k + 1] = base[k] + (k < 3 ? seer_n_features(m, k) : k == SEER_METRIC ? M : 1);
+    int64_t slots = base[SEER_METRIC + 1];
+    int64_t *freq = seer_calloc((size_t)slots, sizeof(int64_t));
+    r->range_known = 1;
+    for (int64_t g = 0; g < r->graphs && r->range_known; g++) {
+        enum { ITEMS = 8 };
+        seer_range_item it[ITEMS];
+        int n;
+        char msg[512];
+        if (seer_check_range(m, &gs[g], pred + g * M, it, ITEMS, &n, msg, sizeof msg)) {
+            seer_fail(err, "graph %lld: %s", (long long)g, msg);
+            *failed = 1;
+            break;
+        }
+        r->range_known = n >= 0;
+        r->outside += n > 0;
+        for (int i = 0; i < n && i < ITEMS; i++) freq[base[it[i].kind] + it[i].index]++;
+    }
+    for (r->n_top = 0; r->n_top < SCORE_TOP; r->n_top++) {
+        int64_t best = -1;
+        for (int64_t s = 0; s < slots; s++)
+            if (freq[s] > 0 && (best < 0 || freq[s] > freq[best])) best = s;
+        if (best < 0) break;
+        seer_range_item it = {0, 0, 0, 0, 0};
+        while (best >= base[it.kind + 1]) it.kind++;
+        it.index = (int)(best - base[it.kind]);
+        r->top[r->n_top] = it, r->top_graphs[r->n_top] = freq[best];
+        freq[best] = 0;
+    }
+    free(freq);
+}
+
+int score_dataset(const seer_model *m, const char *path, int64_t limit, const char *csv,
+                  score_result *r, seer_err *err) {
+    memset(r, 0, sizeof *r);
+    pg_dataset ds;
+    if (pg_read(path, &ds, err)) return -1;
+    int rc = -1, failed = 0, M = seer_n_metrics(m);
+    int64_t G = limit > 0 && limit < ds.G ? limit : ds.G;
+    int32_t *map = NULL, *ops = NULL;
+    seer_graph *gs = NULL;
+    double *pred = NULL, *pv = NULL, *tv = NULL;
+    if (same_features(m, &ds, path, err)) goto out;
+    map = score_op_map(m, ds.n_ops, ds_op, &ds);
+    if (score_remap_ops(m, ds.node_op, ds.node_ptr[G], map, path, &ops, err)) goto out;
+    gs = seer_calloc((size_t)(G ? G : 1), sizeof *gs);
+    pred = seer_malloc(sizeof(double) * (size_t)(G ? G : 1) * (size_t)M);
+    for (int64_t g = 0; g < G; g++) {
+        int64_t n0 = ds.node_ptr[g], e0 = ds.edge_ptr[g];
+        gs[g] = (seer_graph){
+            .n_nodes = ds.node_ptr[g + 1] - n0, .n_edges = ds.edge_ptr[g + 1] - e0,
+            .n_node_features = ds.Fn, .n_edge_features = ds.Fe, .n_global_features = ds.Fg,
+            .node_x = ds.node_x + n0 * ds.Fn, .node_op = ops ? ops + n0 : NULL,
+            .edge_index = ds.edge_index + 2 * e0,
+            .edge_x = ds.edge_x + e0 * ds.Fe, .global_x = ds.global_x + g * ds.Fg,
+        };
+    }
+    char msg[1024];
+    r->graphs = G;
+    double t0 = seer_now();
+    if (seer_predict_batch(m, gs, G, pred, msg, sizeof msg)) {
+        seer_fail(err, "%s: %s", path, msg);
+        goto out;
+    }
+    r->seconds = seer_now() - t0;
+    top_outside(m, gs, pred, r, err, &failed);
+    if (failed) goto out;
+    if (csv) {
+        // written whole to a temporary name, then renamed: never a half-written file
+        char tmp[1100];
+        snprintf(tmp, sizeof tmp, "%s.tmp", csv);
+        FILE *f = fopen(tmp, "w");
+        if (!f) {
+            seer_fail(err, "%s: cannot create (%s)", csv, strerror(errno));
+            goto out;
+        }
+        fprintf(f, "name");
+        for (int k = 0; k < M; k++) fprintf(f, ",%s", seer_metric_name(m, k));
+        fprintf(f, ",in_range\n");
+        for (int64_t g = 0; g < G; g++) {
+            seer_range_item it;
+            int n = 0;
+            seer_check_range(m, &gs[g], pred + g * M, &it, 1, &n, msg, sizeof msg);
+            fprintf(f, "%s", ds.name[g]);
+            for (int k = 0; k < M; k++) fprintf(f, ",%.9g", pred[g * M + k]);
+            fprintf(f, ",%s\n", n < 0 ? "" : n ? "0" : "1");
+        }
+        if ((ferror(f) | fclose(f)) || rename(tmp, csv) != 0) {
+            remove(tmp);
+            seer_fail(err, "%s: write failed (%s)", csv, strerror(errno));
+            goto out;
+        }
+    }
+    pv = seer_malloc(sizeof(double) * (size_t)(G ? G : 1));
+    tv = seer_malloc(sizeof(double) * (size_t)(G ? G : 1));
+    for (int k = 0; k < M; k++) { // where the file has a label of the metric's name
+        int col = pg_find_name(ds.labels, ds.M, seer_metric_name(m, k));
+        if (col < 0) continue;
+        int64_t n = 0;
+        for (int64_t g = 0; g < G; g++) {
+            float y = ds.label_y[g * ds.M + col];
+            if (isnan(y)) continue;
+            pv[n] = pred[g * M + k], tv[n] = y, n++;
+        }
+        metrics_compute(pv, tv, n, &r->lm[r->n_scored]);
+        r->metric[r->n_scored++] = k;
+    }
+    rc = 0;
+out:
+    free(map), free(ops), free(gs), free(pred), free(pv), free(tv);
+    pg_free(&ds);
+    return rc;
+}
+
+static const char *range_kind(int kind) {
+    static const char *const k[] = {"node feature ", "edge feature ", "global feature ", "", "",
+                                    "prediction "};
+    return kind >= 0 && kind <= SEER_METRIC ? k[kind] : "";
+}
+
+void score_print(FILE *f, const seer_model *m, const char *path, const score_result *r) {
+    fprintf(f, "%s: %lld graphs predicted in %.3f s (%.0f graphs/s)\n", path, (long long)r->graphs,
+            r->seconds, (double)r->graphs / (r->seconds > 0 ? r->seconds : 1e-9));
+    if (r->n_scored) {
+        char *names[SEER_MAX_METRICS];
+        for (int i = 0; i < r->n_scored; i++) names[i] = (char *)seer_metric_name(m, r->metric[i]);
+        metrics_print_header(f);
+        metrics_print_rows(f, "all", names, r->lm, r->n_scored);
+    } else {
+        fprintf(f, "(the file has no labels named like the model's metrics: nothing to score)\n");
+    }
+    if (!r->range_known) {
+        fprintf(f, "note: this model records no training range (exported before libseer 0.3)\n");
+    } else if (r->outside) {
+        fprintf(f, "warning: %lld of %lld graphs lie outside the training data (their predictions "
+                   "are guesses); most often outside:", (long long)r->outside, (long long)r->graphs);
+        for (int i = 0; i < r->n_top; i++)
+            fprintf(f, "%s %s%s (%lld graphs)", i ? "," : "", range_kind(r->top[i].kind),
+                    seer_range_item_name(m, &r->top[i]), (long long)r->top_graphs[i]);
+        fputc('\n', f);
+    }
+}
+
+static void json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+        else fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void score_json(FILE *f, const seer_model *m, const char *path, const score_result *r) {
+    fprintf(f, "{\"dataset\":");
+    json_str(f, path);
+    fprintf(f, ",\"graphs\":%lld,\"seconds\":%.6g,\"range_known\":%s,\"out_of_range_graphs\":%lld,"
+               "\"metrics\":{", (long long)r->graphs, r->seconds, r->range_known ? "true" : "false",
+            (long long)r->outside);
+    for (int i = 0; i < r->n_scored; i++) {
+        const label_metrics *lm = &r->lm[i];
+        fprintf(f, "%s", i ? "," : "");
+        json_str(f, seer_metric_name(m, r->metric[i]));
+        fprintf(f, ":{\"n\":%lld", (long long)lm->n);
+        const double v[6] = {lm->mape, lm->rmspe, lm->within5, lm->within10, lm->spearman,
+                             lm->kendall};
+        static const char *const keys[6] = {"mape", "rmspe", "within5", "within10", "spearman",
+                                            "kendall"};
+        for (int k = 0; k < 6; k++) {
+            fprintf(f, ",\"%s\":", keys[k]);
+            metrics_json_num(f, v[k]);
+        }
+        fputc('}', f);
+    }
+    fprintf(f, "}}");
+}

@@ -1,0 +1,50 @@
+/* eval: a .seer model (libseer) scored on a whole PerfGraph dataset, what `seerpredict MODEL.seer
+ * DATA.h5` prints and what `seertrain`'s [eval] paths report at the end of a run: one code path,
+ * so the two figures are the same. Every graph is predicted through libseer (the export a user
+ * runs, not the trainer's copy of the network) and checked against the training range.
+ * Built into seerscore (CMakeLists.txt), which links libseer and the HDF5 reader. */
+#ifndef SEER_EVAL_SCORE_H
+#define SEER_EVAL_SCORE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/common.h"
+#include "eval/metrics.h"
+#include "seer/seer.h"
+
+#define SCORE_TOP 3 // the quantities most often outside the training range that a report names
+
+typedef struct {
+    int64_t graphs;  // graphs predicted
+    double seconds;  // of the predictions alone
+    int range_known; // the model records its training range (libseer 0.3 and later)
+    int64_t outside; // graphs outside the training range (their predictions are guesses)
+    int n_top;
+    seer_range_item top[SCORE_TOP]; // the quantities most often outside, most frequent first
+    int64_t top_graphs[SCORE_TOP];  // in how many graphs each was
+    int n_scored;                   // metrics of the model the file has labels for
+    int metric[SEER_MAX_METRICS];   // the model's index of each
+    label_metrics lm[SEER_MAX_METRICS];
+} score_result;
+
+/* Maps each name of an operator table (name_of(i, ctx), i < n) to the model's op id (-1 where the
+ * model never saw it); the caller frees. */
+int32_t *score_op_map(const seer_model *m, int n, const char *(*name_of)(int, const void *),
+                      const void *ctx);
+/* A graph's op ids (n nodes) in the model's table: *out a new array, or NULL when the model does
+ * not read operator types. -1 (err names what) when a node's type is unknown to the model. */
+int score_remap_ops(const seer_model *m, const int32_t *ids, int64_t n, const int32_t *map,
+                    const char *what, int32_t **out, seer_err *err);
+
+/* Predicts the first limit graphs (0: all) of the dataset at path and scores every metric the
+ * file has a label for; csv (may be NULL) receives name, one column per metric and in_range. */
+int score_dataset(const seer_model *m, const char *path, int64_t limit, const char *csv,
+                  score_result *r, seer_err *err);
+
+/* The text report (a line, the per-metric table, the range warning) and the JSON object
+ * {"dataset", "graphs", "seconds", "range_known", "out_of_range_graphs", "metrics": {...}}. */
+void score_print(FILE *f, const seer_model *m, const char *path, const score_result *r);
+void score_json(FILE *f, const seer_model *m, const char *path, const score_result *r);
+
+#endif

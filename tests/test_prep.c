@@ -1,0 +1,115 @@
+/* tests: the roofline target and the feature clamp ([model] target = roofline, clamp = range;
+ * data/prep.h, data/coverage.h).
+ *   - costs built exactly from c0 + c1 nodes + c2 FLOPs (no bytes term) are recovered, with the
+ *     bytes term at zero; a label that falls with nodes keeps every term non-negative;
+ *   - targets and norm_to_native are inverse: the native label comes back from its target;
+ *   - norm.target survives pack/unpack, and unpack refuses a negative cost, a column outside the
+ *     global features and a wrong length;
+ *   - a dataset without the three global features is refused with a message naming one;
+ *   - clamping puts out-of-range values on the training bounds and leaves the rest alone. */
+#include "testutil.h"
+#include "testgraphs.h"
+
+#include "data/coverage.h"
+#include "data/prep.h"
+
+int main(void) {
+    pg_dataset ds;
+    tg_build(&ds, 40, 2, 1, 4, 2, 7); // 45 graphs, 4 global features, 2 labels
+    static const char *const gnames[4] = {"log_mem_total", "log_nodes", "other", "log_flops_total"};
+    for (int k = 0; k < 4; k++) free(ds.global_features[k]), ds.global_features[k] = seer_strdup(gnames[k]);
+    int64_t G = ds.G;
+    double c_true[4] = {0.2, 0.01, 3e-8, 0}; // label 0: constant, nodes, FLOPs; no bytes term
+    for (int64_t g = 0; g < G; g++) {
+        double nodes = 1 + (double)g, flops = 1e6 * (double)(g % 7 + 1) * (double)(g + 3);
+        double bytes = 1e5 * (double)((g * 13) % 11 + 1);
+        float *x = ds.global_x + g * ds.Fg;
+        x[0] = (float)log1p(bytes), x[1] = (float)log1p(nodes), x[3] = (float)log1p(flops);
+        // what float32 log1p storage leaves of the three quantities, so the fit can be exact
+        nodes = expm1((double)x[1]), flops = expm1((double)x[3]), bytes = expm1((double)x[0]);
+        ds.label_y[g * 2] = (float)(c_true[0] + c_true[1] * nodes + c_true[2] * flops);
+        ds.label_y[g * 2 + 1] = (float)(5.0 - 0.04 * nodes + 1e-8 * flops); // falls with nodes
+    }
+    int8_t *which = calloc((size_t)G, 1); // every graph trains
+    int cols[2] = {0, 1};
+    norm_stats s;
+    seer_err err;
+    CHECK(norm_fit(&s, &ds, which, cols, 2, TARGET_ROOFLINE, NULL, &err) == 0, "fit: %s", err.msg);
+    CHECK(s.roof_col[0] == 1 && s.roof_col[1] == 3 && s.roof_col[2] == 0, "columns %d %d %d",
+          s.roof_col[0], s.roof_col[1], s.roof_col[2]);
+    for (int k = 0; k < 3; k++)
+        CHECK(fabs(s.roof[k] - c_true[k]) <= 1e-3 * c_true[k], "label 0 term %d: %g, built with %g",
+              k, s.roof[k], c_true[k]);
+    CHECK(s.roof[3] * 1e6 < 1e-3 * 0.2, "label 0 bytes term %g, built with none", s.roof[3]);
+    for (int k = 0; k < ROOF_TERMS; k++)
+        CHECK(s.roof[ROOF_TERMS + k] >= 0 && isfinite(s.roof[ROOF_TERMS + k]),
+              "label 1 term %d = %g is negative", k, s.roof[ROOF_TERMS + k]);
+    // an exact cost leaves nothing for the network: every log ratio is about 0
+    CHECK(fabs(s.label_mu[0]) < 1e-4, "label 0: mean log ratio %g", s.label_mu[0]);
+
+    float *t = malloc(sizeof(float) * (size_t)(2 * G));
+    double *lc = malloc(sizeof(double) * (size_t)(2 * G));
+    norm_targets(&s, &ds, cols, t, lc);
+    double worst = 0;
+    for (int64_t g = 0; g < G; g++)
+        for (int m = 0; m < 2; m++) {
+            double y = ds.label_y[g * 2 + m];
+            CHECK(fabs(lc[g * 2 + m] - norm_log_cost(&s, m, ds.global_x + g * ds.Fg)) < 1e-12,
+                  "graph %lld: log cost differs", (long long)g);
+            worst = fmax(worst, fabs(norm_to_native(&s, m, t[g * 2 + m], lc[g * 2 + m]) - y) / y);
+        }
+    CHECK(worst < 1e-5, "target -> native: worst relative error %g", worst);
+
+    // norm.target round trip, and what unpack refuses
+    double v[NORM_TARGET_HEAD + 2 * ROOF_TERMS];
+    s.clamp = 1;
+    int64_t n = norm_target_pack(&s, v);
+    CHECK(n == NORM_TARGET_HEAD + 2 * ROOF_TERMS, "packed %lld values", (long long)n);
+    norm_stats u = {.M = 2, .Fg = 4};
+    CHECK(norm_target_unpack(&u, v, n, "test", &err) == 0, "unpack: %s", err.msg);
+    CHECK(u.target == TARGET_ROOFLINE && u.clamp == 1 && u.roof_col[1] == 3 &&
+              !memcmp(u.roof, s.roof, sizeof(double) * 2 * ROOF_TERMS), "round trip differs");
+    v[NORM_TARGET_HEAD + 2] = -1e-9;
+    CHECK(norm_target_unpack(&u, v, n, "test", &err) != 0 && strstr(err.msg, "non-negative"),
+          "a negative cost term was accepted (%s)", err.msg);
+    v[NORM_TARGET_HEAD + 2] = 0, v[3] = 4;
+    CHECK(norm_target_unpack(&u, v, n, "test", &err) != 0 && strstr(err.msg, "column"),
+          "a column outside the features was accepted (%s)", err.msg);
+    v[3] = 3;
+    CHECK(norm_target_unpack(&u, v, n - 1, "test", &err) != 0, "a short norm.target was accepted");
+    CHECK(norm_target_unpack(&u, v, n, "test", &err) == 0, "the repaired array: %s", err.msg);
+
+    // target = log: no cost, the same as before the option
+    norm_stats l;
+    CHECK(norm_fit(&l, &ds, which, cols, 2, TARGET_LOG, NULL, &err) == 0, "log fit: %s", err.msg);
+    CHECK(norm_log_cost(&l, 0, ds.global_x) == 0 && l.roof == NULL, "target = log has a cost");
+    norm_free(&l);
+
+    // the clamp: coverage of the first 20 graphs, applied to all
+    for (int64_t g = 0; g < G; g++) which[g] = g < 20 ? SPLIT_TRAIN : SPLIT_TEST;
+    coverage cov;
+    coverage_fit(&cov, &ds, which, cols, 2, NULL);
+    float *gx = malloc(sizeof(float) * (size_t)(G * ds.Fg));
+    memcpy(gx, ds.global_x, sizeof(float) * (size_t)(G * ds.Fg));
+    coverage_clamp(&cov, 2, gx, G);
+    int clamped = 0;
+    for (int64_t i = 0; i < G * ds.Fg; i++) {
+        int j = (int)(i % ds.Fg);
+        double x = ds.global_x[i], lo = cov.lo[2][j], hi = cov.hi[2][j];
+        double want = x < lo ? lo : x > hi ? hi : x;
+        clamped += want != x;
+        CHECK(gx[i] == (float)want, "global %lld: clamped to %g, want %g", (long long)i, gx[i], want);
+    }
+    CHECK(clamped > 0, "no value was outside the range of the first 20 graphs: the test tests nothing");
+    coverage_free(&cov);
+
+    // a dataset without the roofline's features
+    free(ds.global_features[1]), ds.global_features[1] = seer_strdup("nodes");
+    for (int64_t g = 0; g < G; g++) which[g] = SPLIT_TRAIN;
+    norm_free(&s);
+    CHECK(norm_fit(&s, &ds, which, cols, 2, TARGET_ROOFLINE, NULL, &err) != 0 &&
+              strstr(err.msg, "log_nodes"), "a dataset without log_nodes was accepted (%s)", err.msg);
+    free(t), free(lc), free(gx), free(which);
+    pg_free(&ds);
+    return test_finish("test_prep");
+}
