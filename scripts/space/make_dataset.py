@@ -36,6 +36,12 @@ METRICS = ["train_time_ms", "infer_time_ms", "train_mem_mb", "infer_mem_mb", "tr
            "infer_util_pct", "train_energy_mj", "infer_energy_mj"]
 
 
+def family(spec):
+    """/graph/family of a design-space network: space/ and its stage styles, sorted and unique
+    (space/densenet+vgg). Leaving a style out holds out every family that names it."""
+    return "space/" + "+".join(sorted({st["style"] for st in spec["stages"]}))
+
+
 def fmt(v):
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else "%.9g" % v
 
@@ -85,10 +91,11 @@ def main():
     manifest = os.path.join(onnx_dir, "manifest.csv")
     with open(manifest, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["onnx", "batch", "name", "group"] + labels)
+        w.writerow(["onnx", "batch", "name", "group", "family"] + labels)
         for s, b, r in rows:
             vals = [fmt(None if r.get("oom") else r.get(m)) for m in labels]
-            w.writerow([s["id"] + ".onnx", b, "space/%s@bs%d" % (s["id"], b), int(s["id"][1:])] + vals)
+            w.writerow([s["id"] + ".onnx", b, "space/%s@bs%d" % (s["id"], b), int(s["id"][1:]),
+                        family(s)] + vals)
     src = "PerfSeer design space (scripts/space/space.py), %s" % ("synthetic labels" if a.scale else
                                                                    "measured with scripts/measure/measure.py")
     subprocess.run([a.seerconvert, "--manifest", manifest, "-o", out, "--source", src, "--device", device or "?"],
