@@ -25,6 +25,15 @@ KV_STR, KV_I64, KV_F64, KV_I64ARR, KV_F64ARR, KV_U64ARR, KV_STRARR = 1, 2, 3, 4,
 
 def set_i64(path, key, value):
     """Sets the int64 key of the container at path and rewrites its header checksum."""
+    _edit(path, key, KV_I64, None, "<q", value)
+
+
+def set_f64_item(path, key, index, value):
+    """Sets item index of the float64 array key and rewrites the header checksum."""
+    _edit(path, key, KV_F64ARR, index, "<d", value)
+
+
+def _edit(path, key, want, index, fmt, value):
     b = bytearray(open(path, "rb").read())
     n_kv, n_t = struct.unpack_from("<QQ", b, 16)
     pos, at = 32, None
@@ -45,11 +54,13 @@ def set_i64(path, key, value):
             n = u64()
             pos += n
         elif typ in (KV_I64, KV_F64):
-            if k == key and typ == KV_I64:
+            if k == key and typ == want:
                 at = pos
             pos += 8
         elif typ in (KV_I64ARR, KV_F64ARR, KV_U64ARR):
             n = u64()
+            if k == key and typ == want and 0 <= index < n:
+                at = pos + 8 * index
             pos += 8 * n
         elif typ == KV_STRARR:
             for _ in range(u64()):
@@ -63,7 +74,8 @@ def set_i64(path, key, value):
         ndim = struct.unpack_from("<II", b, pos)[1]
         pos += 8 + 8 * ndim + 8 + 4  # dtype, ndim, dims, offset, crc
     if at is None:
-        raise KeyError("%s: no int64 key %s" % (path, key))
-    struct.pack_into("<q", b, at, value)
+        raise KeyError("%s: no %s key %s%s" % (path, "int64" if want == KV_I64 else "float64 array",
+                                                key, "" if index is None else "[%d]" % index))
+    struct.pack_into(fmt, b, at, value)
     struct.pack_into("<I", b, pos, crc32c(bytes(b[:pos])))
     open(path, "wb").write(bytes(b))

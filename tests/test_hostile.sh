@@ -108,5 +108,10 @@ fi
 cp -r "$work/kill" "$work/forged"
 "$python" "$corpus/../../hostile/ckpt_edit.py" "$work/forged/last.ckpt" train.epoch 47278999994369
 check "$work/forged/last.ckpt" "implausible" "$bin/seertrain" --resume "$work/forged" --set train.epochs=10
+# a .seer whose target description (norm.target) is forged with a valid checksum: refused on
+# load, never a prediction from an unknown target or a negative roofline cost
+cp "$work/m.seer" "$work/target.seer"
+"$python" "$corpus/../../hostile/ckpt_edit.py" "$work/target.seer" norm.target 7 0
+check "$work/target.seer" "norm.target" "$bin/seerpredict" "$work/target.seer" "$corpus/../onnx/resnet50.onnx"
 echo "test_hostile: $((n - fails)) of $n hostile inputs refused cleanly"
 [ $fails -eq 0 ]
