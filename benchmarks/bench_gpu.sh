@@ -6,7 +6,7 @@
 # and Seer's device memory per million nodes of batch capacity.
 #   usage: benchmarks/bench_gpu.sh BIN_DIR NAME=DATA.h5:LABEL ... [EPOCHS]
 # (SEER_BENCH_DEVICE=cpu runs both on the CPU: a dry run of the script.)
-# e.g.     benchmarks/bench_gpu.sh build nb201=datasets/nb201.h5:titan_rtx_256_ms \
+# e.g.     benchmarks/bench_gpu.sh build nb201=datasets/nb201_brpnas.h5:titan_rtx_256_ms \
 #              space53k=/tmp/space_53k.h5:synthetic_ms
 set -eu
 bin=$1

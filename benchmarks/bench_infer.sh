@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 graphs=${1:-300} widths=${2:-"32 64 256"}
 /usr/bin/python3 -c "import torch" 2>/dev/null || {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch >/dev/null; }
-[ -f datasets/nb201.h5 ] || /usr/bin/python3 scripts/datasets/nb201_build.py
+[ -f datasets/nb201_brpnas.h5 ] || /usr/bin/python3 scripts/datasets/nb201_build.py --brpnas
 cmake --build build --target seertrain seerexport bench_infer seeronnx >/dev/null
 work=$(mktemp -d)
 net=tests/data/onnx/resnet50.onnx
@@ -23,7 +23,7 @@ for H in $widths; do
     ck="$work/h$H/last.ckpt"
     for d in fp32 fp16 int8; do ./build/seerexport "$ck" -o "$work/h$H.$d.seer" --dtype $d >/dev/null; done
     ./build/seerexport "$ck" --safetensors "$work/h$H.safetensors" >/dev/null
-    s=$(taskset -c 0 ./build/bench_infer "$work/h$H.fp32.seer" datasets/nb201.h5 --graphs "$graphs" --onnx "$net")
+    s=$(taskset -c 0 ./build/bench_infer "$work/h$H.fp32.seer" datasets/nb201_brpnas.h5 --graphs "$graphs" --onnx "$net")
     t=$(taskset -c 0 /usr/bin/python3 -W ignore benchmarks/reference/seernet_ref.py infer "$work/h$H.safetensors" \
         --graphs "$graphs" --threads 1 --onnx "$net" 2>/dev/null)
     echo "$s" >"$work/h$H.seer.txt"; echo "$t" >"$work/h$H.torch.txt"

@@ -7,10 +7,12 @@ set -eu
 cd "$(dirname "$0")/.."
 out=${1:-checkpoints/bench_multitask}
 [ $# -gt 0 ] && shift
-[ -f datasets/nb201.h5 ] || /usr/bin/python3 scripts/datasets/nb201_build.py
+[ -f datasets/nb201_brpnas.h5 ] || /usr/bin/python3 scripts/datasets/nb201_build.py --brpnas
 for mode in pcgrad sum single; do
     echo "== multi_task = $mode" >&2
+    # the nine batch-specific GPU labels of the BRP-NAS file, 12 epochs: the table in RESULTS.md
     ./build/seertrain configs/multi.ini --quiet --set output.dir="$out" --set output.run="$mode" \
+        --set data.path=datasets/nb201_brpnas.h5 --set data.labels=1080ti_1_ms,1080ti_32_ms,1080ti_256_ms,2080ti_1_ms,2080ti_32_ms,2080ti_256_ms,titan_rtx_1_ms,titan_rtx_32_ms,titan_rtx_256_ms --set train.epochs=12 \
         --set train.multi_task="$mode" "$@" >"$out.$mode.log" 2>&1 || { cat "$out.$mode.log"; exit 1; }
 done
 /usr/bin/python3 - "$out" <<'PY'

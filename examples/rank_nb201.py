@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Rank NAS-Bench-201 cells by predicted latency with the Python binding of libseer.
 
-    python3 examples/rank_nb201.py MODEL.seer [--data datasets/nb201.h5] [--count 1000]
-                                   [--metric titan_rtx_256_ms] [--seed 0]
+    python3 examples/rank_nb201.py MODEL.seer [--data datasets/nb201.h5] [--batch 1]
+                                   [--count 1000] [--metric titan_rtx_infer_ms] [--seed 0]
 
-Draws `count` cells from the PerfGraph dataset (raw features, as seerconvert wrote them),
+Draws `count` cells at one batch size (graphs named ...@bs<batch>; a file without batch
+suffixes, such as the --brpnas one, is used whole) from the PerfGraph dataset (raw features, as seerconvert wrote them),
 predicts them in one batched call, prints the ten fastest by prediction next to their measured
 latency, and the rank agreement (Spearman, Kendall) with the measurements. Needs numpy and h5py
 (Debian: python3-numpy, python3-h5py) and a built libseer (build/libseer.so).
@@ -39,6 +40,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model")
     ap.add_argument("--data", default="datasets/nb201.h5")
+    ap.add_argument("--batch", type=int, default=1, help="rank the cells at this batch size")
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--metric", default=None, help="metric to rank by (default: the model's first)")
     ap.add_argument("--seed", type=int, default=0)
@@ -53,10 +55,14 @@ def main():
     unit = m.metrics[k][1]
     with h5py.File(a.data, "r") as f:
         node_ptr, edge_ptr = f["graph/node_ptr"][:], f["graph/edge_ptr"][:]
-        G = len(node_ptr) - 1
-        ids = np.sort(np.random.default_rng(a.seed).choice(G, size=min(a.count, G), replace=False))
-        xn, xe, ei, xg = f["node/x"][:], f["edge/x"][:], f["edge/index"][:], f["global/x"][:]
         gname = [s.decode() for s in f["graph/name"][:]]
+        pool = [g for g, n in enumerate(gname) if n.endswith("@bs%d" % a.batch)]
+        if len(set(n.rsplit("@bs", 1)[-1] for n in gname)) == 1:
+            pool = list(range(len(gname)))  # one batch size in the file: every graph
+        if not pool:
+            sys.exit("rank_nb201: error: %s has no graph at batch %d" % (a.data, a.batch))
+        ids = np.sort(np.random.default_rng(a.seed).choice(pool, size=min(a.count, len(pool)), replace=False))
+        xn, xe, ei, xg = f["node/x"][:], f["edge/x"][:], f["edge/index"][:], f["global/x"][:]
         labels = [s.decode() for s in f["schema/labels"][:]]
         y = f["label/y"][:, labels.index(metric)] if metric in labels else None
     graphs = [(xn[node_ptr[g]:node_ptr[g + 1]], ei[edge_ptr[g]:edge_ptr[g + 1]],

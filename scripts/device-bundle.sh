@@ -22,5 +22,5 @@ for b in $bins; do ldd "$b"; done | awk '$3 ~ /^\// { print $3 }' | sort -u |
     while read -r lib; do cp -L "$lib" "$out/stage/lib/"; done
 tar -C "$out/stage" -cJf "$out/libs.tar.xz" lib
 rm -rf "$out/stage"
-if [ -f datasets/nb201.h5 ]; then xz -T0 -6 -c datasets/nb201.h5 > "$out/nb201.h5.xz"; fi
+if [ -f datasets/nb201_brpnas.h5 ]; then xz -T0 -6 -c datasets/nb201_brpnas.h5 > "$out/nb201_brpnas.h5.xz"; fi
 du -sh "$out" "$out"/*

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""nb201_build.py --per-batch on the first 4 cells: 12 graphs (batch 1, 32, 256), family nb201,
-labels <device>_infer_ms equal to the table's columns (NaN where a device was not measured at
-that batch), and the same label names as the FBNet builder's, so the two spaces line up.
+"""nb201_build.py (DESIGN.md's label convention) on the first 4 cells: 12 graphs (batch 1, 32,
+256), family nb201, labels <device>_infer_ms equal to the table's columns (NaN where a device was
+not measured at that batch), and the same label names as the FBNet builder's, so the two spaces
+line up. With NB201_SUBSET (the --brpnas file of the tests), its batch-1 graphs of those cells
+are the same graphs, feature for feature.
   nb201_infer_check.py SEERCONVERT WORKDIR"""
 import csv
 import math
@@ -19,7 +21,7 @@ from help_labels import GPUS, label_columns  # noqa: E402
 table = os.path.join(here, "..", "datasets", "nb201", "nasbench201_latency_ms.csv")
 os.makedirs(work, exist_ok=True)
 out = os.path.join(work, "nb.h5")
-subprocess.run([sys.executable, os.path.join(here, "..", "scripts", "datasets", "nb201_build.py"), "--per-batch",
+subprocess.run([sys.executable, os.path.join(here, "..", "scripts", "datasets", "nb201_build.py"),
                 "--limit", "4", "-o", out, "--onnx-dir", os.path.join(work, "onnx"), "--seerconvert", conv],
                check=True, stdout=subprocess.DEVNULL)
 rows = list(csv.DictReader(open(table)))[:4]
@@ -38,8 +40,21 @@ for g, name in enumerate(names):
             assert math.isnan(y[g, j]), (name, l, y[g, j])
         else:
             assert abs(y[g, j] - float(rows[cell][col])) <= 1e-5 * float(rows[cell][col]), (name, l)
-print("nb201_build --per-batch: 12 graphs, the FBNet builder's 17 labels, values equal to the "
-      "table, NaN where unmeasured")
+print("nb201_build: 12 graphs, the FBNet builder's 17 labels, values equal to the table, NaN where "
+      "unmeasured")
+if os.environ.get("NB201_SUBSET"):
+    import numpy as np
+    b = h5py.File(os.environ["NB201_SUBSET"], "r")
+    for k in ("node", "edge"):
+        pa, pb = f["graph/%s_ptr" % k][:], b["graph/%s_ptr" % k][:]
+        xa, xb = f["%s/x" % k], b["%s/x" % k]
+        for g, name in enumerate(names):
+            if name.endswith("@bs1"):
+                cell = int(name.split("/")[1].split("@")[0])
+                assert np.array_equal(xa[pa[g]:pa[g + 1]], xb[pb[cell]:pb[cell + 1]]), (name, k)
+    bs1 = [g for g, n in enumerate(names) if n.endswith("@bs1")]
+    assert np.array_equal(f["global/x"][bs1], b["global/x"][:4])
+    print("the batch-1 graphs equal the --brpnas file's graphs of the same cells")
 
 # both spaces as one dataset ([data] path = a.h5,b.h5), FBNet held out as the test split
 seertrain = os.environ.get("SEERTRAIN")

@@ -1,10 +1,13 @@
 #!/bin/sh
 # Export end to end on the NB201 subset: train a small model, export it as fp32, fp16, int8 and
 # safetensors, check libseer against the trainer (test_export), the Python binding and the
-# safetensors file (test_python.py), seerpredict on a dataset and on ONNX, and the tools' errors.
+# safetensors file (test_python.py), seerpredict on a dataset and on ONNX, seercalibrate, and the
+# tools' errors.
 #   test_export.sh SEERTRAIN SEEREXPORT SEERPREDICT TEST_EXPORT DATA.h5 TINY.ini WORK PYTHON ONNX
+#                  SEERCALIBRATE
 set -eu
 seertrain=$1 seerexport=$2 seerpredict=$3 test_export=$4 data=$5 ini=$6 work=$7 python=$8 onnx=$9
+seercalibrate=${10}
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -44,6 +47,55 @@ assert 0 < d["metrics"]["titan_rtx_1_ms"]["mape"] < 50, d' || fail "seerpredict 
 "$seerpredict" "$work/m_fp16.seer" "$onnx" --batch 1,4 | tee "$work/onnx.txt"
 [ "$(grep -c ' ms$' "$work/onnx.txt")" -eq 4 ] || fail "seerpredict on ONNX: 2 batches x 2 metrics"
 
+# a shipped predictor picked by device (SEER_PREDICTORS): the list, the pick, an unknown device
+mkdir -p "$work/ship" && cp "$work/m_fp32.seer" "$work/ship/gpu.seer"
+SEER_PREDICTORS="$work/ship" "$seerpredict" --list-devices | tee "$work/devices.txt"
+grep -Eq "^titan_rtx +.*gpu.seer +titan_rtx_256_ms titan_rtx_1_ms" "$work/devices.txt" || fail "--list-devices"
+SEER_PREDICTORS="$work/ship" "$seerpredict" "$onnx" --device titan_rtx --batch 2 > "$work/dev.txt" || fail "--device"
+[ "$(grep -c 'titan_rtx_.*ms$' "$work/dev.txt")" -eq 2 ] || { cat "$work/dev.txt"; fail "--device titan_rtx: two metrics"; }
+SEER_PREDICTORS="$work/ship" "$seerpredict" "$work/m_fp32.seer" "$onnx" --batch 2 > "$work/nodev.txt"
+[ "$(sed -n 2,3p "$work/dev.txt")" = "$(sed -n 2,3p "$work/nodev.txt")" ] || fail "--device predicts otherwise than the model itself"
+
+# seercalibrate on the first 300 graphs: every prediction of a metric moves by one factor, the
+# median of measured / predicted over those graphs, so the calibrated medians are 1
+"$python" - "$data" "$work/some.h5" "$work/unnamed.h5" <<'PY' || fail "writing the calibration files"
+import sys, h5py, numpy as np
+src = h5py.File(sys.argv[1], "r")
+for out, rename in ((sys.argv[2], False), (sys.argv[3], True)):
+    with h5py.File(out, "w") as f:
+        for k, v in src.attrs.items():
+            f.attrs[k] = v
+        G, N, E = 300, int(src["graph/node_ptr"][300]), int(src["graph/edge_ptr"][300])
+        def walk(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                n = {"graph/node_ptr": G + 1, "graph/edge_ptr": G + 1, "node/x": N, "node/op": N,
+                     "edge/index": E, "edge/x": E}.get(name, G if name.startswith(("graph/", "global/", "label/")) else None)
+                data = obj[:] if n is None else obj[:n]
+                if rename and name == "schema/labels":
+                    data = np.array([b"unmeasured_" + x for x in data], dtype=object)
+                f.create_dataset(name, data=data, dtype=obj.dtype)
+        src.visititems(walk)
+PY
+"$seercalibrate" "$work/m_fp32.seer" "$work/some.h5" -o "$work/cal.seer" | tee "$work/cal.txt" || fail "seercalibrate"
+"$seerpredict" "$work/m_fp32.seer" "$work/some.h5" --predictions "$work/before.csv" >/dev/null
+"$seerpredict" "$work/cal.seer" "$work/some.h5" --predictions "$work/after.csv" >/dev/null || fail "predicting with the calibrated model"
+"$python" - "$work/before.csv" "$work/after.csv" "$work/some.h5" "$work/cal.txt" <<'PY' || fail "calibrated predictions"
+import csv, sys, h5py, numpy as np
+b, a = list(csv.DictReader(open(sys.argv[1]))), list(csv.DictReader(open(sys.argv[2])))
+f = h5py.File(sys.argv[3], "r")
+labels = [x.decode() for x in f["schema/labels"][:]]
+printed = {l.split()[0]: float(l.split()[2]) for l in open(sys.argv[4]) if " x " in l}
+for m in [k for k in b[0] if k not in ("name", "in_range")]:
+    pb, pa = np.array([float(r[m]) for r in b]), np.array([float(r[m]) for r in a])
+    ratio = pa / pb
+    assert ratio.max() / ratio.min() - 1 < 1e-5, (m, ratio.min(), ratio.max())
+    assert abs(ratio[0] / printed[m] - 1) < 1e-3, (m, ratio[0], printed[m])
+    y = f["label/y"][:, labels.index(m)]
+    med = np.median(y / pa)
+    assert abs(med - 1) < 1e-5, (m, med)
+    print("seercalibrate: %s x %.4f, median measured / predicted now %.6f" % (m, ratio[0], med))
+PY
+
 # errors: one line, non-zero, naming the file
 expect_err() { # expect_err PATTERN CMD...
     pat=$1; shift
@@ -58,4 +110,9 @@ expect_err "wrong magic" "$seerexport" "$work/m_fp32.seer" -o "$work/x.seer"
 expect_err "use fp32, fp16 or int8" "$seerexport" "$work/run" -o "$work/x.seer" --dtype fp8
 expect_err "nothing.onnx" "$seerpredict" "$work/m_fp32.seer" "$work/nothing.onnx"
 [ ! -e "$work/x.seer" ] || fail "a failed export left a file"
+expect_err "no shipped predictor knows device 'pixel9'.*known: titan_rtx" \
+    env SEER_PREDICTORS="$work/ship" "$seerpredict" "$onnx" --device pixel9
+expect_err "resnet18.onnx is a network, not a .seer model" "$seerpredict" "$onnx" --batch 1
+expect_err "unnamed.h5: no graph carries a measured label" "$seercalibrate" "$work/m_fp32.seer" "$work/unnamed.h5" -o "$work/x.seer"
+[ ! -e "$work/x.seer" ] || fail "a failed calibration left a file"
 echo "test_export.sh: all checks passed"

@@ -3,10 +3,12 @@
  *   seerpredict MODEL.seer DATA.h5 [--json] [--predictions OUT.csv] [--limit N]
  * See --help. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "eval/score.h"
 #include "seer/seer.h"
@@ -16,6 +18,8 @@
 
 static void usage(FILE *f) {
     fputs("usage: seerpredict MODEL.seer NET.onnx [NET.onnx ...] [--batch 1,8,64] [--fuse] [--json]\n"
+          "       seerpredict NET.onnx [...] --device DEVICE [--batch ...]   (a shipped predictor)\n"
+          "       seerpredict --list-devices\n"
           "       seerpredict MODEL.seer DATA.h5 [--json] [--predictions OUT.csv] [--limit N]\n\n"
           "ONNX: converts each model through Seer's ONNX front end at each batch size and prints\n"
           "every metric of the predictor with its unit, and a warning when the graph lies outside\n"
@@ -24,7 +28,13 @@ static void usage(FILE *f) {
           "HDF5 (a PerfGraph dataset, datasets/FORMAT.md): predicts every graph; where the file has\n"
           "labels named like the model's metrics, prints MAPE, RMSPE, share within 5%/10%,\n"
           "Spearman and Kendall per metric (a model trained on one dataset scored on another).\n\n"
+          "Without MODEL.seer, --device picks the shipped predictor that has metrics of that device\n"
+          "(metrics are named <device>_<metric>_<unit>) from the predictor folders: $SEER_PREDICTORS\n"
+          "(colon-separated), then predictors/ next to the build or share/seer/predictors of the\n"
+          "install; only that device's metrics are printed. --list-devices lists them.\n\n"
           "  --batch LIST        comma-separated batch sizes (default: the ONNX model's own, or 1)\n"
+          "  --device DEVICE     predict with the shipped predictor of this device (see above)\n"
+          "  --list-devices      the devices of the shipped predictors, with their files\n"
           "  --fuse              fold BatchNormalization/activations into Conv/Gemm (as seerconvert)\n"
           "  --json              one JSON document on stdout instead of text\n"
           "  --predictions PATH  HDF5: also write a CSV of name,metric,... per graph\n"
@@ -37,6 +47,10 @@ static void die(const char *fmt, const char *a, const char *b) {
     fprintf(stderr, fmt, a, b);
     fputc('\n', stderr);
     exit(1);
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int ends_with(const char *s, const char *suf) {
@@ -112,8 +126,24 @@ static const char *onnx_op(int i, const void *ctx) {
     return seer_onnx_op_name(i);
 }
 
+/* The device of a metric named <device>_<metric>_<unit> (into out), or "" for another form. */
+static void metric_device(const char *name, char *out, size_t len) {
+    const char *u = strrchr(name, '_');
+    const char *k = u ? u - 1 : NULL;
+    while (k && k > name && *k != '_') k--;
+    size_t n = k && k > name ? (size_t)(k - name) : 0;
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), name);
+}
+
+static int metric_shown(const seer_model *m, int k, const char *device) {
+    char d[128];
+    if (!device) return 1;
+    metric_device(seer_metric_name(m, k), d, sizeof d);
+    return !strcmp(d, device);
+}
+
 static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int64_t *batches,
-                        int n_batches, int fuse, int json) {
+                        int n_batches, int fuse, int json, const char *device) {
     char err[1024];
     if (seer_onnx_check_schema(m, err, sizeof err)) die("%s%s", err, "");
     int32_t *map = score_op_map(m, seer_onnx_n_op_types(), onnx_op, NULL);
@@ -145,8 +175,9 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                 json_str(nets[i]);
                 printf(",\"batch\":%lld,\"operators\":%lld,\"flops\":%.6g,\"metrics\":{",
                        (long long)seer_onnx_batch(og), (long long)g.n_nodes, seer_onnx_flops(og));
-                for (int k = 0; k < M; k++) {
-                    printf("%s", k ? "," : "");
+                for (int k = 0, shown = 0; k < M; k++) {
+                    if (!metric_shown(m, k, device)) continue;
+                    printf("%s", shown++ ? "," : "");
                     json_str(seer_metric_name(m, k));
                     printf(":{\"value\":");
                     json_num(y[k]);
@@ -162,7 +193,8 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                        nets[i], (long long)seer_onnx_batch(og), (long long)g.n_nodes,
                        seer_onnx_flops(og) / 1e9);
                 for (int k = 0; k < M; k++)
-                    printf("  %-28s %12.4f %s\n", seer_metric_name(m, k), y[k], seer_metric_unit(m, k));
+                    if (metric_shown(m, k, device))
+                        printf("  %-28s %12.4f %s\n", seer_metric_name(m, k), y[k], seer_metric_unit(m, k));
                 range_text(m, n_out, it);
             }
             first = 0;
@@ -187,8 +219,106 @@ static int predict_h5(const seer_model *m, const char *path, int64_t limit, cons
     return 0;
 }
 
+/* The shipped predictors: every *.seer of the predictor folders, in search order. */
+typedef struct {
+    char path[1024];
+    seer_model *m;
+} shipped;
+
+static int find_predictors(const char *argv0, shipped **out) {
+    char dirs[4][1024];
+    int nd = 0, n = 0, cap = 8;
+    const char *env = getenv("SEER_PREDICTORS");
+    char exe[1024] = ".";
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) exe[len] = 0;
+    else snprintf(exe, sizeof exe, "%s", argv0);
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    else snprintf(exe, sizeof exe, ".");
+    shipped *p = calloc((size_t)cap, sizeof *p);
+    char list[4096];
+    snprintf(list, sizeof list, "%s", env ? env : "");
+    for (char *tok = strtok(list, ":"); tok && nd < 2; tok = strtok(NULL, ":"))
+        snprintf(dirs[nd++], sizeof dirs[0], "%.1000s", tok);
+    if (!env) { // next to a build tree, then an install's share folder
+        snprintf(dirs[nd++], sizeof dirs[0], "%.900s/../predictors", exe);
+        snprintf(dirs[nd++], sizeof dirs[0], "%.900s/../share/seer/predictors", exe);
+    }
+    for (int d = 0; d < nd; d++) {
+        DIR *dir = opendir(dirs[d]);
+        if (!dir) continue;
+        char *names[256];
+        int nn = 0;
+        for (struct dirent *e; (e = readdir(dir)) && nn < 256;)
+            if (ends_with(e->d_name, ".seer")) names[nn++] = strdup(e->d_name);
+        closedir(dir);
+        qsort(names, (size_t)nn, sizeof *names, cmp_str);
+        for (int i = 0; i < nn; i++) {
+            if (n == cap) p = realloc(p, sizeof *p * (size_t)(cap *= 2));
+            snprintf(p[n].path, sizeof p[n].path, "%.900s/%.100s", dirs[d], names[i]);
+            char err[1024];
+            if (seer_load(p[n].path, &p[n].m, err, sizeof err))
+                fprintf(stderr, "seerpredict: warning: skipping %s\n", err);
+            else n++;
+            free(names[i]);
+        }
+    }
+    *out = p;
+    return n;
+}
+
+/* --list-devices, and the predictor of a device (NULL: none has it; the caller names them). */
+static int list_devices(shipped *p, int n) {
+    if (!n) die("no shipped predictors found (set SEER_PREDICTORS to a folder of .seer files)%s%s", "", "");
+    printf("%-16s %-34s %s\n", "device", "predictor", "metrics");
+    for (int i = 0; i < n; i++) {
+        int M = seer_n_metrics(p[i].m);
+        for (int k = 0; k < M; k++) {
+            char d[128], e[128];
+            metric_device(seer_metric_name(p[i].m, k), d, sizeof d);
+            int seen = 0;
+            for (int j = 0; j < k && !seen; j++) {
+                metric_device(seer_metric_name(p[i].m, j), e, sizeof e);
+                seen = !strcmp(d, e);
+            }
+            if (seen || !d[0]) continue;
+            printf("%-16s %-34s", d, p[i].path);
+            for (int j = k; j < M; j++) {
+                metric_device(seer_metric_name(p[i].m, j), e, sizeof e);
+                if (!strcmp(d, e)) printf(" %s", seer_metric_name(p[i].m, j));
+            }
+            putchar('\n');
+        }
+    }
+    return 0;
+}
+
+static const seer_model *device_model(shipped *p, int n, const char *device) {
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < seer_n_metrics(p[i].m); k++)
+            if (metric_shown(p[i].m, k, device)) {
+                fprintf(stderr, "seerpredict: %s: %s\n", device, p[i].path);
+                return p[i].m;
+            }
+    char known[2048] = "";
+    size_t len = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < seer_n_metrics(p[i].m); k++) {
+            char d[128];
+            metric_device(seer_metric_name(p[i].m, k), d, sizeof d);
+            if (d[0] && !strstr(known, d) && len + strlen(d) + 3 < sizeof known)
+                len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", len ? ", " : "", d);
+        }
+    fprintf(stderr, "seerpredict: error: no shipped predictor knows device '%s' (%s%s; "
+                    "seerpredict --list-devices)\n", device, n ? "known: " : "no predictors found",
+            known);
+    exit(1);
+}
+
 int main(int argc, char **argv) {
-    const char *model = NULL, *csv = NULL;
+    const char *model = NULL, *csv = NULL, *device = NULL;
+    int list = 0;
     char **inputs = calloc((size_t)argc, sizeof(char *));
     int n_in = 0, fuse = 0, json = 0, n_batches = 0;
     int64_t batches[MAX_BATCHES], limit = 0;
@@ -198,9 +328,12 @@ int main(int argc, char **argv) {
             usage(stdout);
             return 0;
         }
-        if ((!strcmp(a, "--batch") || !strcmp(a, "--predictions") || !strcmp(a, "--limit")) && i + 1 >= argc)
+        if ((!strcmp(a, "--batch") || !strcmp(a, "--predictions") || !strcmp(a, "--limit") ||
+             !strcmp(a, "--device")) && i + 1 >= argc)
             die("%s needs a value (see --help)", a, "");
         if (!strcmp(a, "--fuse")) fuse = 1;
+        else if (!strcmp(a, "--list-devices")) list = 1;
+        else if (!strcmp(a, "--device")) device = argv[++i];
         else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--predictions")) csv = argv[++i];
         else if (!strcmp(a, "--limit")) limit = atoll(argv[++i]);
@@ -217,20 +350,38 @@ int main(int argc, char **argv) {
         else if (!model) model = a;
         else inputs[n_in++] = argv[i];
     }
-    if (!model || !n_in) {
+    shipped *ship = NULL;
+    int n_ship = 0;
+    if (list || (device && model && !ends_with(model, ".seer"))) {
+        n_ship = find_predictors(argv[0], &ship);
+        if (list) return list_devices(ship, n_ship);
+        for (int i = n_in; i > 0; i--) inputs[i] = inputs[i - 1]; // MODEL was the first network
+        inputs[0] = (char *)model, n_in++, model = NULL;
+    }
+    if (model && ends_with(model, ".onnx"))
+        die("%s is a network, not a .seer model: give the model first, or --device DEVICE for a "
+            "shipped predictor (seerpredict --list-devices)", model, "");
+    if ((!model && !device) || !n_in) {
         usage(stderr);
         return 2;
     }
     if (!n_batches) batches[n_batches++] = 0;
-    seer_model *m;
+    seer_model *own = NULL;
+    const seer_model *m;
     char err[1024];
-    if (seer_load(model, &m, err, sizeof err)) die("%s%s", err, "");
+    if (model) {
+        if (seer_load(model, &own, err, sizeof err)) die("%s%s", err, "");
+        m = own;
+    } else {
+        m = device_model(ship, n_ship, device);
+    }
     int h5 = 0;
     for (int i = 0; i < n_in; i++) h5 += ends_with(inputs[i], ".h5") || ends_with(inputs[i], ".hdf5");
     if (h5 && (h5 != 1 || n_in != 1)) die("give either one HDF5 dataset or ONNX files%s%s", "", "");
     int rc = h5 ? predict_h5(m, inputs[0], limit, csv, json)
-                : predict_onnx(m, inputs, n_in, batches, n_batches, fuse, json);
-    seer_free(m);
-    free(inputs);
+                : predict_onnx(m, inputs, n_in, batches, n_batches, fuse, json, device);
+    seer_free(own);
+    for (int i = 0; i < n_ship; i++) seer_free(ship[i].m);
+    free(ship), free(inputs);
     return rc;
 }

@@ -7,7 +7,7 @@ passing with torch_geometric.utils.scatter (mean, max) and softmax. Trains on a 
 file like seertrain: features standardised with training statistics, targets as standardised
 log values, MSE, AdamW, gradient clipping at 1.0; a seeded 2:1:1 random split.
 
-  seernet_pyg.py --data datasets/nb201.h5 --label titan_rtx_256_ms --hidden 256 --blocks 1 \\
+  seernet_pyg.py --data datasets/nb201_brpnas.h5 --label titan_rtx_256_ms --hidden 256 --blocks 1 \\
                  --batch 128 --epochs 5 [--agg synmm] [--device cuda] [--graphs N]
 
 Prints one line per epoch and, last, one JSON object: the median epoch time (epochs after the
@@ -107,7 +107,7 @@ def load(path, label, limit, seed):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--data", default="datasets/nb201.h5")
+    ap.add_argument("--data", default="datasets/nb201_brpnas.h5")
     ap.add_argument("--label", default="titan_rtx_256_ms")
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--blocks", type=int, default=1)

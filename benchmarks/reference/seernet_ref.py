@@ -8,11 +8,11 @@
       parameter gradient. Writes them in Seer's container format (magic SEERDUMP) for
       tests/test_reference.c, which runs the C model on the same batch and weights (llm.c's method).
 
-  seernet_ref.py bench --data datasets/nb201.h5 [--hidden 256 --blocks 1 --batch 128 --steps 30
+  seernet_ref.py bench --data datasets/nb201_brpnas.h5 [--hidden 256 --blocks 1 --batch 128 --steps 30
                  --threads 2 --label titan_rtx_256_ms]
       Training throughput (graphs/s) of this reference on the CPU, for benchmarks/bench_train_cpu.sh.
 
-  seernet_ref.py infer MODEL.safetensors --data datasets/nb201.h5 [--graphs 300 --batch 64
+  seernet_ref.py infer MODEL.safetensors --data datasets/nb201_brpnas.h5 [--graphs 300 --batch 64
                  --threads 1 --onnx NET.onnx --predictions OUT.csv]
       Inference speed of this reference with the weights of a seerexport --safetensors file (and
       its JSON sidecar): single-graph latency and batched throughput on the dataset's first
@@ -353,7 +353,7 @@ def main():
     d.add_argument("--hidden", type=int, default=8)
     d.add_argument("--seed", type=int, default=0)
     b = sub.add_parser("bench")
-    b.add_argument("--data", default="datasets/nb201.h5")
+    b.add_argument("--data", default="datasets/nb201_brpnas.h5")
     b.add_argument("--label", default="titan_rtx_256_ms")
     b.add_argument("--hidden", type=int, default=256)
     b.add_argument("--blocks", type=int, default=1)
@@ -363,7 +363,7 @@ def main():
     b.add_argument("--graphs", type=int, default=20000)
     i = sub.add_parser("infer")
     i.add_argument("model")
-    i.add_argument("--data", default="datasets/nb201.h5")
+    i.add_argument("--data", default="datasets/nb201_brpnas.h5")
     i.add_argument("--graphs", type=int, default=300)
     i.add_argument("--batch", type=int, default=64)
     i.add_argument("--threads", type=int, default=1)

@@ -12,14 +12,17 @@ AveragePool 3x3 stride 1 pad 1 (count_include_pad 0); skip_connect = identity; '
 dropped. A cell node that only 'none' edges reach is a zero tensor (a ConstantOfShape, which is
 not an operator of the PerfGraph): operators that read it keep their node but get no edge.
 
---per-batch writes DESIGN.md's label convention instead (datasets/nb201_infer.h5 by default): a
-graph per cell and measured batch (1, 32, 256: 46,875 graphs), a label per device,
-`<device>_infer_ms` (NaN where the device was not measured at that batch), /graph/family nb201:
-the same labels as datasets/fbnet.h5, so the two spaces train and score together. (The default
-file keeps the older convention, one graph per cell at batch 1 with a label per device and
-batch, which configs/multi.ini trains on.)
+The default follows DESIGN.md's label convention (datasets/nb201.h5): a graph per cell and
+measured batch (1, 32, 256: 46,875 graphs), a label per device, `<device>_infer_ms` (NaN where
+the device was not measured at that batch), /graph/family nb201: the same labels as
+datasets/fbnet.h5, so the two spaces train and score together. configs/multi.ini trains on it.
 
-usage: nb201_build.py [--csv CSV] [-o OUT.h5] [--limit N] [--batch B | --per-batch]
+--brpnas writes BRP-NAS's protocol instead (datasets/nb201_brpnas.h5): one graph per cell at
+--batch (1), with every latency column as its own label `<column>_ms` (`titan_rtx_256_ms` is the
+Titan RTX at batch 256 although the graph is at batch 1): the table configs/brpnas/*.ini and
+benchmarks/accuracy_nb201.py reproduce.
+
+usage: nb201_build.py [--csv CSV] [-o OUT.h5] [--limit N] [--brpnas [--batch B]]
                       [--onnx-dir DIR] [--seerconvert PATH] [--threads N]
 """
 import argparse
@@ -112,15 +115,16 @@ def main():
     ap.add_argument("--csv", default=os.path.join(ROOT, "datasets/nb201/nasbench201_latency_ms.csv"))
     ap.add_argument("-o", "--out", default=os.path.join(ROOT, "datasets/nb201.h5"))
     ap.add_argument("--limit", type=int, default=0, help="only the first N cells (0: all)")
-    ap.add_argument("--batch", type=int, default=1, help="batch size of the graphs")
-    ap.add_argument("--per-batch", action="store_true",
-                    help="a graph per cell and batch 1/32/256, labels <device>_infer_ms, family nb201")
+    ap.add_argument("--brpnas", action="store_true",
+                    help="BRP-NAS's protocol: a graph per cell at --batch, a label per latency column")
+    ap.add_argument("--batch", type=int, default=1, help="--brpnas: batch size of the graphs")
     ap.add_argument("--onnx-dir", default=None, help="where the ONNX files go (default: OUT's folder/nb201_onnx)")
     ap.add_argument("--seerconvert", default=os.path.join(ROOT, "build/seerconvert"))
     ap.add_argument("--threads", type=int, default=0)
     args = ap.parse_args()
-    if args.per_batch and args.out == os.path.join(ROOT, "datasets/nb201.h5"):
-        args.out = os.path.join(ROOT, "datasets/nb201_infer.h5")
+    args.per_batch = not args.brpnas
+    if args.brpnas and args.out == os.path.join(ROOT, "datasets/nb201.h5"):
+        args.out = os.path.join(ROOT, "datasets/nb201_brpnas.h5")
     if not os.access(args.seerconvert, os.X_OK):
         sys.exit("nb201_build: %s not found: build Seer first (sh scripts/setup.sh)" % args.seerconvert)
     with open(args.csv, newline="") as f:
@@ -133,7 +137,7 @@ def main():
     out_dir = os.path.dirname(os.path.abspath(args.out))
     onnx_dir = args.onnx_dir or os.path.join(out_dir, "nb201_onnx")
     os.makedirs(onnx_dir, exist_ok=True)
-    manifest = os.path.join(onnx_dir, "manifest_infer.csv" if args.per_batch else "manifest.csv")
+    manifest = os.path.join(onnx_dir, "manifest.csv" if args.per_batch else "manifest_brpnas.csv")
     cols, labels = label_columns(header[2:])
     t0 = time.time()
     tty = sys.stderr.isatty()
@@ -164,7 +168,8 @@ def main():
     print("nb201: %d ONNX models in %s (%.1fs)" % (len(rows), onnx_dir, time.time() - t0))
     cmd = [args.seerconvert, "--manifest", manifest, "-o", args.out,
            "--source", "NAS-Bench-201 cells (HELP latency table, MIT), scripts/datasets/nb201_build.py",
-           "--device", "various (one label column per device and batch)"]
+           "--device", "various (a label per device)" if args.per_batch else
+           "various (one label column per device and batch)"]
     if args.threads:
         cmd += ["--threads", str(args.threads)]
     sys.exit(subprocess.call(cmd))

@@ -18,7 +18,7 @@
 #define SEER_CONFIG_KEYS(X)                                                                        \
     X(data, path, STR, "datasets/nb201.h5", NULL,                                                  \
       "PerfGraph HDF5 dataset (datasets/FORMAT.md); several files with one schema, comma-separated, train as one (a file without /graph/family gives its name as the family)") \
-    X(data, labels, STR, "titan_rtx_256_ms", NULL,                                                 \
+    X(data, labels, STR, "titan_rtx_infer_ms", NULL,                                                 \
       "comma-separated label names from /schema/labels, or 'all'")                                 \
     X(data, split, ENUM, "fractions", "fractions|counts",                                          \
       "split by fractions (PerfSeer 2:1:1) or by graph counts (BRP-NAS: 900/100/rest)")            \

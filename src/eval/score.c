@@ -97,6 +97,53 @@ static void top_outside(const seer_model *m, const seer_graph *gs, const double 
     free(freq);
 }
 
+/* The file's graphs (the first G) as libseer graphs over ds's arrays, their predictions. */
+static int predict_graphs(const seer_model *m, const pg_dataset *ds, int64_t G, const char *path,
+                          seer_graph **gs_out, int32_t **ops_out, double **pred_out, double *secs,
+                          seer_err *err) {
+    int M = seer_n_metrics(m);
+    *gs_out = NULL, *ops_out = NULL, *pred_out = NULL;
+    if (same_features(m, ds, path, err)) return -1;
+    int32_t *map = score_op_map(m, ds->n_ops, ds_op, ds), *ops;
+    int rc = score_remap_ops(m, ds->node_op, ds->node_ptr[G], map, path, &ops, err);
+    free(map);
+    if (rc) return -1;
+    seer_graph *gs = seer_calloc((size_t)(G ? G : 1), sizeof *gs);
+    double *pred = seer_malloc(sizeof(double) * (size_t)(G ? G : 1) * (size_t)M);
+    for (int64_t g = 0; g < G; g++) {
+        int64_t n0 = ds->node_ptr[g], e0 = ds->edge_ptr[g];
+        gs[g] = (seer_graph){
+            .n_nodes = ds->node_ptr[g + 1] - n0, .n_edges = ds->edge_ptr[g + 1] - e0,
+            .n_node_features = ds->Fn, .n_edge_features = ds->Fe, .n_global_features = ds->Fg,
+            .node_x = ds->node_x + n0 * ds->Fn, .node_op = ops ? ops + n0 : NULL,
+            .edge_index = ds->edge_index + 2 * e0,
+            .edge_x = ds->edge_x + e0 * ds->Fe, .global_x = ds->global_x + g * ds->Fg,
+        };
+    }
+    char msg[1024];
+    double t0 = seer_now();
+    *gs_out = gs, *ops_out = ops, *pred_out = pred;
+    if (seer_predict_batch(m, gs, G, pred, msg, sizeof msg))
+        return seer_fail(err, "%s: %s", path, msg);
+    if (secs) *secs = seer_now() - t0;
+    return 0;
+}
+
+int score_predict(const seer_model *m, const char *path, pg_dataset *ds, double **pred,
+                  seer_err *err) {
+    *pred = NULL;
+    if (pg_read(path, ds, err)) return -1;
+    seer_graph *gs;
+    int32_t *ops;
+    int rc = predict_graphs(m, ds, ds->G, path, &gs, &ops, pred, NULL, err);
+    free(gs), free(ops);
+    if (rc) {
+        free(*pred), *pred = NULL;
+        pg_free(ds);
+    }
+    return rc;
+}
+
 int score_dataset(const seer_model *m, const char *path, int64_t limit, const char *csv,
                   score_result *r, seer_err *err) {
     memset(r, 0, sizeof *r);
@@ -104,32 +151,12 @@ int score_dataset(const seer_model *m, const char *path, int64_t limit, const ch
     if (pg_read(path, &ds, err)) return -1;
     int rc = -1, failed = 0, M = seer_n_metrics(m);
     int64_t G = limit > 0 && limit < ds.G ? limit : ds.G;
-    int32_t *map = NULL, *ops = NULL;
+    int32_t *ops = NULL;
     seer_graph *gs = NULL;
     double *pred = NULL, *pv = NULL, *tv = NULL;
-    if (same_features(m, &ds, path, err)) goto out;
-    map = score_op_map(m, ds.n_ops, ds_op, &ds);
-    if (score_remap_ops(m, ds.node_op, ds.node_ptr[G], map, path, &ops, err)) goto out;
-    gs = seer_calloc((size_t)(G ? G : 1), sizeof *gs);
-    pred = seer_malloc(sizeof(double) * (size_t)(G ? G : 1) * (size_t)M);
-    for (int64_t g = 0; g < G; g++) {
-        int64_t n0 = ds.node_ptr[g], e0 = ds.edge_ptr[g];
-        gs[g] = (seer_graph){
-            .n_nodes = ds.node_ptr[g + 1] - n0, .n_edges = ds.edge_ptr[g + 1] - e0,
-            .n_node_features = ds.Fn, .n_edge_features = ds.Fe, .n_global_features = ds.Fg,
-            .node_x = ds.node_x + n0 * ds.Fn, .node_op = ops ? ops + n0 : NULL,
-            .edge_index = ds.edge_index + 2 * e0,
-            .edge_x = ds.edge_x + e0 * ds.Fe, .global_x = ds.global_x + g * ds.Fg,
-        };
-    }
     char msg[1024];
     r->graphs = G;
-    double t0 = seer_now();
-    if (seer_predict_batch(m, gs, G, pred, msg, sizeof msg)) {
-        seer_fail(err, "%s: %s", path, msg);
-        goto out;
-    }
-    r->seconds = seer_now() - t0;
+    if (predict_graphs(m, &ds, G, path, &gs, &ops, &pred, &r->seconds, err)) goto out;
     top_outside(m, gs, pred, r, err, &failed);
     if (failed) goto out;
     if (csv) {
@@ -174,7 +201,7 @@ int score_dataset(const seer_model *m, const char *path, int64_t limit, const ch
     }
     rc = 0;
 out:
-    free(map), free(ops), free(gs), free(pred), free(pv), free(tv);
+    free(ops), free(gs), free(pred), free(pv), free(tv);
     pg_free(&ds);
     return rc;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "common/common.h"
+#include "data/perfgraph.h"
 #include "eval/metrics.h"
 #include "seer/seer.h"
 
@@ -41,6 +42,11 @@ int score_remap_ops(const seer_model *m, const int32_t *ids, int64_t n, const in
  * file has a label for; csv (may be NULL) receives name, one column per metric and in_range. */
 int score_dataset(const seer_model *m, const char *path, int64_t limit, const char *csv,
                   score_result *r, seer_err *err);
+
+/* Reads the dataset at path into ds and predicts all its graphs: pred (G, M), the caller frees
+ * it and pg_free(ds). On failure nothing is left to free. */
+int score_predict(const seer_model *m, const char *path, pg_dataset *ds, double **pred,
+                  seer_err *err);
 
 /* The text report (a line, the per-metric table, the range warning) and the JSON object
  * {"dataset", "graphs", "seconds", "range_known", "out_of_range_graphs", "metrics": {...}}. */

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""Transfer benchmark: predictors scored on networks from a search space they never saw.
+
+    /usr/bin/python3 benchmarks/transfer.py [--quick] [--jobs 2] [--out benchmarks/transfer.md]
+
+Regenerates benchmarks/transfer.md:
+
+1. NAS-Bench-201 -> FBNet and FBNet -> NAS-Bench-201 (datasets/nb201.h5 from
+   `nb201_build.py`, datasets/fbnet.h5 from `fbnet_build.py`): each model is trained
+   on one space (the three GPUs both spaces measured: 1080ti, 2080ti, titan_rtx; every batch of
+   that space), its best checkpoint exported and scored with `seerpredict --predictions` on every
+   graph of the other space. Reported at the shared batches (1 and 32): MAPE and Spearman per GPU
+   and batch, and their mean.
+2. Leave-one-style-out on the design space measured on this machine's CPU (datasets/space_cpu/,
+   built into WORK/space_xeon.h5 with scripts/space/make_dataset.py): for each stage style, every
+   network that has a stage of that style is the test split (data.test_family), the others train;
+   labels train_time_ms and infer_time_ms.
+
+Models: seernet as PerfSeer describes it (target = log, no clamp), seernet / perfsage / gcn with
+[model] target = roofline and clamp = range, the linear baseline (ridge on a bag of operators,
+roofline target), and a least-squares regression of log y on log FLOPs and log bytes (the floor
+every learned model must beat). --quick trains on 6,000 graphs of each GPU space for 6 epochs
+(the committed table says which mode made it).
+"""
+import argparse
+import concurrent.futures as cf
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GPUS = ["1080ti_infer_ms", "2080ti_infer_ms", "titan_rtx_infer_ms"]
+SHARED_BATCHES = [1, 32]
+SHOTS = 10  # target architectures measured for the calibrated rows
+STYLES = ["vgg", "inception", "resnext", "densenet", "mobilenet"]
+CPU_LABELS = ["train_time_ms", "infer_time_ms"]
+
+# name -> seertrain overrides (the roofline variants are this round's extrapolating options)
+ROOF = ["model.target=roofline", "model.clamp=range"]
+MODELS = {
+    "seernet (paper)": ["model.name=seernet", "model.hidden=64", "model.blocks=1"],
+    "seernet roofline": ["model.name=seernet", "model.hidden=64", "model.blocks=1"] + ROOF,
+    "perfsage roofline": ["model.name=perfsage", "model.hidden=64", "model.blocks=2",
+                          "model.head_hidden=64"] + ROOF,
+    "gcn roofline": ["model.name=gcn", "model.hidden=128", "model.blocks=3",
+                     "model.head_hidden=64"] + ROOF,
+    "linear roofline": ["model.name=linear"] + ROOF,
+}
+
+
+def run(cmd, log):
+    with open(log, "w") as f:
+        r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        sys.exit("transfer.py: failed (%d): %s\n  see %s" % (r.returncode, " ".join(cmd), log))
+
+
+def read_h5(path, labels):
+    import h5py
+    with h5py.File(path, "r") as f:
+        names = [x.decode() if isinstance(x, bytes) else x for x in f["/graph/name"][:]]
+        fam = [x.decode() if isinstance(x, bytes) else x for x in f["/graph/family"][:]]
+        cols = [x.decode() if isinstance(x, bytes) else x for x in f["/schema/labels"][:]]
+        gcols = [x.decode() if isinstance(x, bytes) else x for x in f["/schema/global_features"][:]]
+        y = f["/label/y"][:]
+        xg = f["/global/x"][:]
+    Y = np.stack([y[:, cols.index(l)] for l in labels], 1).astype(np.float64)
+    X = np.stack([xg[:, gcols.index(c)] for c in ("log_flops_total", "log_mem_total")], 1)
+    batch = np.array([int(n.rsplit("@bs", 1)[1]) for n in names])
+    return {"name": names, "family": fam, "y": Y, "x": X.astype(np.float64), "batch": batch}
+
+
+def spearman(p, y):
+    rp, ry = np.argsort(np.argsort(p)), np.argsort(np.argsort(y))
+    return float(np.corrcoef(rp, ry)[0, 1])
+
+
+def scores(pred, y):
+    ok = np.isfinite(y)
+    p, t = pred[ok], y[ok]
+    if len(t) < 3:
+        return None
+    return 100 * float(np.mean(np.abs(p - t) / t)), spearman(p, t), int(len(t))
+
+
+def calibration_groups(d):
+    """The architectures (name before @bs) measured for calibration: SHOTS of them, seeded."""
+    arch = sorted(set(n.split("@")[0] for n in d["name"]))
+    rng = np.random.default_rng(0)
+    return set(rng.choice(arch, size=SHOTS, replace=False))
+
+
+def calibrate(pred, d, shots):
+    """Each label's predictions times the median measured / predicted over the graphs of the shot
+    architectures; returns them and the mask of the graphs left to score."""
+    shot = np.array([n.split("@")[0] in shots for n in d["name"]])
+    out = pred.copy()
+    for k in range(pred.shape[1]):
+        ok = shot & np.isfinite(d["y"][:, k])
+        if ok.any():
+            out[:, k] *= np.median(d["y"][ok, k] / pred[ok, k])
+    return out, ~shot
+
+
+def logflops_fit(X, y):
+    """log y = a + b log FLOPs + c log bytes, least squares on the finite labels."""
+    ok = np.isfinite(y)
+    A = np.column_stack([np.ones(ok.sum()), X[ok]])
+    w, *_ = np.linalg.lstsq(A, np.log(y[ok]), rcond=None)
+    return lambda Xn: np.exp(np.column_stack([np.ones(len(Xn)), Xn]) @ w)
+
+
+def train(a, name, sets, run_dir, log):
+    cmd = [a.seertrain, os.path.join(ROOT, "configs/multi.ini"), "--quiet"]
+    for s in sets + MODELS[name] + ["output.dir=" + os.path.dirname(run_dir),
+                                     "output.run=" + os.path.basename(run_dir), "train.threads=1"]:
+        cmd += ["--set", s]
+    run(cmd, log)
+
+
+def predict(a, seer, h5, csv_out, log):
+    run([a.seerpredict, seer, h5, "--predictions", csv_out], log)
+
+
+def gpu_job(a, src, dst, name):
+    """One model trained on space src, scored on every graph of dst."""
+    tag = "%s_to_%s_%s" % (src, dst, name.replace(" ", "_").replace("(", "").replace(")", ""))
+    run_dir = os.path.join(a.work, tag)
+    sets = ["data.path=" + a.data[src], "data.labels=" + ",".join(GPUS), "train.multi_task=sum",
+            "train.epochs=%d" % a.epochs, "data.train_frac=0.8", "data.val_frac=0.1",
+            "data.limit=%d" % a.limit]
+    if not (a.reuse and os.path.exists(run_dir + ".csv")):
+        train(a, name, sets, run_dir, run_dir + ".log")
+        predict(a, export(a, run_dir), a.data[dst], run_dir + ".csv", run_dir + ".predict.log")
+    with open(run_dir + ".csv") as f:
+        pred = np.array([[float(r[l]) for l in GPUS] for r in csv.DictReader(f)])
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        s = json.load(f)
+    return tag, pred, s["train_seconds"], s["mean_test_mape"]
+
+
+def export(a, run_dir):
+    out = run_dir + ".seer"
+    run([a.seerexport, run_dir, "-o", out], run_dir + ".export.log")
+    return out
+
+
+def loso_job(a, style, name, families):
+    held = sorted(f for f in families if style in f.split("/", 1)[1].split("+"))
+    tag = "loso_%s_%s" % (style, name.replace(" ", "_").replace("(", "").replace(")", ""))
+    run_dir = os.path.join(a.work, tag)
+    sets = ["data.path=" + a.space, "data.labels=" + ",".join(CPU_LABELS), "train.multi_task=sum",
+            "data.test_family=" + ",".join(held), "data.train_frac=0.8", "data.val_frac=0.1",
+            "train.epochs=%d" % a.loso_epochs, "train.batch_size=16"]
+    if not (a.reuse and os.path.exists(os.path.join(run_dir, "summary.json"))):
+        train(a, name, sets, run_dir, run_dir + ".log")
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        s = json.load(f)
+    return tag, {l: (s["test"][l]["mape"], s["test"][l]["spearman"], s["test"][l]["n"]) for l in CPU_LABELS}
+
+
+def fmt(s):
+    return "-" if s is None else "%.1f / %.2f" % (s[0], s[1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="6,000 graphs per GPU space, 6 epochs, 30 LOSO epochs")
+    ap.add_argument("--jobs", type=int, default=1, help="trainings run at once (one thread each)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks/transfer.md"))
+    ap.add_argument("--work", default="/tmp/seer-transfer")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--reuse", action="store_true",
+                    help="keep the runs already in WORK (a finished run's summary and predictions)")
+    ap.add_argument("--skip-loso", action="store_true", help="only the two GPU spaces")
+    a = ap.parse_args()
+    a.seertrain, a.seerexport, a.seerpredict = (os.path.join(a.build, t) for t in ("seertrain", "seerexport", "seerpredict"))
+    a.data = {"nb201": os.path.join(ROOT, "datasets/nb201.h5"), "fbnet": os.path.join(ROOT, "datasets/fbnet.h5")}
+    a.limit, a.epochs, a.loso_epochs = (6000, 6, 30) if a.quick else (0, 10, 80)
+    for k, p in a.data.items():
+        if not os.path.exists(p):
+            sys.exit("transfer.py: %s missing: build it with /usr/bin/python3 scripts/datasets/%s" %
+                     (p, "nb201_build.py" if k == "nb201" else "fbnet_build.py"))
+    os.makedirs(a.work, exist_ok=True)
+    data = {k: read_h5(p, GPUS) for k, p in a.data.items()}
+    results, meta = {}, {}
+    jobs = [(s, d, m) for s, d in (("nb201", "fbnet"), ("fbnet", "nb201")) for m in MODELS]
+    with cf.ThreadPoolExecutor(a.jobs) as ex:
+        futs = {ex.submit(gpu_job, a, s, d, m): (s, d, m) for s, d, m in jobs}
+        for f in cf.as_completed(futs):
+            s, d, m = futs[f]
+            tag, pred, secs, ins = f.result()
+            results[(s, d, m)], meta[(s, d, m)] = pred, (secs, ins)
+            print("transfer.py: %s -> %s %-18s trained in %.0f s (in-space test MAPE %.2f%%)" % (s, d, m, secs, ins), flush=True)
+    # the log-FLOPs regression, fitted on the source's training graphs (the first limit graphs)
+    for s, d in (("nb201", "fbnet"), ("fbnet", "nb201")):
+        src, dst = data[s], data[d]
+        n = a.limit or len(src["y"])
+        pred = np.column_stack([logflops_fit(src["x"][:n], src["y"][:n, k])(dst["x"]) for k in range(len(GPUS))])
+        results[(s, d, "log-FLOPs regression")] = pred
+        meta[(s, d, "log-FLOPs regression")] = (0.0, float("nan"))
+    names = list(MODELS) + ["log-FLOPs regression"]
+    lines = ["# Transfer between search spaces", "",
+             "Regenerated by `/usr/bin/python3 benchmarks/transfer.py%s` on %s (%s; %.0f min of training in all)."
+             % (" --quick" if a.quick else "", time.strftime("%Y-%m-%d"), machine(),
+                sum(v[0] for v in meta.values()) / 60), "",
+             "Every figure is on networks of a space the model never saw in training. Cells are MAPE % / Spearman.",
+             "Training: %s graphs of the source space (every batch), %d epochs, 80/10/10 split; scored on every "
+             "graph of the target space at the batches both spaces measured (1 and 32)."
+             % ("the first %d" % a.limit if a.limit else "all", a.epochs), "",
+             "Targets (issue: generalisation): Spearman >= 0.9 and MAPE <= 15% on both directions; the best model at "
+             "least as good as the log-FLOPs regression.", "",
+             "Rows marked *+10 measured* rescale each label's predictions by one factor, the median of measured / "
+             "predicted over %d target architectures (all their batches; seeded), and score the other graphs: what "
+             "a user gets after measuring a handful of networks of the new space (HELP's few-shot setting)." % SHOTS, ""]
+    for s, d in (("nb201", "fbnet"), ("fbnet", "nb201")):
+        dst = data[d]
+        lines += ["## %s -> %s" % (s, d), "",
+                  "| model | in-space test MAPE | train s | " + " | ".join("%s bs%d" % (g.split("_infer")[0], b) for g in GPUS for b in SHARED_BATCHES) + " | mean |",
+                  "|---" * (4 + len(GPUS) * len(SHARED_BATCHES)) + "|"]
+        shots = calibration_groups(dst)
+        for m in names:
+            for calibrated in (False, True):
+                pred = results[(s, d, m)]
+                keep = np.ones(len(pred), bool)
+                if calibrated:
+                    pred, keep = calibrate(pred, dst, shots)
+                cells, mp, sp = [], [], []
+                for k in range(len(GPUS)):
+                    for b in SHARED_BATCHES:
+                        sel = (dst["batch"] == b) & keep
+                        sc = scores(pred[sel, k], dst["y"][sel, k])
+                        cells.append(fmt(sc))
+                        if sc:
+                            mp.append(sc[0]), sp.append(sc[1])
+                secs, ins = meta[(s, d, m)]
+                lines.append("| %s | %s | %s | %s | %.1f / %.2f |" % (
+                    m + (" *+%d measured*" % SHOTS if calibrated else ""),
+                    "-" if math.isnan(ins) or calibrated else "%.2f%%" % ins,
+                    "%.0f" % secs if secs and not calibrated else "-",
+                    " | ".join(cells), np.mean(mp), np.mean(sp)))
+        lines.append("")
+    if not a.skip_loso:
+        lines += loso(a, names)
+    lines += ["Commands behind each cell: the run folders and logs under `%s` (seertrain `--set` overrides "
+              "in each `*.log`'s config echo)." % a.work, ""]
+    with open(a.out, "w") as f:
+        f.write("\n".join(lines))
+    print("transfer.py: wrote %s" % a.out)
+
+
+def loso(a, names):
+    a.space = os.path.join(a.work, "space_xeon.h5")
+    run([sys.executable, os.path.join(ROOT, "scripts/space/make_dataset.py"), "--specs",
+         os.path.join(ROOT, "datasets/space_cpu/specs_r.jsonl"), "--measurements",
+         os.path.join(ROOT, "datasets/space_cpu/measurements_xeon.jsonl"), "-o", a.space,
+         "--onnx-dir", os.path.join(a.work, "space_onnx"), "--card", os.path.join(a.work, "space_card.md"),
+         "--seerconvert", os.path.join(a.build, "seerconvert")], os.path.join(a.work, "space_build.log"))
+    sp = read_h5(a.space, CPU_LABELS)
+    families = sorted(set(sp["family"]))
+    res = {}
+    with cf.ThreadPoolExecutor(a.jobs) as ex:
+        futs = {ex.submit(loso_job, a, st, m, families): (st, m) for st in STYLES for m in MODELS}
+        for f in cf.as_completed(futs):
+            st, m = futs[f]
+            res[(st, m)] = f.result()[1]
+            print("transfer.py: leave out %s, %s done" % (st, m), flush=True)
+    for st in STYLES:  # the regression: trained on the networks without the style
+        held = np.array([st in f.split("/", 1)[1].split("+") for f in sp["family"]])
+        out = {}
+        for k, l in enumerate(CPU_LABELS):
+            pred = logflops_fit(sp["x"][~held], sp["y"][~held, k])(sp["x"][held])
+            out[l] = scores(pred, sp["y"][held, k])
+        res[(st, "log-FLOPs regression")] = out
+    lines = ["## Leave one stage style out: the design space on this machine's CPU", "",
+             "%d graphs (%d architectures x batch 1/4/16) measured with scripts/measure/measure.py; for each style "
+             "the test split is every network with a stage of that style (data.test_family), the rest trains "
+             "(80/10 train/val, the 10%% test share trains too), %d epochs. Cells: MAPE %% / Spearman of train_time_ms, then infer_time_ms."
+             % (len(sp["y"]), len(set(n.split("@")[0] for n in sp["name"])), a.loso_epochs), "",
+             "| model | " + " | ".join("without %s" % st for st in STYLES) + " |", "|---" * (1 + len(STYLES)) + "|"]
+    for m in names:
+        cells = []
+        for st in STYLES:
+            r = res[(st, m)]
+            cells.append("<br>".join(fmt(r[l]) for l in CPU_LABELS))
+        lines.append("| %s | %s |" % (m, " | ".join(cells)))
+    return lines + [""]
+
+
+def machine():
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        model = "unknown CPU"
+    return "%s, one thread per training" % model
+
+
+if __name__ == "__main__":
+    main()

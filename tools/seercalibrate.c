@@ -1,0 +1,133 @@
+/* seercalibrate: a .seer model rescaled to a handful of networks measured on the target.
+ *   seercalibrate MODEL.seer MEASURED.h5 -o CALIBRATED.seer
+ * See --help. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/container.h"
+#include "eval/score.h"
+#include "infer/seer_format.h"
+
+static void usage(FILE *f) {
+    fputs("usage: seercalibrate MODEL.seer MEASURED.h5 -o CALIBRATED.seer\n\n"
+          "Across search spaces most of a predictor's error is one scale factor per metric (the\n"
+          "ranking holds, the level is off: benchmarks/transfer.md). MEASURED.h5 holds a few\n"
+          "networks of the new space measured on the target (a PerfGraph file: seerconvert\n"
+          "--manifest with label columns named like the model's metrics; ten networks already\n"
+          "help). Each metric is multiplied by the median of measured / predicted over the graphs\n"
+          "that carry its label; metrics the file does not measure are left alone. The factors\n"
+          "and the file are recorded in the output (seer_info(model, \"calibration\")); the\n"
+          "training range it reports is unchanged, so unlike networks still carry the warning.\n",
+          f);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A copy of c's keys (all but skip) and tensors into o, a new container of the same kind. */
+static void copy_container(const seer_container *c, const char *skip, seer_container *o) {
+    ctr_init(o, c->magic, c->version);
+    for (int i = 0; i < c->n_kv; i++) {
+        const ctr_kv *kv = &c->kv[i];
+        if (!strcmp(kv->key, skip)) continue;
+        switch (kv->type) {
+        case KV_STR: ctr_add_str(o, kv->key, kv->data); break;
+        case KV_I64: ctr_add_i64(o, kv->key, *(const int64_t *)kv->data); break;
+        case KV_F64: ctr_add_f64(o, kv->key, *(const double *)kv->data); break;
+        case KV_STRARR: ctr_add_strs(o, kv->key, kv->data, kv->n); break;
+        default: ctr_add_arr(o, kv->key, kv->type, kv->data, kv->n); break;
+        }
+    }
+    for (int i = 0; i < c->n_t; i++)
+        ctr_add_tensor(o, c->t[i].name, c->t[i].dtype, c->t[i].ndim, c->t[i].dims, c->t[i].data);
+}
+
+int main(int argc, char **argv) {
+    const char *model = NULL, *data = NULL, *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "seercalibrate: unknown or incomplete option '%s' (see --help)\n", argv[i]);
+            return 2;
+        } else if (!model) {
+            model = argv[i];
+        } else if (!data) {
+            data = argv[i];
+        } else {
+            fprintf(stderr, "seercalibrate: unexpected argument '%s' (see --help)\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!model || !data || !out) {
+        usage(stderr);
+        return 2;
+    }
+    char msg[1024];
+    seer_model *m;
+    if (seer_load(model, &m, msg, sizeof msg)) seer_die("%s", msg);
+    pg_dataset ds;
+    double *pred;
+    seer_err err;
+    if (score_predict(m, data, &ds, &pred, &err)) seer_die("%s", err.msg);
+    int M = seer_n_metrics(m), used = 0;
+    double *factor = seer_malloc(sizeof(double) * (size_t)M), *r = seer_malloc(sizeof(double) * (size_t)(ds.G + 1));
+    int64_t *count = seer_calloc((size_t)M, sizeof(int64_t));
+    char note[4096];
+    int len = snprintf(note, sizeof note, "%s:", data);
+    for (int k = 0; k < M; k++) {
+        int col = pg_find_name(ds.labels, ds.M, seer_metric_name(m, k));
+        int64_t n = 0;
+        for (int64_t g = 0; col >= 0 && g < ds.G; g++) {
+            double y = ds.label_y[g * ds.M + col], p = pred[g * M + k];
+            if (y > 0 && isfinite(y) && p > 0 && isfinite(p)) r[n++] = y / p;
+        }
+        factor[k] = 1, count[k] = n;
+        if (n) {
+            qsort(r, (size_t)n, sizeof *r, cmp_double);
+            factor[k] = n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
+            used++;
+            if (len < (int)sizeof note - 1)
+                len += snprintf(note + len, sizeof note - (size_t)len, " %s x%.6g (%lld graphs)",
+                                seer_metric_name(m, k), factor[k], (long long)n);
+        }
+    }
+    if (!used) {
+        seer_die("%s: no graph carries a measured label named like the model's metrics (%s%s): "
+                 "nothing to calibrate with (name the label columns as the metrics)", data,
+                 seer_metric_name(m, 0), M > 1 ? ", ..." : "");
+    }
+    seer_container c, o;
+    if (ctr_read(&c, model, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err)) seer_die("%s", err.msg);
+    const ctr_kv *mu = ctr_get(&c, "norm.label_mu", KV_F64ARR, model, &err);
+    if (!mu || mu->n != M) seer_die("%s", mu ? "norm.label_mu does not have one value per metric" : err.msg);
+    // y = exp(t sigma + mu + log cost): a factor on y is log(factor) on mu
+    for (int k = 0; k < M; k++) ((double *)mu->data)[k] += log(factor[k]);
+    const char *prev = seer_info(m, "calibration"); // a second calibration composes with the first
+    char info[8192];
+    snprintf(info, sizeof info, "%s%s%s", prev ? prev : "", prev ? "; then " : "", note);
+    copy_container(&c, "info.calibration", &o);
+    ctr_add_str(&o, "info.calibration", info);
+    if (ctr_write(&o, out, &err)) seer_die("%s", err.msg);
+    for (int k = 0; k < M; k++) {
+        if (count[k])
+            printf("%-28s x %.4f (median of measured / predicted over %lld graphs)\n",
+                   seer_metric_name(m, k), factor[k], (long long)count[k]);
+        else
+            printf("%-28s not measured in the file: unchanged\n", seer_metric_name(m, k));
+    }
+    printf("wrote %s\n", out);
+    ctr_free(&o), ctr_free(&c);
+    free(factor), free(r), free(count), free(pred);
+    pg_free(&ds);
+    seer_free(m);
+    return 0;
+}
