@@ -36,6 +36,15 @@ METRICS = ["train_time_ms", "infer_time_ms", "train_mem_mb", "infer_mem_mb", "tr
            "infer_util_pct", "train_energy_mj", "infer_energy_mj"]
 
 
+def label_name(metric, prefix):
+    """train_time_ms -> <prefix>_train_ms, infer_mem_mb -> <prefix>_infer_mb, train_util_pct ->
+    <prefix>_trainutil_pct (so that the device is everything before the last two parts)."""
+    if not prefix or metric == "synthetic_ms":
+        return metric
+    phase, what, unit = metric.split("_")
+    return "%s_%s_%s" % (prefix, phase if what in ("time", "mem") else phase + what, unit)
+
+
 def family(spec):
     """/graph/family of a design-space network: space/ and its stage styles, sorted and unique
     (space/densenet+vgg). Leaving a style out holds out every family that names it."""
@@ -56,6 +65,10 @@ def main():
     ap.add_argument("--card", default=None)
     ap.add_argument("--scale", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--label-prefix", default="",
+                    help="name the labels in DESIGN.md's convention <device>_<metric>_<unit> with this "
+                         "device (cpu_xeon: cpu_xeon_train_ms, cpu_xeon_infer_mb, ...), which "
+                         "seerpredict --device reads; default: the harness's names (train_time_ms, ...)")
     a = ap.parse_args()
     out = os.path.abspath(a.o)
     onnx_dir = a.onnx_dir or os.path.splitext(out)[0] + "_onnx"
@@ -91,7 +104,7 @@ def main():
     manifest = os.path.join(onnx_dir, "manifest.csv")
     with open(manifest, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["onnx", "batch", "name", "group", "family"] + labels)
+        w.writerow(["onnx", "batch", "name", "group", "family"] + [label_name(m, a.label_prefix) for m in labels])
         for s, b, r in rows:
             vals = [fmt(None if r.get("oom") else r.get(m)) for m in labels]
             w.writerow([s["id"] + ".onnx", b, "space/%s@bs%d" % (s["id"], b), int(s["id"][1:]),
