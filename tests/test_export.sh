@@ -39,6 +39,10 @@ SEER_LIB_DIR=$(dirname "$seerpredict") "$python" "$here/test_python.py" "$work/m
 cat "$work/pred.txt"
 grep -q "titan_rtx_256_ms" "$work/pred.txt" || fail "no metric table"
 [ "$(wc -l <"$work/all.csv")" -eq 1501 ] || fail "predictions CSV should have 1500 rows and a header"
+"$seerpredict" "$work/m_fp32.seer" "$data" --limit 300 --plot "$work/scored.png" | tee "$work/plot.txt"
+[ "$(head -c 4 "$work/scored.png" | tail -c 3)" = PNG ] && grep -q "plot: .*scored.png" "$work/plot.txt" ||
+    fail "seerpredict --plot"
+[ ! -e "$work/scored.png.predictions.csv" ] || fail "seerpredict --plot left its temporary CSV"
 "$seerpredict" "$work/m_int8.seer" "$data" --json --limit 100 | "$python" -c '
 import json, sys
 d = json.load(sys.stdin)

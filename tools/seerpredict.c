@@ -20,7 +20,7 @@ static void usage(FILE *f) {
     fputs("usage: seerpredict MODEL.seer NET.onnx [NET.onnx ...] [--batch 1,8,64] [--fuse] [--json]\n"
           "       seerpredict NET.onnx [...] --device DEVICE [--batch ...]   (a shipped predictor)\n"
           "       seerpredict --list-devices\n"
-          "       seerpredict MODEL.seer DATA.h5 [--json] [--predictions OUT.csv] [--limit N]\n\n"
+          "       seerpredict MODEL.seer DATA.h5 [--json] [--predictions OUT.csv] [--limit N] [--plot OUT.png]\n\n"
           "ONNX: converts each model through Seer's ONNX front end at each batch size and prints\n"
           "every metric of the predictor with its unit, and a warning when the graph lies outside\n"
           "what the model was trained on (a feature, the node or edge count, or a prediction more\n"
@@ -38,7 +38,9 @@ static void usage(FILE *f) {
           "  --fuse              fold BatchNormalization/activations into Conv/Gemm (as seerconvert)\n"
           "  --json              one JSON document on stdout instead of text\n"
           "  --predictions PATH  HDF5: also write a CSV of name,metric,... per graph\n"
-          "  --limit N           HDF5: only the first N graphs\n",
+          "  --limit N           HDF5: only the first N graphs\n"
+          "  --plot OUT.png      HDF5: predicted against measured, log-log, a panel per metric\n"
+          "                      (scripts/run_plot.py; needs python3-matplotlib and python3-h5py)\n",
           f);
 }
 
@@ -206,15 +208,27 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
 }
 
 /* A whole dataset (eval/score.h: the same code as seertrain's [eval] paths). */
-static int predict_h5(const seer_model *m, const char *path, int64_t limit, const char *csv, int json) {
+static int predict_h5(const seer_model *m, const char *path, int64_t limit, const char *csv, int json,
+                      const char *plot) {
     score_result r;
     seer_err e;
+    char tmp[1200];
+    if (plot && !csv) { // the plot reads the predictions from a CSV: a temporary one
+        snprintf(tmp, sizeof tmp, "%s.predictions.csv", plot);
+        csv = tmp;
+    }
     if (score_dataset(m, path, limit, csv, &r, &e)) die("%s%s", e.msg, "");
     if (json) {
         score_json(stdout, m, path, &r);
         putchar('\n');
     } else {
         score_print(stdout, m, path, &r);
+    }
+    if (plot) {
+        char args[4000];
+        snprintf(args, sizeof args, "data '%s' '%s' '%s'", csv, path, plot);
+        seer_plot("run_plot.py", args, plot, json ? stderr : stdout); // the JSON stays clean
+        if (csv == tmp) remove(tmp);
     }
     return 0;
 }
@@ -317,7 +331,7 @@ static const seer_model *device_model(shipped *p, int n, const char *device) {
 }
 
 int main(int argc, char **argv) {
-    const char *model = NULL, *csv = NULL, *device = NULL;
+    const char *model = NULL, *csv = NULL, *device = NULL, *plot = NULL;
     int list = 0;
     char **inputs = calloc((size_t)argc, sizeof(char *));
     int n_in = 0, fuse = 0, json = 0, n_batches = 0;
@@ -329,11 +343,12 @@ int main(int argc, char **argv) {
             return 0;
         }
         if ((!strcmp(a, "--batch") || !strcmp(a, "--predictions") || !strcmp(a, "--limit") ||
-             !strcmp(a, "--device")) && i + 1 >= argc)
+             !strcmp(a, "--device") || !strcmp(a, "--plot")) && i + 1 >= argc)
             die("%s needs a value (see --help)", a, "");
         if (!strcmp(a, "--fuse")) fuse = 1;
         else if (!strcmp(a, "--list-devices")) list = 1;
         else if (!strcmp(a, "--device")) device = argv[++i];
+        else if (!strcmp(a, "--plot")) plot = argv[++i];
         else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--predictions")) csv = argv[++i];
         else if (!strcmp(a, "--limit")) limit = atoll(argv[++i]);
@@ -378,7 +393,8 @@ int main(int argc, char **argv) {
     int h5 = 0;
     for (int i = 0; i < n_in; i++) h5 += ends_with(inputs[i], ".h5") || ends_with(inputs[i], ".hdf5");
     if (h5 && (h5 != 1 || n_in != 1)) die("give either one HDF5 dataset or ONNX files%s%s", "", "");
-    int rc = h5 ? predict_h5(m, inputs[0], limit, csv, json)
+    if (plot && !h5) die("--plot %s: plots are of a scored dataset (DATA.h5)", plot, "");
+    int rc = h5 ? predict_h5(m, inputs[0], limit, csv, json, plot)
                 : predict_onnx(m, inputs, n_in, batches, n_batches, fuse, json, device);
     seer_free(own);
     for (int i = 0; i < n_ship; i++) seer_free(ship[i].m);

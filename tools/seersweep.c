@@ -411,8 +411,11 @@ static pid_t launch(const sweep *s, const trial *t, int k, int epochs, int resum
         dup2(fileno(f), 1);
         dup2(fileno(f), 2);
     }
-    if (resume) execl(s->seertrain, s->seertrain, "--resume", dir, "--quiet", "--set", stop, (char *)NULL);
-    else execl(s->seertrain, s->seertrain, ini, "--quiet", "--set", stop, (char *)NULL);
+    // no plots per trial and rung (the sweep draws its own)
+    if (resume) execl(s->seertrain, s->seertrain, "--resume", dir, "--quiet", "--set", stop, "--set",
+                      "output.plot=0", (char *)NULL);
+    else execl(s->seertrain, s->seertrain, ini, "--quiet", "--set", stop, "--set", "output.plot=0",
+               (char *)NULL);
     fprintf(stderr, "seersweep: cannot run %s: %s\n", s->seertrain, strerror(errno));
     _exit(127);
 }
@@ -792,13 +795,10 @@ int main(int argc, char **argv) {
     for (int k = 0; k < n; k++) stopped_early += t[k].status == T_STOPPED;
     report(&s, t, n, stopped_early);
     if (plot) {
-        // scripts/sweep_plot.py of the source tree ($SEER_SOURCE_DIR, else the one built from)
-        const char *src = getenv("SEER_SOURCE_DIR");
-        char script[1200], cmd[2600];
-        snprintf(script, sizeof script, "%s/scripts/sweep_plot.py", src ? src : SEER_SOURCE_DIR);
-        snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s' '%s/results.csv' '%s/plot.png' 2>&1", script, s.dir, s.dir);
-        if (access(script, R_OK) == 0 && system(cmd) == 0) printf("plot: %s/plot.png\n", s.dir);
-        else printf("plot: not drawn (needs /usr/bin/python3 with matplotlib: apt-get install python3-matplotlib)\n");
+        char args[2600], what[1200];
+        snprintf(args, sizeof args, "'%s/results.csv' '%s/plot.png'", s.dir, s.dir);
+        snprintf(what, sizeof what, "%s/plot.png", s.dir);
+        seer_plot("sweep_plot.py", args, what, stdout);
     }
     return 0;
 }

@@ -61,6 +61,12 @@ static trainer *train_one(const seer_config *cfg, const char *run_dir, int resum
                    (long long)t->epoch);
     }
     if (trainer_run(t, &err)) seer_die("%s", err.msg);
+    if (cfg->output_plot && dist_rank() == 0) {
+        char args[2300], what[1200];
+        snprintf(args, sizeof args, "run '%s'", run_dir);
+        snprintf(what, sizeof what, "%s/predicted_vs_measured.png, loss.png", run_dir);
+        seer_plot("run_plot.py", args, what, stdout);
+    }
     return t;
 }
 

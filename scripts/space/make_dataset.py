@@ -65,6 +65,10 @@ def main():
     ap.add_argument("--card", default=None)
     ap.add_argument("--scale", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--max-other-load", type=float, default=None,
+                    help="leave out configurations measured while the other cores were busier than "
+                         "this (measure.py's other_load, the busy share of the other cores); "
+                         "the card gives the count")
     ap.add_argument("--label-prefix", default="",
                     help="name the labels in DESIGN.md's convention <device>_<metric>_<unit> with this "
                          "device (cpu_xeon: cpu_xeon_train_ms, cpu_xeon_infer_mb, ...), which "
@@ -95,6 +99,9 @@ def main():
             for line in f:
                 r = json.loads(line)
                 device = device or r.get("device_name")
+                if a.max_other_load is not None and r.get("other_load", 0) > a.max_other_load:
+                    a.left_out = getattr(a, "left_out", 0) + 1
+                    continue
                 rows.append((specs[r["id"]], r["batch"], r))
     written = set()
     for s, _, _ in rows:
@@ -126,6 +133,9 @@ def write_card(path, out, rows, labels, device, a):
              "stages, head; input 3x224x224), %s." % ("with synthetic labels (throughput benchmarks only)" if a.scale
                                                     else "measured on %s" % device), ""]
     archs = len({s["id"] for s, _, _ in rows})
+    if a.max_other_load is not None:
+        lines.append("- left out: %d configurations measured while the other cores were more than "
+                     "%.0f%% busy (--max-other-load)" % (getattr(a, "left_out", 0), 100 * a.max_other_load))
     lines.append("- graphs: %d (%d architectures; batch sizes %s)" % (
         len(rows), archs, ",".join(str(b) for b in sorted({b for _, b, _ in rows}))))
     fl = [space.flops(s, b) for s, b, _ in rows]

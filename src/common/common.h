@@ -82,6 +82,10 @@ void progress_end(seer_progress *p);
 /* Creates a folder and its parents (as mkdir -p); fails naming the part it could not create. */
 int seer_mkdir_p(const char *path, seer_err *err);
 
+/* Runs /usr/bin/python3 on the script SCRIPT in scripts/ with ARGS of the source tree (plot.c); prints "plot: WHAT" or
+ * why it was not drawn to msg; 0 when drawn. Not in libseer. */
+int seer_plot(const char *script, const char *args, const char *what, FILE *msg);
+
 /* Splits a list ("a,b c": commas and spaces) into at most max new strings; returns the count
  * (the caller frees each and the array). */
 int seer_split_list(const char *s, char ***out, int max);

@@ -73,6 +73,8 @@
     X(output, run, STR, "", NULL, "run folder name (empty = the config file's base name)")       \
     X(output, save_every, INT, "0", NULL, "also checkpoint every N steps (0 = at epoch ends only)") \
     X(output, step_log, INT, "0", NULL, "1: also write steps.tsv, the loss, learning rate and seconds of every step") \
+    X(output, plot, INT, "1", NULL,                                                             \
+      "1: draw predicted_vs_measured.png (the test split, log-log, a panel per label) and loss.png in the run folder at the end (scripts/run_plot.py, python3-matplotlib; skipped with a note when missing); 0: no plots") \
     X(output, profile, INT, "0", NULL,                                                          \
       "1: time each phase of a training step (waiting for the GPU after each, so a little slower) and print where the time goes") \
     X(backend, device, ENUM, "auto", "auto|cpu|cuda", "where to train: auto picks CUDA when a GPU is present and the build has it") \
