@@ -68,6 +68,42 @@ int main(void) {
         same_dataset(&ds, &back);
         pg_free(&back);
     }
+    // chunked + shuffle + deflate (seerconvert --compress): the same data through every reader
+    {
+        char zpath[640];
+        snprintf(zpath, sizeof zpath, "%s/ok_z.h5", dir);
+        CHECK(pg_write_level(zpath, &ds, 6, &err) == 0, "compressed write: %s", err.msg);
+        CHECK(pg_write_level(zpath, &ds, 10, &err) != 0 && strstr(err.msg, "0 (none) to 9"),
+              "level 10 was accepted");
+        hid_t f = H5Fopen(zpath, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "/node/x", H5P_DEFAULT);
+        hid_t pl = H5Dget_create_plist(d);
+        CHECK(H5Pget_nfilters(pl) == 2 && H5Pget_layout(pl) == H5D_CHUNKED,
+              "/node/x: %d filters, layout %d: not chunked with shuffle and deflate",
+              H5Pget_nfilters(pl), (int)H5Pget_layout(pl));
+        H5Pclose(pl), H5Dclose(d), H5Fclose(f);
+        CHECK(pg_read(zpath, &back, &err) == 0, "compressed read: %s", err.msg);
+        if (!test_failures) {
+            same_dataset(&ds, &back);
+            pg_free(&back);
+        }
+        pg_index zx;
+        pg_dataset a, b;
+        pg_read_stats st;
+        CHECK(pg_read_index(zpath, &zx, &err) == 0, "compressed index: %s", err.msg);
+        if (!test_failures) {
+            int64_t lo = 3, hi = zx.G - 2;
+            CHECK(pg_read_range(zpath, &zx, lo, hi, &a, &st, &err) == 0 &&
+                      pg_read_range(path, &zx, lo, hi, &b, &st, &err) == 0, "range: %s", err.msg);
+            if (!test_failures) {
+                CHECK(a.N == b.N && !memcmp(a.node_x, b.node_x, sizeof(float) * (size_t)(a.N * a.Fn)) &&
+                          !memcmp(a.edge_index, b.edge_index, sizeof(int32_t) * (size_t)(2 * a.E)) &&
+                          !memcmp(a.global_x, b.global_x, sizeof(float) * (size_t)(a.G * a.Fg)),
+                      "a range of the compressed file differs from the uncompressed one");
+                pg_free(&a), pg_free(&b);
+            }
+            pg_index_free(&zx);
+        }
+    }
 
     // sharded reads: R contiguous shards balanced by nodes, one hyperslab per dataset covering
     // exactly the shard's rows, data equal to the slice of the whole file

@@ -525,19 +525,37 @@ int pg_read_label_names(const char *path, char ***names, int *M, seer_err *err) 
     return *names ? 0 : -1;
 }
 
-static int h5_write_num(hid_t f, const char *dset, hid_t file_type, hid_t mem_type,
-                        const void *buf, int64_t rows, int64_t cols) {
+/* level > 0: chunks of about PG_CHUNK_BYTES (whole rows), byte shuffle, then deflate at that
+ * level; readers need nothing different (HDF5 undoes the filters, hyperslabs read whole chunks). */
+#define PG_CHUNK_BYTES (512 * 1024)
+static int h5_write_num_level(hid_t f, const char *dset, hid_t file_type, hid_t mem_type,
+                              const void *buf, int64_t rows, int64_t cols, int level) {
     hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
-    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    int rank = cols > 0 ? 2 : 1;
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
-    hid_t s = H5Screate_simple(cols > 0 ? 2 : 1, dims, NULL);
-    hid_t d = H5Dcreate2(f, dset, file_type, s, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    size_t row_bytes = H5Tget_size(file_type) * (size_t)(cols > 0 ? cols : 1);
+    if (level > 0 && rows > 0 && row_bytes > 0) {
+        hsize_t chunk[2] = {(hsize_t)(PG_CHUNK_BYTES / row_bytes), (hsize_t)(cols > 0 ? cols : 1)};
+        if (chunk[0] < 1) chunk[0] = 1;
+        if (chunk[0] > (hsize_t)rows) chunk[0] = (hsize_t)rows;
+        H5Pset_chunk(dcpl, rank, chunk);
+        H5Pset_shuffle(dcpl);
+        H5Pset_deflate(dcpl, (unsigned)level);
+    }
+    hid_t s = H5Screate_simple(rank, dims, NULL);
+    hid_t d = H5Dcreate2(f, dset, file_type, s, lcpl, dcpl, H5P_DEFAULT);
     int ok = d >= 0 && (rows * (cols > 0 ? cols : 1) == 0 ||
                         H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
     if (d >= 0) H5Dclose(d);
     H5Sclose(s);
-    H5Pclose(lcpl);
+    H5Pclose(lcpl), H5Pclose(dcpl);
     return ok ? 0 : -1;
+}
+
+static int h5_write_num(hid_t f, const char *dset, hid_t file_type, hid_t mem_type,
+                        const void *buf, int64_t rows, int64_t cols) {
+    return h5_write_num_level(f, dset, file_type, mem_type, buf, rows, cols, 0);
 }
 
 static int h5_write_strings(hid_t f, const char *dset, char *const *s, int64_t n) {
@@ -562,6 +580,12 @@ static int h5_write_attr_str(hid_t f, const char *name, const char *v) {
 }
 
 int pg_write(const char *path, const pg_dataset *ds, seer_err *err) {
+    return pg_write_level(path, ds, 0, err);
+}
+
+int pg_write_level(const char *path, const pg_dataset *ds, int level, seer_err *err) {
+    if (level < 0 || level > 9)
+        return seer_fail(err, "%s: compression level %d: use 0 (none) to 9", path, level);
     h5_quiet();
     size_t len = strlen(path);
     char *tmp = seer_malloc(len + 8);
@@ -587,14 +611,18 @@ int pg_write(const char *path, const pg_dataset *ds, seer_err *err) {
     bad |= h5_write_strings(f, "/graph/name", ds->name, ds->G);
     if (ds->family) bad |= h5_write_strings(f, "/graph/family", ds->family, ds->G);
     bad |= h5_write_num(f, "/graph/group", H5T_STD_I64LE, H5T_NATIVE_INT64, ds->group, ds->G, 0);
-    bad |= h5_write_num(f, "/node/x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->node_x, ds->N, ds->Fn);
-    bad |= h5_write_num(f, "/node/op", H5T_STD_I32LE, H5T_NATIVE_INT32, ds->node_op, ds->N, 0);
-    bad |= h5_write_num(f, "/edge/index", H5T_STD_I32LE, H5T_NATIVE_INT32, ds->edge_index, ds->E,
-                        2);
-    bad |= h5_write_num(f, "/edge/x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->edge_x, ds->E, ds->Fe);
-    bad |= h5_write_num(f, "/global/x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->global_x, ds->G,
-                        ds->Fg);
-    bad |= h5_write_num(f, "/label/y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->label_y, ds->G, ds->M);
+    bad |= h5_write_num_level(f, "/node/x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->node_x, ds->N, ds->Fn,
+                              level);
+    bad |= h5_write_num_level(f, "/node/op", H5T_STD_I32LE, H5T_NATIVE_INT32, ds->node_op, ds->N, 0,
+                              level);
+    bad |= h5_write_num_level(f, "/edge/index", H5T_STD_I32LE, H5T_NATIVE_INT32, ds->edge_index, ds->E,
+                              2, level);
+    bad |= h5_write_num_level(f, "/edge/x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->edge_x, ds->E, ds->Fe,
+                              level);
+    bad |= h5_write_num_level(f, "/global/x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->global_x, ds->G,
+                              ds->Fg, level);
+    bad |= h5_write_num_level(f, "/label/y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ds->label_y, ds->G, ds->M,
+                              level);
     bad |= h5_write_strings(f, "/schema/node_features", ds->node_features, ds->Fn);
     bad |= h5_write_strings(f, "/schema/edge_features", ds->edge_features, ds->Fe);
     bad |= h5_write_strings(f, "/schema/global_features", ds->global_features, ds->Fg);

@@ -83,6 +83,9 @@ int pg_read_range_paths(const char *paths, const pg_index *ix, int64_t lo, int64
 /* Writes ds as format version 1 through a temporary file that is renamed into place, so a failed
  * write never leaves a corrupt file at path. It does not validate: tests use it to make bad files. */
 int pg_write(const char *path, const pg_dataset *ds, seer_err *err);
+/* The same with the node, edge, global and label arrays chunked, byte-shuffled and deflated at
+ * level 1..9 (0: contiguous, as pg_write). Every reader reads both. */
+int pg_write_level(const char *path, const pg_dataset *ds, int level, seer_err *err);
 
 /* The checks pg_read applies; path is used only in messages. */
 int pg_validate(const pg_dataset *ds, const char *path, seer_err *err);
