@@ -176,13 +176,16 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks/transfer.md"))
     ap.add_argument("--work", default="/tmp/seer-transfer")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--loso-epochs", type=int, default=None, help="epochs of the leave-one-style-out runs "
+                    "(default 30 with --quick, else 80)")
     ap.add_argument("--reuse", action="store_true",
                     help="keep the runs already in WORK (a finished run's summary and predictions)")
     ap.add_argument("--skip-loso", action="store_true", help="only the two GPU spaces")
     a = ap.parse_args()
     a.seertrain, a.seerexport, a.seerpredict = (os.path.join(a.build, t) for t in ("seertrain", "seerexport", "seerpredict"))
     a.data = {"nb201": os.path.join(ROOT, "datasets/nb201.h5"), "fbnet": os.path.join(ROOT, "datasets/fbnet.h5")}
-    a.limit, a.epochs, a.loso_epochs = (6000, 6, 30) if a.quick else (0, 10, 80)
+    a.limit, a.epochs, loso_epochs = (6000, 6, 30) if a.quick else (0, 10, 80)
+    a.loso_epochs = a.loso_epochs or loso_epochs
     for k, p in a.data.items():
         if not os.path.exists(p):
             sys.exit("transfer.py: %s missing: build it with /usr/bin/python3 scripts/datasets/%s" %
