@@ -8,7 +8,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 rm -rf "$work" && mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" || { cat "$work/install.log"; fail install; }
 lib=$(ls -d "$work"/prefix/lib*/ | head -n 1)
-for f in include/seer/seer.h include/seer/seer_onnx.h bin/seerpredict bin/seerexport; do
+for f in include/seer/seer.h include/seer/seer_onnx.h bin/seerpredict bin/seerexport bin/seercalibrate \
+         share/seer/predictors/transfer_gpu.seer share/seer/predictors/README.md; do
     [ -e "$work/prefix/$f" ] || fail "not installed: $f"
 done
 for f in libseer.a libseer.so libseeronnx.so pkgconfig/seer.pc pkgconfig/seer-onnx.pc; do
@@ -28,4 +29,8 @@ objdump -p "$work/model_info_static" | grep -q "NEEDED.*libseer" && fail "the st
 "$work/model_info_static" "$model" >"$work/out_static.txt"
 cmp "$work/out.txt" "$work/out_static.txt" || fail "shared and static builds print different results"
 grep -q "seernet model" "$work/out.txt" || fail "unexpected output"
+# the installed seerpredict finds the installed predictors (share/seer/predictors)
+"$work/prefix/bin/seerpredict" --list-devices | tee "$work/devices.txt"
+grep -q "^2080ti .*share/seer/predictors/transfer_gpu.seer" "$work/devices.txt" ||
+    fail "the installed seerpredict does not list the installed predictors"
 echo "test_install.sh: all checks passed"
