@@ -58,6 +58,12 @@ grep -Eq "^titan_rtx +.*gpu.seer +titan_rtx_256_ms titan_rtx_1_ms" "$work/device
 SEER_PREDICTORS="$work/ship" "$seerpredict" "$onnx" --device titan_rtx --batch 2 > "$work/dev.txt" || fail "--device"
 [ "$(grep -c 'titan_rtx_.*ms$' "$work/dev.txt")" -eq 2 ] || { cat "$work/dev.txt"; fail "--device titan_rtx: two metrics"; }
 SEER_PREDICTORS="$work/ship" "$seerpredict" "$work/m_fp32.seer" "$onnx" --batch 2 > "$work/nodev.txt"
+SEER_PREDICTORS="$work/ship" "$seerpredict" "$onnx" --device titan_rtx --json 2>/dev/null | "$python" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["model_info"]["predictor"].endswith("gpu.seer"), d["model_info"]
+assert sorted(d["results"][0]["metrics"]) == ["titan_rtx_1_ms", "titan_rtx_256_ms"], d["results"][0]' ||
+    fail "--device --json: the predictor used and the device's metrics"
 [ "$(sed -n 2,3p "$work/dev.txt")" = "$(sed -n 2,3p "$work/nodev.txt")" ] || fail "--device predicts otherwise than the model itself"
 
 # seercalibrate on the first 300 graphs: every prediction of a metric moves by one factor, the

@@ -145,7 +145,7 @@ static int metric_shown(const seer_model *m, int k, const char *device) {
 }
 
 static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int64_t *batches,
-                        int n_batches, int fuse, int json, const char *device) {
+                        int n_batches, int fuse, int json, const char *device, const char *picked) {
     char err[1024];
     if (seer_onnx_check_schema(m, err, sizeof err)) die("%s%s", err, "");
     int32_t *map = score_op_map(m, seer_onnx_n_op_types(), onnx_op, NULL);
@@ -156,6 +156,10 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                seer_info(m, "model"), seer_info(m, "dtype"));
         if (seer_info(m, "families")) json_str(seer_info(m, "families")); // what it was trained on
         else fputs("null", stdout);
+        if (picked) { // --device: the shipped predictor it chose
+            printf(",\"predictor\":");
+            json_str(picked);
+        }
         printf("},\"results\":[");
     }
     int first = 1;
@@ -308,11 +312,12 @@ static int list_devices(shipped *p, int n) {
     return 0;
 }
 
-static const seer_model *device_model(shipped *p, int n, const char *device) {
+static const seer_model *device_model(shipped *p, int n, const char *device, const char **path) {
     for (int i = 0; i < n; i++)
         for (int k = 0; k < seer_n_metrics(p[i].m); k++)
             if (metric_shown(p[i].m, k, device)) {
                 fprintf(stderr, "seerpredict: %s: %s\n", device, p[i].path);
+                *path = p[i].path;
                 return p[i].m;
             }
     char known[2048] = "";
@@ -383,19 +388,20 @@ int main(int argc, char **argv) {
     if (!n_batches) batches[n_batches++] = 0;
     seer_model *own = NULL;
     const seer_model *m;
+    const char *picked = NULL;
     char err[1024];
     if (model) {
         if (seer_load(model, &own, err, sizeof err)) die("%s%s", err, "");
         m = own;
     } else {
-        m = device_model(ship, n_ship, device);
+        m = device_model(ship, n_ship, device, &picked);
     }
     int h5 = 0;
     for (int i = 0; i < n_in; i++) h5 += ends_with(inputs[i], ".h5") || ends_with(inputs[i], ".hdf5");
     if (h5 && (h5 != 1 || n_in != 1)) die("give either one HDF5 dataset or ONNX files%s%s", "", "");
     if (plot && !h5) die("--plot %s: plots are of a scored dataset (DATA.h5)", plot, "");
     int rc = h5 ? predict_h5(m, inputs[0], limit, csv, json, plot)
-                : predict_onnx(m, inputs, n_in, batches, n_batches, fuse, json, device);
+                : predict_onnx(m, inputs, n_in, batches, n_batches, fuse, json, device, picked);
     seer_free(own);
     for (int i = 0; i < n_ship; i++) seer_free(ship[i].m);
     free(ship), free(inputs);
