@@ -60,21 +60,9 @@ static int ends_with(const char *s, const char *suf) {
     return n >= k && strcmp(s + n - k, suf) == 0;
 }
 
-static void json_str(const char *s) {
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
-        else putchar(*s);
-    }
-    putchar('"');
-}
+static void json_str(const char *s) { score_json_str(stdout, s); }
 
-/* A number in JSON (null for NaN and infinities, which JSON cannot hold). */
-static void json_num(double v) {
-    if (isfinite(v)) printf("%.6g", v);
-    else fputs("null", stdout);
-}
+static void json_num(double v) { metrics_json_num(stdout, v); } // null for NaN and infinities
 
 #define RANGE_ITEMS 8
 
@@ -88,10 +76,6 @@ static int range_check(const seer_model *m, const seer_graph *g, const double *y
     return n;
 }
 
-static const char *range_kind(int kind) {
-    static const char *const k[] = {"node feature ", "edge feature ", "global feature ", "", "", "prediction "};
-    return kind >= 0 && kind <= SEER_METRIC ? k[kind] : "";
-}
 
 static void range_text(const seer_model *m, int n, const seer_range_item *it) {
     if (n < 0) {
@@ -104,7 +88,7 @@ static void range_text(const seer_model *m, int n, const seer_range_item *it) {
     printf("  warning: outside the training data%s%s%s, so these predictions are guesses (%d quantit%s):",
            fams ? " (families " : "", fams ? fams : "", fams ? ")" : "", n, n == 1 ? "y" : "ies");
     for (int i = 0; i < n && i < RANGE_ITEMS; i++)
-        printf("%s %s%s = %.4g (trained %.4g .. %.4g)", i ? ";" : "", range_kind(it[i].kind),
+        printf("%s %s%s = %.4g (trained %.4g .. %.4g)", i ? ";" : "", score_range_kind(it[i].kind),
                seer_range_item_name(m, &it[i]), it[i].value, it[i].lo, it[i].hi);
     if (n > RANGE_ITEMS) printf("; and %d more", n - RANGE_ITEMS);
     putchar('\n');

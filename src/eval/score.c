@@ -206,7 +206,7 @@ out:
     return rc;
 }
 
-static const char *range_kind(int kind) {
+const char *score_range_kind(int kind) {
     static const char *const k[] = {"node feature ", "edge feature ", "global feature ", "", "",
                                     "prediction "};
     return kind >= 0 && kind <= SEER_METRIC ? k[kind] : "";
@@ -229,13 +229,13 @@ void score_print(FILE *f, const seer_model *m, const char *path, const score_res
         fprintf(f, "warning: %lld of %lld graphs lie outside the training data (their predictions "
                    "are guesses); most often outside:", (long long)r->outside, (long long)r->graphs);
         for (int i = 0; i < r->n_top; i++)
-            fprintf(f, "%s %s%s (%lld graphs)", i ? "," : "", range_kind(r->top[i].kind),
+            fprintf(f, "%s %s%s (%lld graphs)", i ? "," : "", score_range_kind(r->top[i].kind),
                     seer_range_item_name(m, &r->top[i]), (long long)r->top_graphs[i]);
         fputc('\n', f);
     }
 }
 
-static void json_str(FILE *f, const char *s) {
+void score_json_str(FILE *f, const char *s) {
     fputc('"', f);
     for (; *s; s++) {
         if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
@@ -247,14 +247,14 @@ static void json_str(FILE *f, const char *s) {
 
 void score_json(FILE *f, const seer_model *m, const char *path, const score_result *r) {
     fprintf(f, "{\"dataset\":");
-    json_str(f, path);
+    score_json_str(f, path);
     fprintf(f, ",\"graphs\":%lld,\"seconds\":%.6g,\"range_known\":%s,\"out_of_range_graphs\":%lld,"
                "\"metrics\":{", (long long)r->graphs, r->seconds, r->range_known ? "true" : "false",
             (long long)r->outside);
     for (int i = 0; i < r->n_scored; i++) {
         const label_metrics *lm = &r->lm[i];
         fprintf(f, "%s", i ? "," : "");
-        json_str(f, seer_metric_name(m, r->metric[i]));
+        score_json_str(f, seer_metric_name(m, r->metric[i]));
         fprintf(f, ":{\"n\":%lld", (long long)lm->n);
         const double v[6] = {lm->mape, lm->rmspe, lm->within5, lm->within10, lm->spearman,
                              lm->kendall};

@@ -50,6 +50,11 @@ int score_predict(const seer_model *m, const char *path, pg_dataset *ds, double 
 
 /* The text report (a line, the per-metric table, the range warning) and the JSON object
  * {"dataset", "graphs", "seconds", "range_known", "out_of_range_graphs", "metrics": {...}}. */
+/* "node feature ", "edge feature ", "global feature ", "prediction " or "" for a range item's kind
+ * (seer_range_item), and a JSON string with its escapes: what both reports print. */
+const char *score_range_kind(int kind);
+void score_json_str(FILE *f, const char *s);
+
 void score_print(FILE *f, const seer_model *m, const char *path, const score_result *r);
 void score_json(FILE *f, const seer_model *m, const char *path, const score_result *r);
 

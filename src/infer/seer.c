@@ -202,10 +202,9 @@ static int build(seer_model *m, seer_err *e) {
     if (cov < 0) return -1;
     m->has_cov = cov == 0;
     const ctr_kv *tk = ctr_find(&m->c, "norm.target"); // absent: trained on log y, unclamped
-    if (tk && (tk->type != KV_F64ARR || norm_target_unpack(n, tk->data, tk->n, m->origin, e)))
-        return tk->type != KV_F64ARR ? seer_fail(e, "%s: norm.target is not a float64 array",
-                                                 m->origin)
-                                     : -1;
+    if (tk && tk->type != KV_F64ARR)
+        return seer_fail(e, "%s: norm.target is not a float64 array", m->origin);
+    if (tk && norm_target_unpack(n, tk->data, tk->n, m->origin, e)) return -1;
     if (n->clamp && !m->has_cov)
         return seer_fail(e, "%s: the model clamps its features to the training range, but the "
                             "file records no range (coverage.*): re-export it", m->origin);
