@@ -224,6 +224,17 @@ class Model:
                 "value": it.value, "lo": it.lo, "hi": it.hi} for it in items[:min(n.value, _RANGE_MAX)]]
         return {"in_range": n.value == 0, "count": n.value, "out_of_range": out}
 
+    def remap_ops(self, ids, names, what="graph"):
+        """Operator ids into the table `names`, renumbered into the model's by name; an operator
+        the model never saw is its Other (added to the converter after the model was trained),
+        as seerpredict does."""
+        index = {n: i for i, n in enumerate(self.op_types)}
+        other = index.get("Other")
+        missing = {names[k] for k in ids if names[k] not in index}
+        if missing and other is None:
+            raise SeerError("%s: operators the model was not trained on: %s" % (what, ", ".join(sorted(missing))))
+        return np.array([index.get(names[k], other) for k in ids], dtype=np.int32)
+
     def predict_onnx(self, path, batch=0, fuse=False, with_range=False):
         """Converts an ONNX file (libseeronnx) and predicts it: {metric name: value}; with
         with_range=True, (that, check_range's report for the graph and its predictions)."""
@@ -233,11 +244,7 @@ class Model:
             raise SeerError(e.value.decode())
         g = list(onnx_graph(path, batch, fuse))
         if self.uses_op_types:  # the converter's op ids, renumbered into the model's table
-            names, index = onnx_op_names(), {n: i for i, n in enumerate(self.op_types)}
-            missing = {names[k] for k in g[4] if names[k] not in index}
-            if missing:
-                raise SeerError("%s: operators the model was not trained on: %s" % (path, ", ".join(sorted(missing))))
-            g[4] = np.array([index[names[k]] for k in g[4]], dtype=np.int32)
+            g[4] = self.remap_ops(g[4], onnx_op_names(), path)
         out = self.predict(*g)
         values = {name: float(v) for (name, _), v in zip(self.metrics, out)}
         return (values, self.check_range(*g, pred=out)) if with_range else values

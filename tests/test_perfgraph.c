@@ -178,6 +178,44 @@ int main(void) {
               "missing file: %s", err.msg);
         free(buf);
     }
+    // several files as one dataset: an operator table may have operators appended (the ids of
+    // the others never move), and the dataset takes the longer; any other difference is refused
+    {
+        char p1[600], p2[600], both[1300];
+        snprintf(p1, sizeof p1, "%s/ops3.h5", dir), snprintf(p2, sizeof p2, "%s/ops4.h5", dir);
+        snprintf(both, sizeof both, "%s,%s", p1, p2);
+        char **ops3 = ds.op_types, **ops4 = tg_names("op", 4);
+        free(ops4[3]), ops4[3] = seer_strdup("Equal");
+        CHECK(pg_write(p1, &ds, &err) == 0, "write: %s", err.msg);
+        ds.op_types = ops4, ds.n_ops = 4;
+        CHECK(pg_write(p2, &ds, &err) == 0, "write: %s", err.msg);
+        pg_index ix;
+        pg_dataset m;
+        CHECK(pg_read_index_paths(both, &ix, &err) == 0, "index of two files: %s", err.msg);
+        if (!test_failures) {
+            CHECK(pg_read_range_paths(both, &ix, 0, ix.G, &m, NULL, &err) == 0, "read two files: %s", err.msg);
+            if (!test_failures) {
+                CHECK(m.G == 2 * ds.G && m.n_ops == 4 && !strcmp(m.op_types[3], "Equal") &&
+                          !strcmp(m.op_types[0], ops3[0]),
+                      "merged op table: %d entries", m.n_ops);
+                pg_free(&m);
+            }
+            pg_index_free(&ix);
+        }
+        free(ops4[1]), ops4[1] = seer_strdup("Renamed"); // not a prefix: refused
+        CHECK(pg_write(p2, &ds, &err) == 0, "write: %s", err.msg);
+        CHECK(pg_read_index_paths(both, &ix, &err) == 0, "index: %s", err.msg);
+        if (!test_failures) {
+            CHECK(pg_read_range_paths(both, &ix, 0, ix.G, &m, NULL, &err) != 0 &&
+                      strstr(err.msg, "operator types or labels) differs"),
+                  "a renamed operator was accepted: %s", err.msg);
+            printf("  refused %-26s %s\n", "other operator table", err.msg);
+            pg_index_free(&ix);
+        }
+        for (int i = 0; i < 4; i++) free(ops4[i]);
+        free(ops4);
+        ds.op_types = ops3, ds.n_ops = 3;
+    }
     // edge id outside its graph (graph 0 has 6 nodes)
     ds.edge_index[1] = 6;
     expect_refused("edge id out of graph", &ds, "outside the graph's 6 nodes");

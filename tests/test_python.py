@@ -121,6 +121,19 @@ def main():
         check([(i["kind"], i["name"]) for i in rng["out_of_range"][:len(r["out_of_range"])]]
               == [(i["kind"], i["name"]) for i in r["out_of_range"]], "out_of_range lists differ")
     print("predict_onnx vs seerpredict --json: %d batch sizes agree (values and range reports)" % len(res))
+    # an operator newer than the model is its Other (the shipped PerfSAGE reads operator types)
+    shipped = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "predictors", "transfer_gpu.seer")
+    po = m if m.uses_op_types else seer.Model(shipped)
+    check(po.uses_op_types and "Other" in po.op_types, "%s reads no operator types" % shipped)
+    names = seer.onnx_op_names()
+    ids = seer.onnx_graph(onnx_path, batch=1)[4]
+    renamed = list(names)
+    renamed[ids[0]] = "AddedLater"
+    got, plain = po.remap_ops(ids, renamed), po.remap_ops(ids, names)
+    want = [po.op_types.index("Other") if k == ids[0] else p for k, p in zip(ids, plain)]
+    check(list(got) == want and want != list(plain),
+          "an operator the model never saw is not mapped to its Other")
+    print("an operator the model never saw predicts as its Other")
     # a dataset graph pushed out of range is reported; the same graph as read is not (for features)
     base = m.check_range(*graphs[0])
     pushed = m.check_range(graphs[0][0] * 0 + 1e9, *graphs[0][1:])

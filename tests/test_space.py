@@ -9,6 +9,11 @@
   exports through torch.onnx and directly, and converts (seerconvert);
 - seerconvert's FLOPs (libseeronnx) equal the builder's own count exactly, for 30 sampled specs at
   batch 1 and 8, and PyTorch's parameter count equals Seer's;
+- the widened families (convnext, vit, deit, mixer): a sample draws every family early, each
+  builds, runs, exports both ways and converts; FLOPs and parameters of the direct ONNX equal the
+  builder's and PyTorch's, and for the token families torch.onnx's graph has the same FLOPs and
+  operator count as the direct one (no BatchNormalization to fold there); torch's own
+  nn.TransformerEncoderLayer and a class token expanded to the batch convert too;
 - the harness measures on the CPU, appends JSON lines with every field, resumes without
   measuring again, and stops at the time budget; make_dataset turns it into a PerfGraph file.
 Needs python3-torch, python3-onnx, python3-h5py, and the build's libseeronnx (SEER_LIB_DIR).
@@ -68,8 +73,62 @@ def main():
               % (style, info["params"], n_params, n_bn))
         print("%-10s builds, exports (torch.onnx and direct), converts; %d operators, %.3g GFLOPs at batch 4"
               % (style, info["operators"], info["flops"] / 1e9))
+    fams = space.sample(40, 5, inputs=(64, 96), families=space.FAMILIES[1:])
+    check(fams == space.sample(40, 5, inputs=(64, 96), families=space.FAMILIES[1:]), "family sampler not deterministic")
+    check({space.family_of(s) for s in fams[:12]} == set(space.FAMILIES[1:]),
+          "first 12 specs of a family sample miss a family: %s" % sorted({space.family_of(s) for s in fams[:12]}))
+    for fam in space.FAMILIES[1:]:
+        s = dict(next(x for x in fams if space.family_of(x) == fam), id="family_" + fam)
+        m = space.torch_model(s).eval()
+        with torch.no_grad():
+            y = m(torch.zeros([2] + s["input"]))
+        check(tuple(y.shape) == (2, 1000), "%s: output %s" % (fam, tuple(y.shape)))
+        infos = {}
+        for how, fn in (("direct", space.export_direct), ("torch", space.export_torch)):
+            p = os.path.join(work, "%s_%s.onnx" % (fam, how))
+            fn(s, p)
+            r = subprocess.run([seerconvert, p, "--batch", "4"], capture_output=True, text=True)
+            check(r.returncode == 0, "%s (%s export) does not convert: %s" % (fam, how, r.stderr.strip()))
+            if r.returncode == 0:
+                infos[how] = seer.onnx_info(p, batch=4)
+        if "direct" not in infos:
+            continue
+        d = infos["direct"]
+        check(d["flops"] == space.flops(s, 4), "%s: seerconvert %d FLOPs, builder %d" % (fam, d["flops"], space.flops(s, 4)))
+        n_params = sum(p.numel() for p in m.parameters())
+        check(d["params"] == n_params, "%s: Seer counts %d parameters, PyTorch %d" % (fam, d["params"], n_params))
+        if fam in space.TOKEN_ARCHS and "torch" in infos:
+            t = infos["torch"]
+            check(t["flops"] == d["flops"] and t["operators"] == d["operators"],
+                  "%s: torch.onnx graph %d FLOPs / %d operators, direct %d / %d"
+                  % (fam, t["flops"], t["operators"], d["flops"], d["operators"]))
+        print("%-10s builds, exports (torch.onnx and direct), converts; %d operators, %.3g GFLOPs at batch 4"
+              % (fam, d["operators"], d["flops"] / 1e9))
+
+    class Enc(torch.nn.Module):  # what torch.onnx writes for torch's own attention and a class token
+        def __init__(self):
+            super().__init__()
+            self.cls = torch.nn.Parameter(torch.zeros(1, 1, 64))
+            self.enc = torch.nn.TransformerEncoderLayer(64, 4, 128, batch_first=True, activation="gelu")
+
+        def forward(self, x):
+            return self.enc(torch.cat([self.cls.expand(x.shape[0], -1, -1), x], 1)).mean(1)
+    p = os.path.join(work, "torch_encoder.onnx")
+    torch.onnx.export(Enc().eval(), torch.zeros(2, 16, 64), p, input_names=["input"], output_names=["o"],
+                      opset_version=17, dynamic_axes={"input": {0: "batch"}, "o": {0: "batch"}})
+    r = subprocess.run([seerconvert, p, "--batch", "3"], capture_output=True, text=True)
+    check(r.returncode == 0, "nn.TransformerEncoderLayer export does not convert: %s" % r.stderr.strip())
+    if r.returncode == 0:
+        info = seer.onnx_info(p, batch=3)
+        # 17 tokens of 64: qkv 2*17*64*192 + out 2*17*64*64 + attention 2 * 2*17*17*64 + MLP 2 * 2*17*64*128
+        mm = 3 * (2 * 17 * 64 * 192 + 2 * 17 * 64 * 64 + 2 * 2 * 17 * 17 * 64 + 2 * 2 * 17 * 64 * 128)
+        check(mm < info["flops"] < 1.1 * mm, "torch encoder layer: %d FLOPs, its matrix products alone %d"
+              % (info["flops"], mm))
+        print("torch.nn.TransformerEncoderLayer + class token converts: %d operators, %d FLOPs at batch 3"
+              % (info["operators"], info["flops"]))
+
     worst = 0
-    for s in a[:30]:
+    for s in a[:15] + fams[:15]:
         p = os.path.join(work, s["id"] + ".onnx")
         space.export_direct(s, p)
         for bs in (1, 8):
@@ -78,7 +137,7 @@ def main():
                 worst += 1
                 print("FLOPs differ: %s batch %d: seer %d, builder %d" % (s["id"], bs, got, space.flops(s, bs)))
     check(worst == 0, "%d FLOP counts differ" % worst)
-    print("FLOPs: seerconvert equals the builder on 30 specs x 2 batch sizes")
+    print("FLOPs: seerconvert equals the builder on 30 specs (15 CNN, 15 of the other families) x 2 batch sizes")
 
     specs = os.path.join(work, "specs.jsonl")
     with open(specs, "w") as f:

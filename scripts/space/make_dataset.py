@@ -47,8 +47,19 @@ def label_name(metric, prefix):
 
 def family(spec):
     """/graph/family of a design-space network: space/ and its stage styles, sorted and unique
-    (space/densenet+vgg). Leaving a style out holds out every family that names it."""
+    (space/densenet+vgg, space/convnext), or space/ and its architecture (space/vit,
+    space/deit, space/mixer). Leaving a style out holds out every family that names it."""
+    if spec.get("arch") in space.TOKEN_ARCHS:
+        return "space/" + spec["arch"]
     return "space/" + "+".join(sorted({st["style"] for st in spec["stages"]}))
+
+
+def group_of(sid):
+    """The split group of an architecture id: its number, offset per id prefix (s000123 -> 123,
+    w000123 -> 23000123) so that samples drawn with another --prefix never share a group."""
+    head = sid.rstrip("0123456789")
+    num = int(sid[len(head):])
+    return num if head == "s" else num + 1000000 * sum((ord(c) - 96) for c in head)
 
 
 def fmt(v):
@@ -57,8 +68,8 @@ def fmt(v):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--specs")
-    ap.add_argument("--measurements")
+    ap.add_argument("--specs", help="specs file(s) from space.py sample, comma-separated")
+    ap.add_argument("--measurements", help="measure.py output file(s), comma-separated")
     ap.add_argument("-o", required=True)
     ap.add_argument("--onnx-dir", default=None)
     ap.add_argument("--seerconvert", default=os.path.join(ROOT, "build", "seerconvert"))
@@ -93,11 +104,16 @@ def main():
                 rows.append((s, b, {"synthetic_ms": ms}))
         device = "none (synthetic labels)"
     else:
-        specs = {s["id"]: s for s in space.read_specs(a.specs)}
+        specs = {s["id"]: s for p in a.specs.split(",") for s in space.read_specs(p)}
         device = None
-        with open(a.measurements) as f:
-            for line in f:
+        for mpath in a.measurements.split(","):
+            for line in open(mpath):
+                if not line.strip():
+                    continue
                 r = json.loads(line)
+                if r["id"] not in specs:
+                    sys.exit("make_dataset.py: %s: measured architecture %s is in none of the specs files %s"
+                             % (mpath, r["id"], a.specs))
                 device = device or r.get("device_name")
                 if a.max_other_load is not None and r.get("other_load", 0) > a.max_other_load:
                     a.left_out = getattr(a, "left_out", 0) + 1
@@ -114,7 +130,7 @@ def main():
         w.writerow(["onnx", "batch", "name", "group", "family"] + [label_name(m, a.label_prefix) for m in labels])
         for s, b, r in rows:
             vals = [fmt(None if r.get("oom") else r.get(m)) for m in labels]
-            w.writerow([s["id"] + ".onnx", b, "space/%s@bs%d" % (s["id"], b), int(s["id"][1:]),
+            w.writerow([s["id"] + ".onnx", b, "space/%s@bs%d" % (s["id"], b), group_of(s["id"]),
                         family(s)] + vals)
     src = "PerfSeer design space (scripts/space/space.py), %s" % ("synthetic labels" if a.scale else
                                                                    "measured with scripts/measure/measure.py")
@@ -128,9 +144,9 @@ def main():
 
 def write_card(path, out, rows, labels, device, a):
     lines = ["# %s" % os.path.basename(out), "",
-             "PerfGraph dataset (datasets/FORMAT.md) of CNNs from PerfSeer's design space "
-             "(scripts/space/space.py: stem, four VGG / Inception / ResNeXt / DenseNet / MobileNet-style "
-             "stages, head; input 3x224x224), %s." % ("with synthetic labels (throughput benchmarks only)" if a.scale
+             "PerfGraph dataset (datasets/FORMAT.md) of networks from PerfSeer's design space, widened "
+             "(scripts/space/space.py: CNNs of four VGG / Inception / ResNeXt / DenseNet / MobileNet-style "
+             "stages, ConvNeXt, ViT, DeiT, MLP-Mixer), %s." % ("with synthetic labels (throughput benchmarks only)" if a.scale
                                                     else "measured on %s" % device), ""]
     archs = len({s["id"] for s, _, _ in rows})
     if a.max_other_load is not None:
@@ -138,6 +154,10 @@ def write_card(path, out, rows, labels, device, a):
                      "%.0f%% busy (--max-other-load)" % (getattr(a, "left_out", 0), 100 * a.max_other_load))
     lines.append("- graphs: %d (%d architectures; batch sizes %s)" % (
         len(rows), archs, ",".join(str(b) for b in sorted({b for _, b, _ in rows}))))
+    fams = {}
+    for s, _, _ in rows:
+        fams.setdefault(space.family_of(s), set()).add(s["id"])
+    lines.append("- families (architectures): %s" % ", ".join("%s %d" % (f, len(fams[f])) for f in sorted(fams)))
     fl = [space.flops(s, b) for s, b, _ in rows]
     lines.append("- FLOPs per graph: %.3g to %.3g" % (min(fl), max(fl)))
     for m in labels:

@@ -1,27 +1,41 @@
 #!/usr/bin/env python3
-"""PerfSeer's design space: a seeded sampler of RegNet-style CNNs, their layer graph, a PyTorch
-builder, weight-stripped ONNX (through PyTorch, or written directly for scale), and FLOP counts.
+"""PerfSeer's design space, widened: a seeded sampler of RegNet-style CNNs, ConvNeXt-style
+networks, ViT / DeiT transformers and MLP-Mixers, their layer graph, a PyTorch builder,
+weight-stripped ONNX (through PyTorch, or written directly for scale), and FLOP counts.
 
     space.py sample -n 1000 --seed 1 -o specs.jsonl        # JSON specs, diverse in any prefix
+    space.py sample -n 400 --families convnext,vit,deit,mixer --prefix w -o w.jsonl
     space.py onnx specs.jsonl --out DIR [--torch] [--limit N]   # DIR/<id>.onnx, dynamic batch
     space.py flops specs.jsonl [--batch 1]                  # the builder's own FLOP count
 
-A spec: stem (3x3 conv, stride 2, 32 channels, BN, activation), four stages that halve the
-resolution and widen the channels, each in one style:
+A CNN spec (family cnn): stem (3x3 conv, stride 2, 32 channels, BN, activation), four stages
+that halve the resolution and widen the channels, each in one style:
   vgg        plain 3x3 conv-BN-act layers;
   inception  blocks of four concatenated branches (1x1; 1x1-3x3; 1x1-3x3-3x3; 3x3 max pool-1x1);
   resnext    bottleneck residual blocks (1x1, grouped 3x3, 1x1; projection shortcut);
   densenet   a transition (1x1 conv, 2x2 average pool) then dense layers (BN-act-1x1 conv to 4k,
              BN-act-3x3 conv to k, concatenated: growth rate k);
   mobilenet  inverted residual blocks (1x1 expand by t, depthwise 3x3, 1x1 project);
+  convnext   (family convnext: all four stages) LayerNorm + 2x2 stride-2 convolution, then
+             blocks of depthwise 7x7 convolution, LayerNorm, inverted MLP (Linear to t*C, GELU,
+             Linear back), layer scale and a residual add, channels-last as torchvision's;
 with sampled depth, width and the style's parameters; head: global average pool and a linear
-layer to 1,000 classes; input 3x224x224. One activation per model (relu, relu6, hardswish,
-silu). Every architecture expands to one layer graph (`layers`), which the PyTorch builder, the
-direct ONNX writer and the FLOP count all read, so they cannot disagree about the architecture.
+layer to 1,000 classes. One activation per model (relu, relu6, hardswish, silu; GELU in ConvNeXt).
+Token families: patch embedding (p x p convolution, stride p, p in 8/16/32) to a (T, D) sequence;
+  vit    a class token or mean pooling, learned positions, pre-norm encoder blocks (LayerNorm,
+         multi-head self-attention with 64-wide heads as timm writes it, residual; LayerNorm, MLP
+         with GELU, residual), D from 192 (ViT-Ti) to 768 (ViT-B), depth 2-12, MLP ratio 2-4;
+  deit   the same with DeiT's class and distillation tokens and their two heads averaged;
+  mixer  MLP-Mixer blocks (LayerNorm, token-mixing MLP over the transposed sequence, residual;
+         LayerNorm, channel-mixing MLP, residual), mean pooling.
+Input 3x224x224, or drawn from --inputs. Every architecture expands to one layer graph
+(`layers`), which the PyTorch builder, the direct ONNX writer and the FLOP count all read, so
+they cannot disagree about the architecture.
 
 FLOP conventions are Seer's (src/onnx/perfgraph_build.h): a multiply-add is 2, BN 2 per
-element, activations and Add 1 per element (SiLU = Sigmoid + Mul: 2), pools k*k per output,
-global pool 1 per input element, Gemm 2 per multiply-add plus 1 per output for the bias.
+element, activations and Add 1 per element (SiLU = Sigmoid + Mul: 2; GELU as torch.onnx writes
+it, Div, Erf, Add, Mul, Mul: 5), LayerNorm 5, Softmax 3, pools k*k per output, global pool and
+mean 1 per input element, Gemm / MatMul 2 per multiply-add plus 1 per output for a bias.
 """
 import argparse
 import json
@@ -32,6 +46,9 @@ import sys
 
 STYLES = ("vgg", "inception", "resnext", "densenet", "mobilenet")
 ACTS = ("relu", "relu6", "hardswish", "silu")
+TOKEN_ARCHS = ("vit", "deit", "mixer")
+# families sample() draws with --families; "cnn" is the RegNet-style space above
+FAMILIES = ("cnn", "convnext") + TOKEN_ARCHS
 
 
 def _round8(x):
@@ -64,6 +81,45 @@ def sample_one(rng, idx, inputs=None):
             "head": {"classes": 1000}}
 
 
+def sample_family(rng, idx, fam, inputs=None):
+    """One spec of a family: cnn (sample_one), convnext (four ConvNeXt stages after the common
+    stem: depthwise 7x7, LayerNorm, inverted MLP with GELU, layer scale), vit / deit (patch
+    embedding, pre-norm encoder blocks; ViT-Ti to ViT-B widths, 64-wide heads) or mixer."""
+    if fam == "cnn":
+        return sample_one(rng, idx, inputs)
+    hw = rng.choice(inputs) if inputs else 224
+    spec = {"id": "s%06d" % idx, "input": [3, hw, hw], "head": {"classes": 1000}}
+    if fam == "convnext":
+        w, stages = _round8(rng.uniform(32, 128)), []
+        for s in range(4):
+            if s:
+                w = min(1024, _round8(w * rng.uniform(1.5, 2.5)))
+            stages.append({"style": "convnext", "width": w, "depth": rng.randint(1, 6 if s == 2 else 3),
+                           "expand": rng.choice((2, 3, 4)), "kernel": 7})
+        spec.update(act="gelu", stem={"channels": 32, "kernel": 3, "stride": 2}, stages=stages)
+        return spec
+    spec["arch"] = fam
+    spec["patch"] = rng.choice([p for p in (8, 16, 32) if hw // p >= 2])
+    spec["depth"] = rng.randint(2, 12)
+    if fam in ("vit", "deit"):
+        spec["dim"] = rng.choice((192, 256, 320, 384, 448, 512, 640, 768))
+        spec["heads"] = spec["dim"] // 64
+        spec["mlp"] = rng.choice((2, 3, 4))
+        spec["pool"] = "cls" if fam == "deit" else rng.choice(("cls", "mean"))
+    else:
+        spec["dim"] = rng.choice((128, 192, 256, 384, 512, 640, 768))
+        spec["token_mlp"] = _round8(spec["dim"] * rng.choice((0.25, 0.5, 1.0)))
+        spec["channel_mlp"] = spec["dim"] * rng.choice((2, 4))
+    return spec
+
+
+def family_of(spec):
+    """The family a spec belongs to (cnn, convnext, vit, deit, mixer)."""
+    if spec.get("arch") in TOKEN_ARCHS:
+        return spec["arch"]
+    return "convnext" if all(st["style"] == "convnext" for st in spec["stages"]) else "cnn"
+
+
 def _features(spec):
     v = []
     for st in spec["stages"]:
@@ -75,16 +131,35 @@ def _features(spec):
     return v
 
 
-def sample(n, seed, diverse=2000, inputs=None, prefix="s"):
+def _features_any(spec):
+    """Diversity features over several families: the family (weighted so that families spread
+    first), size, depth, width, input size and FLOPs; CNN specs add their per-stage features."""
+    fam = family_of(spec)
+    v = [2.0 if fam == f else 0.0 for f in FAMILIES]
+    v.append(math.log10(flops(spec, 1)) / 3.0)
+    v.append(math.log2(spec["input"][1] / 224.0))
+    if fam in TOKEN_ARCHS:
+        v += [math.log2(spec["dim"]) / 4.0, spec["depth"] / 6.0, math.log2(spec["patch"]) / 2.0]
+    else:
+        v += [math.log2(spec["stages"][-1]["width"]) / 4.0, sum(st["depth"] for st in spec["stages"]) / 6.0, 0.0]
+    return v + (_features(spec)[:28] if fam == "cnn" else [0.0] * 28)  # the stages
+
+
+def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None):
     """n specs; the first min(n, diverse) in greedy farthest-point order over a candidate pool
-    (styles, widths, depths, activation, log FLOPs), so that any prefix spreads over the space."""
+    (styles, widths, depths, activation, log FLOPs), so that any prefix spreads over the space.
+    families (names from FAMILIES) draws each spec's family first; None is the CNN space alone,
+    the sequence every earlier sample was drawn from."""
     rng = random.Random(seed)
     pool_n = n if n <= 1 else min(4 * n, n + 8000)
-    pool = [sample_one(rng, i, inputs) for i in range(pool_n)]
+    if families:
+        pool = [sample_family(rng, i, rng.choice(families), inputs) for i in range(pool_n)]
+    else:
+        pool = [sample_one(rng, i, inputs) for i in range(pool_n)]
     k = min(n, diverse)
     if k > 1:
         import numpy as np
-        X = np.array([_features(s) for s in pool])
+        X = np.array([(_features_any if families else _features)(s) for s in pool])
         chosen = [0]
         d = ((X - X[0]) ** 2).sum(1)
         for _ in range(k - 1):
@@ -104,42 +179,102 @@ def sample(n, seed, diverse=2000, inputs=None, prefix="s"):
 
 
 # ---- the layer graph ----
-# A layer: dict(name, op, inputs (names), attrs, shape = (C, H, W) of its output; "x" is the
-# input). ops: conv (cout, k, stride, pad, groups), bn, act (kind), maxpool / avgpool (k, stride,
-# pad), add, concat, gap, flatten, linear (cout).
+# A layer: dict(name, op, inputs (names), attrs, shape = its output's shape without the batch
+# dimension: (C, H, W) for images, (T, D) for token sequences, (D,) for vectors; "x" is the
+# input). Operators, each with one meaning in the builder, the ONNX writer and the FLOP count:
+#   conv (cout, k, stride, pad, groups, bias), bn, act (kind: relu relu6 hardswish silu gelu),
+#   maxpool / avgpool (k, stride, pad), add, concat (channels), gap, flatten,
+#   linear (cout; over the last axis: Gemm on vectors, MatMul + Add on sequences),
+#   ln (LayerNormalization over the last axis), reshape (shape), transpose (perm, batch fixed),
+#   matmul (two inputs, batched over the leading axes), scale (multiply by a constant s),
+#   softmax (last axis), select (axis, index: drops the axis), mean (axis: ReduceMean),
+#   cls (k learned tokens prepended to a sequence), pos (a learned tensor of the input's shape
+#   added), gamma (a learned per-channel scale over the last axis).
 
-def layers(spec):
-    L = []
-    C, H, W = spec["input"]
-    shapes = {"x": (C, H, W)}
-    act_kind = spec["act"]
 
-    def add(op, inputs, **attrs):
-        name = "l%d" % len(L)
-        c, h, w = shapes[inputs[0]]
-        if op == "conv":
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+class _Graph:
+    def __init__(self, input_shape, act):
+        self.L, self.shapes, self.act_kind = [], {"x": tuple(input_shape)}, act
+
+    def add(self, op, inputs, **attrs):
+        name = "l%d" % len(self.L)
+        x = self.shapes[inputs[0]]
+        if op in ("conv", "maxpool", "avgpool"):
+            c, h, w = x
             k, s, p = attrs["k"], attrs["stride"], attrs["pad"]
-            h, w = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
-            c = attrs["cout"]
-        elif op in ("maxpool", "avgpool"):
-            k, s, p = attrs["k"], attrs["stride"], attrs["pad"]
-            h, w = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+            out = (attrs["cout"] if op == "conv" else c, (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1)
         elif op == "concat":
-            c = sum(shapes[i][0] for i in inputs)
+            out = (sum(self.shapes[i][0] for i in inputs),) + x[1:]
         elif op == "gap":
-            h = w = 1
+            out = (x[0], 1, 1)
         elif op == "flatten":
-            h = w = 1
+            out = (_numel(x),)
         elif op == "linear":
-            c = attrs["cout"]
-        shapes[name] = (c, h, w)
-        L.append({"name": name, "op": op, "inputs": list(inputs), "attrs": attrs, "shape": (c, h, w)})
+            out = x[:-1] + (attrs["cout"],)
+        elif op == "reshape":
+            out = tuple(attrs["shape"])
+            assert _numel(out) == _numel(x), (x, out)
+        elif op == "transpose":
+            out = tuple(x[p] for p in attrs["perm"])
+        elif op == "matmul":
+            y = self.shapes[inputs[1]]
+            assert x[:-2] == y[:-2] and x[-1] == y[-2], (x, y)
+            out = x[:-1] + (y[-1],)
+        elif op in ("select", "mean"):
+            out = x[: attrs["axis"]] + x[attrs["axis"] + 1:]
+        elif op == "cls":
+            out = (x[0] + attrs["k"],) + x[1:]
+        else:  # bn, act, add, ln, scale, softmax, pos, gamma keep the shape
+            out = x
+        self.shapes[name] = out
+        self.L.append({"name": name, "op": op, "inputs": list(inputs), "attrs": attrs, "shape": out})
         return name
 
-    def cba(x, cout, k, stride=1, groups=1, act=True):
-        y = add("bn", [add("conv", [x], cout=cout, k=k, stride=stride, pad=k // 2, groups=groups)])
-        return add("act", [y], kind=act_kind) if act else y
+    def cba(self, x, cout, k, stride=1, groups=1, act=True):
+        y = self.add("bn", [self.add("conv", [x], cout=cout, k=k, stride=stride, pad=k // 2, groups=groups)])
+        return self.add("act", [y], kind=self.act_kind) if act else y
 
+    def linear(self, x, cout):
+        return self.add("linear", [x], cout=cout)
+
+    def mlp(self, x, hidden, cout):
+        return self.linear(self.add("act", [self.linear(x, hidden)], kind="gelu"), cout)
+
+    def attention(self, x, heads):
+        """Multi-head self-attention over a (T, D) sequence, as timm and torchvision's ViTs write
+        it: one qkv projection, heads split by reshape and transpose, softmax(q k^T / sqrt(d)) v."""
+        T, D = self.shapes[x]
+        dh = D // heads
+        qkv = self.add("transpose", [self.add("reshape", [self.linear(x, 3 * D)], shape=(T, 3, heads, dh))],
+                       perm=(1, 2, 0, 3))                                   # (3, H, T, dh)
+        q, k, v = (self.add("select", [qkv], axis=0, index=i) for i in range(3))
+        kt = self.add("transpose", [k], perm=(0, 2, 1))                     # (H, dh, T)
+        a = self.add("softmax", [self.add("scale", [self.add("matmul", [q, kt])], s=1.0 / math.sqrt(dh))])
+        o = self.add("transpose", [self.add("matmul", [a, v])], perm=(1, 0, 2))  # (T, H, dh)
+        return self.linear(self.add("reshape", [o], shape=(T, D)), D)
+
+    def patches(self, dim, patch):
+        """Patch embedding: a patch x patch convolution with stride patch, then (D, h, w) -> (h w, D)."""
+        y = self.add("conv", ["x"], cout=dim, k=patch, stride=patch, pad=0, groups=1, bias=True)
+        d, h, w = self.shapes[y]
+        return self.add("transpose", [self.add("reshape", [y], shape=(d, h * w))], perm=(1, 0))
+
+    def ln2d(self, x):
+        """LayerNorm over the channels of an image (torchvision's LayerNorm2d: to channels-last and back)."""
+        y = self.add("ln", [self.add("transpose", [x], perm=(1, 2, 0))])
+        return self.add("transpose", [y], perm=(2, 0, 1))
+
+
+def _cnn_layers(spec):
+    g = _Graph(spec["input"], spec["act"])
+    add, cba, shapes, act_kind = g.add, g.cba, g.shapes, spec["act"]
     st = spec["stem"]
     x = cba("x", st["channels"], st["kernel"], st["stride"])
     for stage in spec["stages"]:
@@ -176,9 +311,54 @@ def layers(spec):
                 y = cba(y, c_mid, 3, s, groups=c_mid)
                 y = cba(y, w, 1, act=False)
                 x = add("add", [y, x]) if (s == 1 and cin == w) else y
+            elif style == "convnext":
+                if i == 0:  # downsampling: LayerNorm, 2x2 convolution with stride 2
+                    x = add("conv", [g.ln2d(x)], cout=w, k=2, stride=2, pad=0, groups=1, bias=True)
+                k = stage.get("kernel", 7)
+                y = add("conv", [x], cout=w, k=k, stride=1, pad=k // 2, groups=w, bias=True)
+                y = add("ln", [add("transpose", [y], perm=(1, 2, 0))])      # channels-last
+                y = add("gamma", [g.mlp(y, stage["expand"] * w, w)])        # inverted MLP, layer scale
+                x = add("add", [x, add("transpose", [y], perm=(2, 0, 1))])
     x = add("flatten", [add("gap", [x])])
     add("linear", [x], cout=spec["head"]["classes"])
-    return L
+    return g.L
+
+
+def _token_layers(spec):
+    """ViT / DeiT (pre-norm encoder blocks; class token, DeiT's distillation token too, or mean
+    pooling) and MLP-Mixer (token-mixing and channel-mixing MLPs)."""
+    g = _Graph(spec["input"], "gelu")
+    add, arch, D = g.add, spec["arch"], spec["dim"]
+    x = g.patches(D, spec["patch"])
+    if arch in ("vit", "deit"):
+        k = 2 if arch == "deit" else (1 if spec["pool"] == "cls" else 0)
+        if k:
+            x = add("cls", [x], k=k)
+        x = add("pos", [x])
+        for _ in range(spec["depth"]):
+            x = add("add", [x, g.attention(add("ln", [x]), spec["heads"])])
+            x = add("add", [x, g.mlp(add("ln", [x]), spec["mlp"] * D, D)])
+    else:  # mixer
+        T = g.shapes[x][0]
+        for _ in range(spec["depth"]):
+            y = add("transpose", [add("ln", [x])], perm=(1, 0))             # (D, T)
+            x = add("add", [x, add("transpose", [g.mlp(y, spec["token_mlp"], T)], perm=(1, 0))])
+            x = add("add", [x, g.mlp(add("ln", [x]), spec["channel_mlp"], D)])
+    x = add("ln", [x])
+    C = spec["head"]["classes"]
+    if arch == "deit":  # class and distillation heads, averaged (DeiT's inference)
+        a = g.linear(add("select", [x], axis=0, index=0), C)
+        b = g.linear(add("select", [x], axis=0, index=1), C)
+        add("scale", [add("add", [a, b])], s=0.5)
+    elif arch == "vit" and spec["pool"] == "cls":
+        g.linear(add("select", [x], axis=0, index=0), C)
+    else:
+        g.linear(add("mean", [x], axis=0), C)
+    return g.L
+
+
+def layers(spec):
+    return _token_layers(spec) if spec.get("arch") in TOKEN_ARCHS else _cnn_layers(spec)
 
 
 def flops(spec, batch=1):
@@ -186,24 +366,29 @@ def flops(spec, batch=1):
     total = 0
     shapes = {"x": tuple(spec["input"])}
     for l in layers(spec):
-        c, h, w = l["shape"]
-        cin, hin, win = shapes[l["inputs"][0]]
-        out = c * h * w
+        x = shapes[l["inputs"][0]]
+        out, n_in = _numel(l["shape"]), _numel(x)
         op, a = l["op"], l["attrs"]
         if op == "conv":
-            total += 2 * out * (cin // a["groups"]) * a["k"] * a["k"]
+            total += 2 * out * (x[0] // a["groups"]) * a["k"] * a["k"] + (out if a.get("bias") else 0)
         elif op == "bn":
             total += 2 * out
         elif op == "act":
-            total += 2 * out if a["kind"] == "silu" else out
+            total += {"silu": 2, "gelu": 5}.get(a["kind"], 1) * out  # GELU: Div, Erf, Add, Mul, Mul
         elif op in ("maxpool", "avgpool"):
             total += out * a["k"] * a["k"]
-        elif op == "add":
+        elif op in ("add", "scale", "pos", "gamma"):
             total += out
-        elif op == "gap":
-            total += cin * hin * win
+        elif op in ("gap", "mean"):
+            total += n_in
         elif op == "linear":
-            total += 2 * c * cin + c
+            total += 2 * out * x[-1] + out
+        elif op == "matmul":
+            total += 2 * out * x[-1]
+        elif op == "ln":
+            total += 5 * out
+        elif op == "softmax":
+            total += 3 * out
         shapes[l["name"]] = l["shape"]
     return total * batch
 
@@ -215,32 +400,41 @@ def torch_model(spec):
     import torch.nn as nn
     L = layers(spec)
     shapes = {"x": tuple(spec["input"])}
-    acts = {"relu": nn.ReLU, "relu6": nn.ReLU6, "hardswish": nn.Hardswish, "silu": nn.SiLU}
+    acts = {"relu": nn.ReLU, "relu6": nn.ReLU6, "hardswish": nn.Hardswish, "silu": nn.SiLU, "gelu": nn.GELU}
 
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
             self.mods = nn.ModuleDict()
+            self.params = nn.ParameterDict()
             for l in L:
-                a, cin = l["attrs"], shapes[l["inputs"][0]][0]
-                if l["op"] == "conv":
-                    m = nn.Conv2d(cin, a["cout"], a["k"], a["stride"], a["pad"], groups=a["groups"], bias=False)
-                elif l["op"] == "bn":
-                    m = nn.BatchNorm2d(cin)
-                elif l["op"] == "act":
+                a, x = l["attrs"], shapes[l["inputs"][0]]
+                m, op = None, l["op"]
+                if op == "conv":
+                    m = nn.Conv2d(x[0], a["cout"], a["k"], a["stride"], a["pad"], groups=a["groups"],
+                                  bias=bool(a.get("bias")))
+                elif op == "bn":
+                    m = nn.BatchNorm2d(x[0])
+                elif op == "act":
                     m = acts[a["kind"]]()
-                elif l["op"] == "maxpool":
+                elif op == "maxpool":
                     m = nn.MaxPool2d(a["k"], a["stride"], a["pad"])
-                elif l["op"] == "avgpool":
+                elif op == "avgpool":
                     m = nn.AvgPool2d(a["k"], a["stride"], a["pad"])
-                elif l["op"] == "gap":
+                elif op == "gap":
                     m = nn.AdaptiveAvgPool2d(1)
-                elif l["op"] == "flatten":
+                elif op == "flatten":
                     m = nn.Flatten()
-                elif l["op"] == "linear":
-                    m = nn.Linear(cin, a["cout"])
-                else:
-                    m = None
+                elif op == "linear":
+                    m = nn.Linear(x[-1], a["cout"])
+                elif op == "ln":
+                    m = nn.LayerNorm(x[-1])
+                elif op == "cls":
+                    self.params[l["name"]] = nn.Parameter(torch.zeros(1, a["k"], x[-1]))
+                elif op == "pos":
+                    self.params[l["name"]] = nn.Parameter(torch.zeros((1,) + x))
+                elif op == "gamma":
+                    self.params[l["name"]] = nn.Parameter(torch.full((x[-1],), 1e-6))
                 if m is not None:
                     self.mods[l["name"]] = m
                 shapes[l["name"]] = l["shape"]
@@ -248,13 +442,34 @@ def torch_model(spec):
         def forward(self, x):
             v = {"x": x}
             for l in L:
-                ins = [v[i] for i in l["inputs"]]
-                if l["op"] == "add":
-                    v[l["name"]] = ins[0] + ins[1]
-                elif l["op"] == "concat":
-                    v[l["name"]] = torch.cat(ins, 1)
+                ins, a, op, n = [v[i] for i in l["inputs"]], l["attrs"], l["op"], l["name"]
+                if op == "add":
+                    y = ins[0] + ins[1]
+                elif op == "concat":
+                    y = torch.cat(ins, 1)
+                elif op == "reshape":
+                    y = ins[0].reshape((-1,) + tuple(a["shape"]))
+                elif op == "transpose":
+                    y = ins[0].permute((0,) + tuple(p + 1 for p in a["perm"]))
+                elif op == "matmul":
+                    y = torch.matmul(ins[0], ins[1])
+                elif op == "scale":
+                    y = ins[0] * a["s"]
+                elif op == "softmax":
+                    y = ins[0].softmax(-1)
+                elif op == "select":
+                    y = ins[0].select(a["axis"] + 1, a["index"])
+                elif op == "mean":
+                    y = ins[0].mean(a["axis"] + 1)
+                elif op == "cls":
+                    y = torch.cat([self.params[n].expand(ins[0].shape[0], -1, -1), ins[0]], 1)
+                elif op == "pos":
+                    y = ins[0] + self.params[n]
+                elif op == "gamma":
+                    y = ins[0] * self.params[n]
                 else:
-                    v[l["name"]] = self.mods[l["name"]](ins[0])
+                    y = self.mods[n](ins[0])
+                v[n] = y
             return v[L[-1]["name"]]
 
     return Net()
@@ -275,7 +490,7 @@ def export_torch(spec, path):
     m = torch_model(spec).eval()
     x = torch.zeros([1] + spec["input"])
     tmp = path + ".full"
-    torch.onnx.export(m, x, tmp, input_names=["input"], output_names=["logits"], opset_version=13,
+    torch.onnx.export(m, x, tmp, input_names=["input"], output_names=["logits"], opset_version=17,
                       dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}}, do_constant_folding=True)
     model = strip_weights(onnx.load(tmp))
     os.remove(tmp)
@@ -285,6 +500,9 @@ def export_torch(spec, path):
 # ---- ONNX written directly (no PyTorch: for datasets of 100k graphs) ----
 
 def export_direct(spec, path):
+    """The layer graph as ONNX (opset 17), written the way torch.onnx.export writes each layer
+    (Linear on a sequence as MatMul + Add, GELU as x * 0.5 * (1 + erf(x / sqrt 2)), scalars as
+    Constant nodes), so that a model a user exports looks like the ones Seer was trained on."""
     import numpy as np
     from onnx import TensorProto as T, helper as h, numpy_helper
     nodes, inits = [], []
@@ -297,53 +515,100 @@ def export_direct(spec, path):
         inits.append(t)
         return name
 
+    def ints(name, values):
+        inits.append(numpy_helper.from_array(np.array(values, "int64"), name))
+        return name
+
+    def const(name, value):
+        nodes.append(h.make_node("Constant", [], [name], name=name + "_c",
+                                 value=numpy_helper.from_array(np.array(value, "float32"), name)))
+        return name
+
+    def node(op, ins, out, name, **attrs):
+        nodes.append(h.make_node(op, ins, [out], name=name, **attrs))
+        return out
+
     val = {"x": "input"}
-    for l in layers(spec):
-        n, a, cin = l["name"], l["attrs"], shapes[l["inputs"][0]][0]
+    L = layers(spec)
+    for l in L:
+        n, a, x = l["name"], l["attrs"], shapes[l["inputs"][0]]
         ins = [val[i] for i in l["inputs"]]
-        out = n + "_out"
+        out = "logits" if l is L[-1] else n + "_out"
         op = l["op"]
         if op == "conv":
-            nodes.append(h.make_node("Conv", ins + [weight(n + ".w", [a["cout"], cin // a["groups"], a["k"], a["k"]])], [out],
-                                     name=n, kernel_shape=[a["k"]] * 2, strides=[a["stride"]] * 2,
-                                     pads=[a["pad"]] * 4, group=a["groups"]))
+            w = [weight(n + ".w", [a["cout"], x[0] // a["groups"], a["k"], a["k"]])]
+            w += [weight(n + ".b", [a["cout"]])] if a.get("bias") else []
+            node("Conv", ins + w, out, n, kernel_shape=[a["k"]] * 2, strides=[a["stride"]] * 2,
+                 pads=[a["pad"]] * 4, group=a["groups"])
         elif op == "bn":
-            nodes.append(h.make_node("BatchNormalization", ins + [weight(n + s, [cin]) for s in (".g", ".b", ".m", ".v")],
-                                     [out], name=n))
+            node("BatchNormalization", ins + [weight(n + s, [x[0]]) for s in (".g", ".b", ".m", ".v")], out, n)
         elif op == "act":
             k = a["kind"]
             if k == "relu":
-                nodes.append(h.make_node("Relu", ins, [out], name=n))
+                node("Relu", ins, out, n)
             elif k == "relu6":
                 lo = numpy_helper.from_array(np.array(0, "float32"), n + ".lo")
                 hi = numpy_helper.from_array(np.array(6, "float32"), n + ".hi")
                 inits.extend([lo, hi])
-                nodes.append(h.make_node("Clip", ins + [lo.name, hi.name], [out], name=n))
+                node("Clip", ins + [lo.name, hi.name], out, n)
             elif k == "hardswish":
-                nodes.append(h.make_node("HardSwish", ins, [out], name=n))
+                node("HardSwish", ins, out, n)
+            elif k == "gelu":
+                e = node("Erf", [node("Div", ins + [const(n + ".sqrt2", math.sqrt(2))], n + "_d", n + "_div")], n + "_e", n + "_erf")
+                y = node("Mul", ins + [node("Add", [e, const(n + ".one", 1.0)], n + "_a", n + "_add")], n + "_m", n + "_mul")
+                node("Mul", [y, const(n + ".half", 0.5)], out, n)
             else:
-                nodes.append(h.make_node("Sigmoid", ins, [n + "_sig"], name=n + "_s"))
-                nodes.append(h.make_node("Mul", ins + [n + "_sig"], [out], name=n))
+                node("Mul", ins + [node("Sigmoid", ins, n + "_sig", n + "_s")], out, n)
         elif op in ("maxpool", "avgpool"):
-            nodes.append(h.make_node("MaxPool" if op == "maxpool" else "AveragePool", ins, [out], name=n,
-                                     kernel_shape=[a["k"]] * 2, strides=[a["stride"]] * 2, pads=[a["pad"]] * 4))
+            node("MaxPool" if op == "maxpool" else "AveragePool", ins, out, n,
+                 kernel_shape=[a["k"]] * 2, strides=[a["stride"]] * 2, pads=[a["pad"]] * 4)
         elif op == "add":
-            nodes.append(h.make_node("Add", ins, [out], name=n))
+            node("Add", ins, out, n)
         elif op == "concat":
-            nodes.append(h.make_node("Concat", ins, [out], name=n, axis=1))
+            node("Concat", ins, out, n, axis=1)
         elif op == "gap":
-            nodes.append(h.make_node("GlobalAveragePool", ins, [out], name=n))
+            node("GlobalAveragePool", ins, out, n)
         elif op == "flatten":
-            nodes.append(h.make_node("Flatten", ins, [out], name=n))
+            node("Flatten", ins, out, n)
         elif op == "linear":
-            out = "logits"
-            nodes.append(h.make_node("Gemm", ins + [weight(n + ".w", [a["cout"], cin]), weight(n + ".b", [a["cout"]])],
-                                     [out], name=n, transB=1))
+            if len(x) == 1:
+                node("Gemm", ins + [weight(n + ".w", [a["cout"], x[0]]), weight(n + ".b", [a["cout"]])], out, n, transB=1)
+            else:
+                y = node("MatMul", ins + [weight(n + ".w", [x[-1], a["cout"]])], n + "_mm", n + "_matmul")
+                node("Add", [y, weight(n + ".b", [a["cout"]])], out, n)
+        elif op == "ln":
+            node("LayerNormalization", ins + [weight(n + ".g", [x[-1]]), weight(n + ".b", [x[-1]])], out, n,
+                 axis=-1, epsilon=1e-5)
+        elif op == "reshape":
+            node("Reshape", ins + [ints(n + ".shape", [-1] + list(a["shape"]))], out, n)
+        elif op == "transpose":
+            node("Transpose", ins, out, n, perm=[0] + [p + 1 for p in a["perm"]])
+        elif op == "matmul":
+            node("MatMul", ins, out, n)
+        elif op == "scale":
+            node("Mul", ins + [const(n + ".s", a["s"])], out, n)
+        elif op == "softmax":
+            node("Softmax", ins, out, n, axis=-1)
+        elif op == "select":
+            node("Gather", ins + [ints(n + ".index", a["index"])], out, n, axis=a["axis"] + 1)
+        elif op == "mean":
+            node("ReduceMean", ins, out, n, axes=[a["axis"] + 1], keepdims=0)
+        elif op == "cls":  # as torch exports tokens.expand(x.shape[0], -1, -1): Shape, Gather, Expand
+            b = node("Gather", [node("Shape", ins, n + "_shape", n + "_sh"), ints(n + ".zero", [0])], n + "_b", n + "_g")
+            shp = node("Concat", [b, ints(n + ".ones", [1, 1])], n + "_bs", n + "_cat", axis=0)
+            tok = node("Expand", [weight(n + ".tokens", [1, a["k"], x[-1]]), shp], n + "_tok", n + "_expand")
+            node("Concat", [tok] + ins, out, n, axis=1)
+        elif op == "pos":
+            node("Add", ins + [weight(n + ".pos", [1] + list(x))], out, n)
+        elif op == "gamma":
+            node("Mul", ins + [weight(n + ".gamma", [x[-1]])], out, n)
+        else:
+            raise ValueError("%s: no ONNX for layer op %s" % (spec["id"], op))
         val[n] = out
         shapes[n] = l["shape"]
     g = h.make_graph(nodes, spec["id"], [h.make_tensor_value_info("input", T.FLOAT, ["batch"] + spec["input"])],
                      [h.make_tensor_value_info("logits", T.FLOAT, ["batch", spec["head"]["classes"]])], inits)
-    model = h.make_model(g, opset_imports=[h.make_opsetid("", 14)], producer_name="seer space.py")
+    model = h.make_model(g, opset_imports=[h.make_opsetid("", 17)], producer_name="seer space.py")
     with open(path, "wb") as f:
         f.write(model.SerializeToString())
 
@@ -363,6 +628,12 @@ def main():
     s.add_argument("--inputs", default="",
                    help="input sizes to draw from, e.g. 64,96,128,160,192,224 (default: 224 only)")
     s.add_argument("--prefix", default="s", help="id prefix (a second sample must not reuse ids)")
+    s.add_argument("--max-gflops", type=float, default=0,
+                   help="keep only specs of at most this many GFLOPs at batch 1 (after the diverse "
+                        "ordering, so the kept ones keep its order; fewer than -n may remain)")
+    s.add_argument("--families", default="",
+                   help="families to draw from, comma-separated, of %s (default: cnn alone, the "
+                        "sequence of every earlier sample)" % ",".join(FAMILIES))
     o = sub.add_parser("onnx")
     o.add_argument("specs")
     o.add_argument("--out", required=True)
@@ -377,7 +648,13 @@ def main():
     a = ap.parse_args()
     if a.cmd == "sample":
         inputs = tuple(int(x) for x in a.inputs.split(",")) if a.inputs else None
-        specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix)
+        fams = tuple(f for f in a.families.split(",") if f)
+        bad = [f for f in fams if f not in FAMILIES]
+        if bad:
+            ap.error("--families: unknown family %s (choose from %s)" % (",".join(bad), ",".join(FAMILIES)))
+        specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix, families=fams or None)
+        if a.max_gflops:
+            specs = [sp for sp in specs if flops(sp, 1) <= a.max_gflops * 1e9]
         tmp = a.o + ".tmp"
         with open(tmp, "w") as fo:
             for sp in specs:

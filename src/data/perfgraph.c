@@ -705,11 +705,14 @@ int pg_read_range_paths(const char *paths, const pg_index *ix, int64_t lo, int64
         pg_read_stats ps;
         if (pg_read_range(ix->part_paths[k], &ix->parts[k], a - g0, b - g0, &part[np], &ps, err)) goto done;
         const pg_dataset *x = &part[0], *y = &part[np];
-        if (x->Fn != y->Fn || x->Fe != y->Fe || x->Fg != y->Fg || x->n_ops != y->n_ops || x->M != y->M ||
+        // operator tables may differ by operators appended later (ids never move): one must be a
+        // prefix of the other, and the dataset takes the longer
+        int n_ops = x->n_ops < y->n_ops ? x->n_ops : y->n_ops;
+        if (x->Fn != y->Fn || x->Fe != y->Fe || x->Fg != y->Fg || x->M != y->M ||
             !same_names(x->node_features, y->node_features, x->Fn) ||
             !same_names(x->edge_features, y->edge_features, x->Fe) ||
             !same_names(x->global_features, y->global_features, x->Fg) ||
-            !same_names(x->op_types, y->op_types, x->n_ops) || !same_names(x->labels, y->labels, x->M)) {
+            !same_names(x->op_types, y->op_types, n_ops) || !same_names(x->labels, y->labels, x->M)) {
             seer_fail(err, "%s: its schema (features, operator types or labels) differs from %s's: "
                            "the files of one [data] path must share one", ix->part_paths[k],
                       ix->part_paths[0]);
@@ -722,8 +725,15 @@ int pg_read_range_paths(const char *paths, const pg_index *ix, int64_t lo, int64
         }
         np++;
     }
-    // one dataset: the schema of the first part, the rows of all in order
+    // one dataset: the schema of the first part (the longest operator table), the rows of all
     pg_dataset *x = &part[0];
+    for (int i = 1; i < np; i++)
+        if (part[i].n_ops > x->n_ops) {
+            char **t = x->op_types;
+            int n = x->n_ops;
+            x->op_types = part[i].op_types, x->n_ops = part[i].n_ops;
+            part[i].op_types = t, part[i].n_ops = n;
+        }
     int64_t G = 0, N = 0, E = 0;
     for (int i = 0; i < np; i++) G += part[i].G, N += part[i].N, E += part[i].E;
     *ds = (pg_dataset){.G = G, .N = N, .E = E, .g0 = lo, .Fn = x->Fn, .Fe = x->Fe, .Fg = x->Fg,

@@ -11,8 +11,11 @@
 int32_t *score_op_map(const seer_model *m, int n, const char *(*name_of)(int, const void *),
                       const void *ctx) {
     int32_t *map = seer_malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    int other = -1; // an operator the model never saw is what its table calls Other
+    for (int k = 0; k < seer_n_op_types(m); k++)
+        if (!strcmp(seer_op_name(m, k), "Other")) other = k;
     for (int i = 0; i < n; i++) {
-        map[i] = -1;
+        map[i] = other;
         for (int k = 0; k < seer_n_op_types(m); k++)
             if (!strcmp(name_of(i, ctx), seer_op_name(m, k))) map[i] = k;
     }

@@ -29,8 +29,9 @@ typedef struct {
     label_metrics lm[SEER_MAX_METRICS];
 } score_result;
 
-/* Maps each name of an operator table (name_of(i, ctx), i < n) to the model's op id (-1 where the
- * model never saw it); the caller frees. */
+/* Maps each name of an operator table (name_of(i, ctx), i < n) to the model's op id; a name the
+ * model never saw maps to its Other (operators added to the converter after the model was
+ * trained), or -1 where its table has no Other. The caller frees. */
 int32_t *score_op_map(const seer_model *m, int n, const char *(*name_of)(int, const void *),
                       const void *ctx);
 /* A graph's op ids (n nodes) in the model's table: *out a new array, or NULL when the model does

@@ -212,7 +212,8 @@ int ix_fold_elementwise(ictx *c, int op) {
     int64_t *v = seer_malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
     for (int64_t i = 0; i < n; i++) {
         int64_t x = a->value[a->n_value == 1 ? 0 : i], y = b->value[b->n_value == 1 ? 0 : i];
-        v[i] = op == OP_Add ? x + y : op == OP_Sub ? x - y : op == OP_Mul ? x * y : y ? x / y : 0;
+        v[i] = op == OP_Add ? x + y : op == OP_Sub ? x - y : op == OP_Mul ? x * y : op == OP_Equal ? x == y
+               : y ? x / y : 0;
     }
     ix_set_value(o, v, n);
     free(v);
@@ -231,8 +232,8 @@ static const ox_op_def OPS[OP_COUNT] = {
 const ox_op_def *ox_op(int op) { return &OPS[op >= 0 && op < OP_COUNT ? op : OP_Other]; }
 
 int ox_op_lookup(const char *op_type) {
-    for (int i = 0; i < OP_Other; i++)
-        if (strcmp(OPS[i].name, op_type) == 0) return i;
+    for (int i = 0; i < OP_COUNT; i++)
+        if (i != OP_Other && strcmp(OPS[i].name, op_type) == 0) return i;
     return OP_Other;
 }
 

@@ -54,6 +54,17 @@ int ix_infer_constant_of_shape(ictx *c) {
         if (v[i] < 0) return ix_fail(c, "negative dimension in the shape input");
     const Onnx__AttributeProto *a = ix_attr(p, "value");
     ix_set_shape(o, v, (int)n, a && a->t ? a->t->data_type : OX_DT_FLOAT);
+    // an integer fill is shape arithmetic (torch.onnx writes it around Expand): keep its values
+    ox_tensor fill = {.rank = 0};
+    if (a && a->t) ox_tensor_values(&fill, a->t);
+    int64_t m = ox_numel(o);
+    if (fill.value && m <= OX_MAX_VALUE) {
+        int64_t *f = seer_malloc(sizeof(int64_t) * (size_t)(m ? m : 1));
+        for (int64_t i = 0; i < m; i++) f[i] = fill.value[0];
+        ix_set_value(o, f, m);
+        free(f);
+    }
+    free(fill.value);
     return 0;
 }
 
@@ -166,7 +177,7 @@ int ix_infer_binary(ictx *c) {
     if (ix_need_in(c, 1)) return -1;
     int r = ix_broadcast(x, ix_in(c, 1), d);
     if (r < 0) return ix_fail(c, "input shapes do not broadcast");
-    ix_set_shape(o, d, r, x->dtype);
+    ix_set_shape(o, d, r, op == OP_Equal ? OX_DT_BOOL : x->dtype);
     return op == OP_Pow ? 0 : ix_fold_elementwise(c, op);
 }
 
@@ -181,6 +192,16 @@ int ix_infer_where(ictx *c) {
     r = r < 0 ? -1 : ix_broadcast(x, &tmp, d);
     if (r < 0) return ix_fail(c, "input shapes do not broadcast");
     ix_set_shape(o, d, r, ix_in(c, 1)->dtype);
+    // fold known values (the -1 handling torch.onnx writes around Expand's shape)
+    int64_t nc, na, nb, n = ox_numel(o);
+    const int64_t *vc = ix_in_values(c, 0, &nc), *va = ix_in_values(c, 1, &na), *vb = ix_in_values(c, 2, &nb);
+    if (!vc || !va || !vb || n > OX_MAX_VALUE) return 0;
+    if ((nc != n && nc != 1) || (na != n && na != 1) || (nb != n && nb != 1)) return 0;
+    int64_t *v = seer_malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++)
+        v[i] = vc[nc == 1 ? 0 : i] ? va[na == 1 ? 0 : i] : vb[nb == 1 ? 0 : i];
+    ix_set_value(o, v, n);
+    free(v);
     return 0;
 }
 
