@@ -53,9 +53,10 @@ int main(int argc, char **argv) {
            "vs 0", "cold s", "vs 0");
     double base_mb = 0, base_read = 0, base_cold = 0;
     for (const char *p = levels; *p;) {
-        int level = atoi(p);
-        char out[1200];
-        snprintf(out, sizeof out, "%s/bench_level%d.h5", argv[2], level);
+        int level = strncmp(p, "lz4", 3) ? atoi(p) : PG_LZ4;
+        char out[1200], name[16];
+        snprintf(name, sizeof name, level == PG_LZ4 ? "lz4" : "%d", level);
+        snprintf(out, sizeof out, "%s/bench_level_%s.h5", argv[2], name);
         double t0 = seer_now();
         if (pg_write_level(out, &ds, level, &err)) seer_die("%s", err.msg);
         double wt = seer_now() - t0, best = 1e30, cold = 1e30;
@@ -75,10 +76,10 @@ int main(int argc, char **argv) {
         double mb = stat(out, &sb) == 0 ? (double)sb.st_size / (1 << 20) : 0;
         if (level == 0 || base_mb == 0) base_mb = mb, base_read = best, base_cold = cold;
         if (cold < 0)
-            printf("%-6d %10.1f %8.3f %9.2f %9.3f %6.2fx %9s\n", level, mb, mb / base_mb, wt, best,
+            printf("%-6s %10.1f %8.3f %9.2f %9.3f %6.2fx %9s\n", name, mb, mb / base_mb, wt, best,
                    best / base_read, "(not root)");
         else
-            printf("%-6d %10.1f %8.3f %9.2f %9.3f %6.2fx %9.3f %6.2fx\n", level, mb, mb / base_mb,
+            printf("%-6s %10.1f %8.3f %9.2f %9.3f %6.2fx %9.3f %6.2fx\n", name, mb, mb / base_mb,
                    wt, best, best / base_read, cold, cold / base_cold);
         remove(out);
         p += strcspn(p, ",");

@@ -8,14 +8,15 @@ cd "$(dirname "$0")/.."
 if [ "${SEER_NO_APT:-0}" != 1 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    # build: compiler, cmake; libraries: HDF5 (datasets), OpenBLAS built for OpenMP (dense
+    # build: compiler, cmake; libraries: HDF5 (datasets) with liblz4 and HDF5's LZ4 filter
+    # plugin (compressed datasets), OpenBLAS built for OpenMP (dense
     # products), inih (INI configs), protobuf-c + onnx.proto (the ONNX reader); python3 with
     # numpy, h5py and onnx for the dataset builder and the tests; clang with its fuzzer runtime
     # for the libFuzzer test of libseer's loader; matplotlib for seersweep's plot; torch (CPU)
     # for the design-space builder and the measurement harness (scripts/space, scripts/measure);
     # Open MPI for data-parallel training (mpirun; only libseer_mpi.so links it).
     apt-get install -y -qq --no-install-recommends build-essential cmake pkg-config \
-        libhdf5-dev libopenblas-openmp-dev libinih-dev protobuf-c-compiler libprotobuf-c-dev \
+        libhdf5-dev liblz4-dev hdf5-filter-plugin libopenblas-openmp-dev libinih-dev protobuf-c-compiler libprotobuf-c-dev \
         libonnx-dev python3 python3-numpy python3-h5py python3-onnx clang libclang-rt-14-dev \
         python3-matplotlib python3-torch openmpi-bin libopenmpi-dev >/dev/null
 fi

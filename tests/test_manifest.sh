@@ -18,7 +18,19 @@ assert [s.decode() if isinstance(s, bytes) else s for s in f["schema/labels"][:]
 assert list(f["graph/group"][:]) == [0, 0, 1]
 assert "graph/family" not in f  # no family column, no /graph/family
 print("good manifest: 3 graphs, labels and NaNs as written")
+assert "32004" in f["node/x"]._filters and f["node/x"].chunks, "not LZ4-compressed by default"
+print("written LZ4-compressed by default; h5py reads it through HDF5's plugin")
 PY
+# without HDF5's LZ4 plugin: seerconvert says so and writes the file uncompressed
+mkdir -p "$work/noplugins"
+HDF5_PLUGIN_PATH="$work/noplugins" "$conv" --manifest "$work/good.csv" -o "$work/plain.h5" 2> "$work/plain.err"
+grep -q "LZ4 filter is not installed.*uncompressed" "$work/plain.err" || { echo "FAIL: no note: $(cat "$work/plain.err")"; exit 1; }
+$python -c "import sys, h5py; assert h5py.File(sys.argv[1])['node/x'].chunks is None" "$work/plain.h5"
+if HDF5_PLUGIN_PATH="$work/noplugins" "$conv" --manifest "$work/good.csv" -o "$work/lz.h5" --compress lz4 2> "$work/lz.err"; then
+    echo "FAIL: --compress lz4 without the plugin was accepted"; exit 1
+fi
+grep -q "hdf5-filter-plugin" "$work/lz.err" && [ ! -e "$work/lz.h5" ] || { echo "FAIL: $(cat "$work/lz.err")"; exit 1; }
+echo "no LZ4 plugin: the default writes uncompressed with a note; --compress lz4 is refused: $(cat "$work/lz.err")"
 # the optional family column goes to /graph/family; seertrain's [data] test_family holds it out
 printf 'onnx,batch,name,group,family,infer_ms\n' > "$work/fam.csv"
 for i in 0 1 2 3 4 5 6 7 8 9 10 11; do
@@ -36,7 +48,8 @@ assert [s.decode() if isinstance(s, bytes) else s for s in f["schema/labels"][:]
 print("family column: /graph/family written, labels after it")
 PY
 if [ -n "${SEERTRAIN:-}" ]; then
-    "$SEERTRAIN" "$(dirname "$0")/data/tiny.ini" --quiet --set data.path="$work/fam.h5" --set data.labels=infer_ms \
+    # (Seer decodes LZ4 chunks itself: it reads fam.h5 with no plugin installed)
+    HDF5_PLUGIN_PATH="$work/noplugins" "$SEERTRAIN" "$(dirname "$0")/data/tiny.ini" --quiet --set data.path="$work/fam.h5" --set data.labels=infer_ms \
         --set data.limit=0 --set data.test_family=mobile --set train.epochs=1 --set output.dir="$work" \
         --set output.run=fam > "$work/fam.txt"
     [ "$(grep -c 'mobilenet_v2@' "$work/fam/test_predictions.csv")" = 4 ] &&

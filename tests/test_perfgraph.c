@@ -68,18 +68,26 @@ int main(void) {
         same_dataset(&ds, &back);
         pg_free(&back);
     }
-    // chunked + shuffle + deflate (seerconvert --compress): the same data through every reader
-    {
+    // chunked + shuffle + deflate and chunked + LZ4 (seerconvert --compress 6|lz4), in one chunk
+    // per array and in many (64-byte chunks: ranges that start and end inside chunks, read by
+    // LZ4's parallel chunk decoder): the same data through every reader
+    CHECK(pg_write_level(path, &ds, 10, &err) != 0 && strstr(err.msg, "0 (none) to 9"),
+          "level 10 was accepted");
+    for (int cfg = 0; cfg < 4; cfg++) {
+        int level = cfg % 2 ? PG_LZ4 : 6;
+        size_t keep_chunk = pg_chunk_bytes(cfg >= 2 ? 64 : 0);
         char zpath[640];
-        snprintf(zpath, sizeof zpath, "%s/ok_z.h5", dir);
-        CHECK(pg_write_level(zpath, &ds, 6, &err) == 0, "compressed write: %s", err.msg);
-        CHECK(pg_write_level(zpath, &ds, 10, &err) != 0 && strstr(err.msg, "0 (none) to 9"),
-              "level 10 was accepted");
+        snprintf(zpath, sizeof zpath, "%s/ok_z%d.h5", dir, cfg);
+        CHECK(pg_write_level(zpath, &ds, level, &err) == 0, "compressed write (%d): %s", cfg, err.msg);
+        pg_chunk_bytes(keep_chunk);
         hid_t f = H5Fopen(zpath, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "/node/x", H5P_DEFAULT);
         hid_t pl = H5Dget_create_plist(d);
-        CHECK(H5Pget_nfilters(pl) == 2 && H5Pget_layout(pl) == H5D_CHUNKED,
-              "/node/x: %d filters, layout %d: not chunked with shuffle and deflate",
-              H5Pget_nfilters(pl), (int)H5Pget_layout(pl));
+        hsize_t cdims[2] = {0, 0};
+        H5Pget_chunk(pl, 2, cdims);
+        CHECK(H5Pget_nfilters(pl) == (level == PG_LZ4 ? 1 : 2) && H5Pget_layout(pl) == H5D_CHUNKED &&
+                  (cfg < 2 || (int64_t)cdims[0] * 4 < ds.N),
+              "/node/x (%d): %d filters, layout %d, chunks of %llu rows: not chunked and filtered as "
+              "asked", cfg, H5Pget_nfilters(pl), (int)H5Pget_layout(pl), (unsigned long long)cdims[0]);
         H5Pclose(pl), H5Dclose(d), H5Fclose(f);
         CHECK(pg_read(zpath, &back, &err) == 0, "compressed read: %s", err.msg);
         if (!test_failures) {
@@ -103,6 +111,27 @@ int main(void) {
             }
             pg_index_free(&zx);
         }
+    }
+
+    // a damaged LZ4 chunk: one error naming the file and the array, never a crash
+    {
+        char zpath[640];
+        snprintf(zpath, sizeof zpath, "%s/ok_z3.h5", dir);
+        hid_t f = H5Fopen(zpath, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "/node/x", H5P_DEFAULT);
+        hid_t sp = H5Dget_space(d);
+        hsize_t off[2];
+        unsigned mask;
+        haddr_t addr = 0;
+        hsize_t size = 0;
+        H5Dget_chunk_info(d, sp, 1, off, &mask, &addr, &size);
+        H5Sclose(sp), H5Dclose(d), H5Fclose(f);
+        FILE *fp = fopen(zpath, "r+b");
+        CHECK(fp && size > 12 && fseek(fp, (long)addr + 4, SEEK_SET) == 0 && fputc(0x7f, fp) != EOF,
+              "could not damage chunk 1 of /node/x");
+        if (fp) fclose(fp);
+        CHECK(pg_read(zpath, &back, &err) != 0 && strstr(err.msg, "/node/x") && strstr(err.msg, zpath),
+              "a damaged LZ4 chunk was read: %s", err.msg);
+        printf("  refused %-26s %s\n", "damaged LZ4 chunk", err.msg);
     }
 
     // sharded reads: R contiguous shards balanced by nodes, one hyperslab per dataset covering

@@ -6,6 +6,7 @@
 #include "perfgraph.h"
 
 #include <hdf5.h>
+#include <lz4.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,118 @@ static int h5_shape(hid_t f, const char *path, const char *dset, int *rank, hsiz
     return 0;
 }
 
+/* A dataset written with a filter this HDF5 cannot load (LZ4 without its plugin): one clear line. */
+static int h5_filters_missing(hid_t d, const char *path, const char *dset, seer_err *err) {
+    hid_t pl = H5Dget_create_plist(d);
+    int n = pl >= 0 ? H5Pget_nfilters(pl) : 0, rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        unsigned flags, cd[8];
+        size_t ncd = 8;
+        char name[64] = "";
+        H5Z_filter_t id = H5Pget_filter2(pl, (unsigned)i, &flags, &ncd, cd, sizeof name, name, NULL);
+        if (id >= 0 && H5Zfilter_avail(id) <= 0)
+            rc = seer_fail(err, "%s: %s is compressed with HDF5 filter %d (%s), which is not "
+                                "installed: %s", path, dset, (int)id, *name ? name : "unnamed",
+                           id == PG_LZ4_FILTER ? "install Debian's hdf5-filter-plugin"
+                                               : "install that filter's HDF5 plugin");
+    }
+    if (pl >= 0) H5Pclose(pl);
+    return rc;
+}
+
+/* Big-endian integers of the LZ4 filter's framing. */
+static uint64_t be_u64(const unsigned char *p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
+    return v;
+}
+static uint32_t be_u32(const unsigned char *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* One chunk as HDF5's LZ4 filter (32004) frames it: the original size (8 bytes), the block size
+ * (4), then per block its compressed size (4) and bytes, stored raw where LZ4 saved nothing.
+ * Decoded into out (exactly want bytes); 0 on success. */
+static int lz4_chunk_decode(const unsigned char *in, size_t n, unsigned char *out, size_t want) {
+    if (n < 12 || be_u64(in) != want) return -1;
+    size_t block = be_u32(in + 8), pos = 12, done = 0;
+    if (block == 0) return want ? -1 : 0;
+    while (done < want) {
+        size_t b = want - done < block ? want - done : block;
+        if (pos + 4 > n) return -1;
+        size_t c = be_u32(in + pos);
+        pos += 4;
+        if (c > n - pos) return -1;
+        if (c == b) memcpy(out + done, in + pos, b);
+        else if (LZ4_decompress_safe((const char *)in + pos, (char *)out + done, (int)c, (int)b) != (int)b)
+            return -1;
+        pos += c, done += b;
+    }
+    return 0;
+}
+
+/* Rows [r0, r0 + rows) of an LZ4-compressed dataset read as raw chunks (H5Dread_chunk) and decoded
+ * in parallel straight into buf: HDF5 decodes one chunk at a time through its plugin into a cache
+ * and copies out, 2.3x slower than reading the file uncompressed; this is what makes LZ4 files
+ * read as fast as plain ones (benchmarks/bench_h5). 1 when the dataset is not one this handles
+ * (not chunked by whole rows, another filter, a type conversion): the caller uses H5Dread. */
+static int h5_read_lz4_rows(hid_t d, hid_t mem_type, int64_t w, int64_t r0, int64_t rows,
+                            void *buf) {
+    hid_t pl = H5Dget_create_plist(d), ft = H5Dget_type(d);
+    hsize_t chunk[2] = {0, 0};
+    unsigned flags, cd[4];
+    size_t ncd = 4;
+    int ok = pl >= 0 && ft >= 0 && H5Pget_layout(pl) == H5D_CHUNKED && H5Pget_nfilters(pl) == 1 &&
+             H5Pget_filter2(pl, 0, &flags, &ncd, cd, 0, NULL, NULL) == PG_LZ4_FILTER &&
+             H5Tequal(ft, mem_type) > 0;
+    int rank = ok ? H5Pget_chunk(pl, 2, chunk) : 0;
+    size_t elem = ft >= 0 ? H5Tget_size(ft) : 0;
+    if (pl >= 0) H5Pclose(pl);
+    if (ft >= 0) H5Tclose(ft);
+    if (!ok || rank < 1 || chunk[0] < 1 || (rank == 2 && (int64_t)chunk[1] != w)) return 1;
+    int64_t crow = (int64_t)chunk[0], c0 = r0 / crow, c1 = (r0 + rows - 1) / crow, nc = c1 - c0 + 1;
+    size_t row_bytes = (size_t)w * elem, chunk_bytes = (size_t)crow * row_bytes;
+    unsigned char **comp = seer_calloc((size_t)nc, sizeof *comp);
+    size_t *len = seer_calloc((size_t)nc, sizeof *len);
+    uint32_t *mask = seer_calloc((size_t)nc, sizeof *mask);
+    int rc = 0;
+    for (int64_t k = 0; k < nc && !rc; k++) { // HDF5 itself is not thread-safe: read serially
+        hsize_t off[2] = {(hsize_t)((c0 + k) * crow), 0}, nb = 0;
+        if (H5Dget_chunk_storage_size(d, off, &nb) < 0 || nb == 0) rc = -1;
+        else {
+            comp[k] = seer_malloc((size_t)nb), len[k] = (size_t)nb;
+            if (H5Dread_chunk(d, H5P_DEFAULT, off, &mask[k], comp[k]) < 0) rc = -1;
+        }
+    }
+    int bad = 0;
+#pragma omp parallel for schedule(dynamic) reduction(| : bad) if (!rc && nc > 1)
+    for (int64_t k = 0; k < nc; k++) {
+        if (rc) continue;
+        int64_t first = (c0 + k) * crow, lo = first > r0 ? first : r0;
+        int64_t hi = first + crow < r0 + rows ? first + crow : r0 + rows;
+        int whole = lo == first && hi == first + crow; // the chunk lies inside [r0, r0 + rows)
+        unsigned char *dst = (unsigned char *)buf + (size_t)(lo - r0) * row_bytes;
+        unsigned char *tmp = whole ? dst : malloc(chunk_bytes);
+        if (!tmp) {
+            bad |= 1;
+            continue;
+        }
+        if (mask[k] & 1) { // the filter was skipped for this chunk: stored raw
+            if (len[k] != chunk_bytes) bad |= 1;
+            else memcpy(tmp, comp[k], chunk_bytes);
+        } else if (lz4_chunk_decode(comp[k], len[k], tmp, chunk_bytes)) {
+            bad |= 1;
+        }
+        if (!whole) {
+            memcpy(dst, tmp + (size_t)(lo - first) * row_bytes, (size_t)(hi - lo) * row_bytes);
+            free(tmp);
+        }
+    }
+    for (int64_t k = 0; k < nc; k++) free(comp[k]);
+    free(comp), free(len), free(mask);
+    return rc || bad ? -1 : 0;
+}
+
 /* Reads rows [r0, r0 + rows) of a numeric dataset of total_rows x cols (cols < 0: 1-D) with one
  * hyperslab, converted to mem_type, into a new buffer; counts the read in st (may be NULL). */
 static void *h5_read_rows(hid_t f, const char *path, const char *dset, hid_t mem_type, size_t elem,
@@ -84,8 +197,14 @@ static void *h5_read_rows(hid_t f, const char *path, const char *dset, hid_t mem
     if (rows * w > 0) {
         hsize_t start[2] = {(hsize_t)r0, 0}, count[2] = {(hsize_t)rows, (hsize_t)w};
         hid_t fs = H5Dget_space(d), ms = H5Screate_simple(rank, count, NULL);
-        status = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-        if (status >= 0) status = H5Dread(d, mem_type, ms, fs, H5P_DEFAULT, buf);
+        // LZ4 chunks decoded here (no plugin needed); anything else through HDF5's filters
+        int fast = h5_read_lz4_rows(d, mem_type, w, r0, rows, buf);
+        if (fast == 1 && h5_filters_missing(d, path, dset, err)) {
+            H5Sclose(ms), H5Sclose(fs), H5Dclose(d), free(buf);
+            return NULL;
+        }
+        status = fast < 0 ? -1 : fast == 0 ? 0 : H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+        if (fast == 1 && status >= 0) status = H5Dread(d, mem_type, ms, fs, H5P_DEFAULT, buf);
         H5Sclose(ms), H5Sclose(fs);
         if (st) {
             if (st->rows[which] == 0) st->first[which] = r0;
@@ -526,8 +645,21 @@ int pg_read_label_names(const char *path, char ***names, int *M, seer_err *err) 
 }
 
 /* level > 0: chunks of about PG_CHUNK_BYTES (whole rows), byte shuffle, then deflate at that
- * level; readers need nothing different (HDF5 undoes the filters, hyperslabs read whole chunks). */
+ * level; PG_LZ4: the same chunks and shuffle, then LZ4; readers need nothing different (HDF5
+ * undoes the filters, hyperslabs read whole chunks). */
 #define PG_CHUNK_BYTES (512 * 1024)
+static size_t chunk_bytes = PG_CHUNK_BYTES;
+
+int pg_lz4_available(void) {
+    h5_quiet();
+    return H5Zfilter_avail(PG_LZ4_FILTER) > 0;
+}
+
+size_t pg_chunk_bytes(size_t bytes) {
+    size_t prev = chunk_bytes;
+    chunk_bytes = bytes ? bytes : PG_CHUNK_BYTES;
+    return prev;
+}
 static int h5_write_num_level(hid_t f, const char *dset, hid_t file_type, hid_t mem_type,
                               const void *buf, int64_t rows, int64_t cols, int level) {
     hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
@@ -535,13 +667,14 @@ static int h5_write_num_level(hid_t f, const char *dset, hid_t file_type, hid_t 
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
     size_t row_bytes = H5Tget_size(file_type) * (size_t)(cols > 0 ? cols : 1);
-    if (level > 0 && rows > 0 && row_bytes > 0) {
-        hsize_t chunk[2] = {(hsize_t)(PG_CHUNK_BYTES / row_bytes), (hsize_t)(cols > 0 ? cols : 1)};
+    if (level != 0 && rows > 0 && row_bytes > 0) {
+        hsize_t chunk[2] = {(hsize_t)(chunk_bytes / row_bytes), (hsize_t)(cols > 0 ? cols : 1)};
         if (chunk[0] < 1) chunk[0] = 1;
         if (chunk[0] > (hsize_t)rows) chunk[0] = (hsize_t)rows;
         H5Pset_chunk(dcpl, rank, chunk);
-        H5Pset_shuffle(dcpl);
-        H5Pset_deflate(dcpl, (unsigned)level);
+        if (level != PG_LZ4) H5Pset_shuffle(dcpl); // LZ4 compresses these arrays better unshuffled
+        if (level == PG_LZ4) H5Pset_filter(dcpl, PG_LZ4_FILTER, H5Z_FLAG_MANDATORY, 0, NULL);
+        else H5Pset_deflate(dcpl, (unsigned)level);
     }
     hid_t s = H5Screate_simple(rank, dims, NULL);
     hid_t d = H5Dcreate2(f, dset, file_type, s, lcpl, dcpl, H5P_DEFAULT);
@@ -584,9 +717,13 @@ int pg_write(const char *path, const pg_dataset *ds, seer_err *err) {
 }
 
 int pg_write_level(const char *path, const pg_dataset *ds, int level, seer_err *err) {
-    if (level < 0 || level > 9)
-        return seer_fail(err, "%s: compression level %d: use 0 (none) to 9", path, level);
+    if ((level < 0 || level > 9) && level != PG_LZ4)
+        return seer_fail(err, "%s: compression level %d: use 0 (none) to 9, or LZ4", path, level);
     h5_quiet();
+    if (level == PG_LZ4 && !pg_lz4_available())
+        return seer_fail(err, "%s: the HDF5 LZ4 filter (%d) is not installed: install Debian's "
+                              "hdf5-filter-plugin, or write deflate (level 1 to 9)",
+                         path, PG_LZ4_FILTER);
     size_t len = strlen(path);
     char *tmp = seer_malloc(len + 8);
     snprintf(tmp, len + 8, "%s.tmp", path);

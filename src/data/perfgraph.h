@@ -84,8 +84,17 @@ int pg_read_range_paths(const char *paths, const pg_index *ix, int64_t lo, int64
  * write never leaves a corrupt file at path. It does not validate: tests use it to make bad files. */
 int pg_write(const char *path, const pg_dataset *ds, seer_err *err);
 /* The same with the node, edge, global and label arrays chunked, byte-shuffled and deflated at
- * level 1..9 (0: contiguous, as pg_write). Every reader reads both. */
+ * level 1..9 (0: contiguous, as pg_write), or byte-shuffled and LZ4-compressed (PG_LZ4: HDF5's
+ * registered LZ4 filter 32004, a plugin: Debian's hdf5-filter-plugin, which h5py and every HDF5
+ * reader on the machine load too). Every reader reads all of them. */
+#define PG_LZ4 (-1)
+#define PG_LZ4_FILTER 32004
 int pg_write_level(const char *path, const pg_dataset *ds, int level, seer_err *err);
+/* The chunk size compressed writes aim at (whole rows; 0: the default, 512 KiB); returns the
+ * previous one. Tests make many small chunks with it. */
+size_t pg_chunk_bytes(size_t bytes);
+/* 1 when this HDF5 can write PG_LZ4 (its LZ4 plugin is installed). */
+int pg_lz4_available(void);
 
 /* The checks pg_read applies; path is used only in messages. */
 int pg_validate(const pg_dataset *ds, const char *path, seer_err *err);
