@@ -15,6 +15,9 @@ Regenerates benchmarks/transfer.md:
    built into WORK/space_xeon.h5 with scripts/space/make_dataset.py): for each stage style, every
    network that has a stage of that style is the test split (data.test_family), the others train;
    labels train_time_ms and infer_time_ms.
+3. Leave one family out on the widened space on the same CPU (the CNNs above plus the ConvNeXt,
+   ViT, DeiT and MLP-Mixer networks of specs_w.jsonl, WORK/space_all.h5): each of the four
+   families held out in turn, and all four at once (trained on CNNs alone: CNN -> transformers).
 
 Models: seernet as PerfSeer describes it (target = log, no clamp), seernet / perfsage / gcn with
 [model] target = roofline and clamp = range, the linear baseline (ridge on a bag of operators,
@@ -39,6 +42,8 @@ GPUS = ["1080ti_infer_ms", "2080ti_infer_ms", "titan_rtx_infer_ms"]
 SHARED_BATCHES = [1, 32]
 SHOTS = 10  # target architectures measured for the calibrated rows
 STYLES = ["vgg", "inception", "resnext", "densenet", "mobilenet"]
+NEW_FAMILIES = ["convnext", "vit", "deit", "mixer"]
+HOLDOUTS = [[f] for f in NEW_FAMILIES] + [NEW_FAMILIES]  # leave-one-family-out, then all four
 CPU_LABELS = ["train_time_ms", "infer_time_ms"]
 
 # name -> seertrain overrides (the roofline variants are this round's extrapolating options)
@@ -165,6 +170,58 @@ def loso_job(a, style, name, families):
     return tag, {l: (s["test"][l]["mape"], s["test"][l]["spearman"], s["test"][l]["n"]) for l in CPU_LABELS}
 
 
+def lofo_job(a, held, name):
+    tag = "lofo_%s_%s" % ("+".join(held), name.replace(" ", "_").replace("(", "").replace(")", ""))
+    run_dir = os.path.join(a.work, tag)
+    sets = ["data.path=" + a.space_all, "data.labels=" + ",".join(CPU_LABELS), "train.multi_task=sum",
+            "data.test_family=" + ",".join("space/" + f for f in held), "data.train_frac=0.8",
+            "data.val_frac=0.1", "train.epochs=%d" % a.loso_epochs, "train.batch_size=16"]
+    if not (a.reuse and os.path.exists(os.path.join(run_dir, "summary.json"))):
+        train(a, name, sets, run_dir, run_dir + ".log")
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        s = json.load(f)
+    return tag, {l: (s["test"][l]["mape"], s["test"][l]["spearman"], s["test"][l]["n"]) for l in CPU_LABELS}
+
+
+def lofo(a, names):
+    a.space_all = os.path.join(a.work, "space_all.h5")
+    sd = os.path.join(ROOT, "datasets/space_cpu")
+    run([sys.executable, os.path.join(ROOT, "scripts/space/make_dataset.py"), "--specs",
+         os.path.join(sd, "specs_r.jsonl") + "," + os.path.join(sd, "specs_w.jsonl"), "--measurements",
+         os.path.join(sd, "measurements_xeon.jsonl") + "," + os.path.join(sd, "measurements_xeon_w.jsonl"),
+         "-o", a.space_all, "--onnx-dir", os.path.join(a.work, "space_all_onnx"),
+         "--card", os.path.join(a.work, "space_all_card.md"), "--seerconvert", os.path.join(a.build, "seerconvert")],
+        os.path.join(a.work, "space_all_build.log"))
+    sp = read_h5(a.space_all, CPU_LABELS)
+    fam = np.array([f.split("/", 1)[1] for f in sp["family"]])
+    counts = {f: len({n.split("@")[0] for n, g in zip(sp["name"], fam) if g == f}) for f in NEW_FAMILIES}
+    res = {}
+    with cf.ThreadPoolExecutor(a.jobs) as ex:
+        futs = {ex.submit(lofo_job, a, h, m): (tuple(h), m) for h in HOLDOUTS for m in MODELS}
+        for f in cf.as_completed(futs):
+            h, m = futs[f]
+            res[(h, m)] = f.result()[1]
+            print("transfer.py: leave out %s, %s done" % ("+".join(h), m), flush=True)
+    for h in HOLDOUTS:  # the regression: trained on the networks of the other families
+        held = np.isin(fam, h)
+        res[(tuple(h), "log-FLOPs regression")] = {
+            l: scores(logflops_fit(sp["x"][~held], sp["y"][~held, k])(sp["x"][held]), sp["y"][held, k])
+            for k, l in enumerate(CPU_LABELS)}
+    heads = ["without %s" % h[0] if len(h) == 1 else "CNNs only (without all four)" for h in HOLDOUTS]
+    lines = ["## Leave one family out: CNNs, ConvNeXt, ViT, DeiT and MLP-Mixer on this machine's CPU", "",
+             "%d graphs (%d architectures x batch 1/4/16: the CNNs of section 2 and %s) measured with "
+             "scripts/measure/measure.py; the test split is every network of the held-out family (data.test_family), "
+             "the rest trains (80/10 train/val, the 10%% test share trains too), %d epochs. Cells: MAPE %% / "
+             "Spearman of train_time_ms, then infer_time_ms."
+             % (len(sp["y"]), len(set(n.split("@")[0] for n in sp["name"])),
+                ", ".join("%d %s" % (counts[f], f) for f in NEW_FAMILIES), a.loso_epochs), "",
+             "| model | " + " | ".join(heads) + " |", "|---" * (1 + len(HOLDOUTS)) + "|"]
+    for m in names:
+        cells = ["<br>".join(fmt(res[(tuple(h), m)][l]) for l in CPU_LABELS) for h in HOLDOUTS]
+        lines.append("| %s | %s |" % (m, " | ".join(cells)))
+    return lines + [""]
+
+
 def fmt(s):
     return "-" if s is None else "%.1f / %.2f" % (s[0], s[1])
 
@@ -181,6 +238,7 @@ def main():
     ap.add_argument("--reuse", action="store_true",
                     help="keep the runs already in WORK (a finished run's summary and predictions)")
     ap.add_argument("--skip-loso", action="store_true", help="only the two GPU spaces")
+    ap.add_argument("--skip-families", action="store_true", help="leave out section 3 (the widened space)")
     a = ap.parse_args()
     a.seertrain, a.seerexport, a.seerpredict = (os.path.join(a.build, t) for t in ("seertrain", "seerexport", "seerpredict"))
     a.data = {"nb201": os.path.join(ROOT, "datasets/nb201.h5"), "fbnet": os.path.join(ROOT, "datasets/fbnet.h5")}
@@ -251,6 +309,8 @@ def main():
         lines.append("")
     if not a.skip_loso:
         lines += loso(a, names)
+    if not a.skip_families:
+        lines += lofo(a, names)
     lines += ["Commands behind each cell: the run folders and logs under `%s` (seertrain `--set` overrides "
               "in each `*.log`'s config echo)." % a.work, ""]
     with open(a.out, "w") as f:

@@ -19,7 +19,10 @@ For each (architecture, batch size), in spec order and then batch order, one JSO
 plus the device name, driver, library versions, precision (fp32) and thread count. Out of memory
 is recorded as {"oom": true} (not measured). Lines are appended as they are measured, and a rerun
 skips the (id, batch) pairs already in the file, so a run can stop and resume; --time-budget
-stops cleanly before a configuration that would start after the budget.
+stops cleanly before a configuration that would start after the budget. --pass 2 measures every
+configuration of the first pass again, as a separate pass (another time, other machine state:
+what repeats inside one pass cannot see), lines tagged "pass": 2; make_dataset.py averages the
+passes and reports their disagreement.
 """
 import argparse
 import json
@@ -243,6 +246,10 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--time-budget", type=float, default=0, help="seconds (0 = no limit)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N specs")
+    ap.add_argument("--pass", dest="pass_no", type=int, default=1,
+                    help="measurement pass: 2 measures again, in a separate pass, every configuration "
+                         "the first pass measured (lines tagged \"pass\": 2), so that make_dataset.py "
+                         "can average the passes and report how far apart they were")
     ap.add_argument("--max-other-load", type=float, default=0,
                     help="CPU: measure a configuration again (up to 3 times) while the other "
                          "cores were busier than this share (0..1) during it (0 = never)")
@@ -257,19 +264,23 @@ def main():
     info = env_info(a, nvml)
     specs = space.read_specs(a.specs)[: a.limit or None]
     batches = [int(b) for b in a.batches.split(",")]
-    done = set()
+    if a.pass_no < 1:
+        sys.exit("measure.py: error: --pass %d: passes count from 1" % a.pass_no)
+    done = {}  # pass -> {(id, batch)}
     if os.path.exists(a.out):
         with open(a.out) as f:
             for line in f:
                 try:
                     r = json.loads(line)
-                    done.add((r["id"], r["batch"]))
+                    done.setdefault(r.get("pass", 1), set()).add((r["id"], r["batch"]))
                 except (ValueError, KeyError):
                     pass  # a line cut by a crash: measured again
     t0, n_new = time.time(), 0
-    todo = [(s, b) for s in specs for b in batches if (s["id"], b) not in done]
-    print("measure.py: %d configurations to measure (%d already in %s) on %s"
-          % (len(todo), len(done), a.out, info["device_name"]), file=sys.stderr)
+    mine_done, first = done.get(a.pass_no, set()), done.get(1, set())
+    todo = [(s, b) for s in specs for b in batches if (s["id"], b) not in mine_done
+            and (a.pass_no == 1 or (s["id"], b) in first)]
+    print("measure.py: pass %d: %d configurations to measure (%d already in %s) on %s"
+          % (a.pass_no, len(todo), len(mine_done), a.out, info["device_name"]), file=sys.stderr)
     last = 0.0
     for spec, b in todo:
         if a.time_budget and time.time() - t0 + last > a.time_budget:
@@ -296,6 +307,8 @@ def main():
                 time.sleep(5)
         last = time.time() - t1
         rec = {"id": spec["id"], "batch": b, "flops": space.flops(spec, b)}
+        if a.pass_no > 1:
+            rec["pass"] = a.pass_no
         rec.update(res)
         rec.update(info)
         with open(a.out, "a") as f:

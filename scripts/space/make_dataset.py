@@ -62,6 +62,23 @@ def group_of(sid):
     return num if head == "s" else num + 1000000 * sum((ord(c) - 96) for c in head)
 
 
+def combine_passes(rs):
+    """One configuration measured in several passes (measure.py --pass): each metric the mean of
+    the passes that measured it, and the disagreement (max - min) / mean of the two times."""
+    if len(rs) == 1:
+        return rs[0]
+    out = dict(rs[0])
+    for m in METRICS:
+        v = [r[m] for r in rs if r.get(m) is not None and not r.get("oom")]
+        out[m] = sum(v) / len(v) if v else None
+    out["passes"] = len(rs)
+    for m in ("train_time_ms", "infer_time_ms"):
+        v = [r[m] for r in rs if r.get(m) is not None and not r.get("oom")]
+        if len(v) > 1:
+            out[m.split("_")[0] + "_pass_spread"] = (max(v) - min(v)) / (sum(v) / len(v))
+    return out
+
+
 def fmt(v):
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else "%.9g" % v
 
@@ -106,11 +123,20 @@ def main():
     else:
         specs = {s["id"]: s for p in a.specs.split(",") for s in space.read_specs(p)}
         device = None
+        passes = {}  # (id, batch) -> the records of its passes, in file order
         for mpath in a.measurements.split(","):
-            for line in open(mpath):
+            lines = open(mpath).read().split("\n")
+            for i, line in enumerate(lines):
                 if not line.strip():
                     continue
-                r = json.loads(line)
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    if i >= len(lines) - 2:  # the line a running measure.py is writing
+                        print("make_dataset.py: %s: the last line is incomplete (still being measured?): "
+                              "left out" % mpath, file=sys.stderr)
+                        continue
+                    sys.exit("make_dataset.py: %s:%d: not a JSON line" % (mpath, i + 1))
                 if r["id"] not in specs:
                     sys.exit("make_dataset.py: %s: measured architecture %s is in none of the specs files %s"
                              % (mpath, r["id"], a.specs))
@@ -118,7 +144,9 @@ def main():
                 if a.max_other_load is not None and r.get("other_load", 0) > a.max_other_load:
                     a.left_out = getattr(a, "left_out", 0) + 1
                     continue
-                rows.append((specs[r["id"]], r["batch"], r))
+                passes.setdefault((r["id"], r["batch"]), []).append(r)
+        for (sid, b), rs in passes.items():
+            rows.append((specs[sid], b, combine_passes(rs)))
     written = set()
     for s, _, _ in rows:
         if s["id"] not in written:
@@ -174,6 +202,14 @@ def write_card(path, out, rows, labels, device, a):
         if sp:
             lines.append("- timing spread ((q75 - q25) / median of the repeats), median over configurations: "
                          "train %.2f%%, infer %.2f%%" % (100 * sp[len(sp) // 2], 100 * si[len(si) // 2]))
+        pt = sorted(r["train_pass_spread"] for _, _, r in rows if "train_pass_spread" in r)
+        pi = sorted(r["infer_pass_spread"] for _, _, r in rows if "infer_pass_spread" in r)
+        if pt:
+            lines.append("- measured in two or more separate passes (measure.py --pass 2): %d configurations, "
+                         "labels the mean of the passes; disagreement between passes ((max - min) / mean), "
+                         "median: train %.2f%%, infer %.2f%%; 90th percentile: train %.2f%%, infer %.2f%%"
+                         % (len(pt), 100 * pt[len(pt) // 2], 100 * pi[len(pi) // 2],
+                            100 * pt[int(0.9 * (len(pt) - 1))], 100 * pi[int(0.9 * (len(pi) - 1))]))
         r0 = next((r for _, _, r in rows if "warmup" in r), rows[0][2])
         lines += ["", "Protocol: scripts/measure/measure.py (see its --help): per configuration %s warm-up "
                   "runs then %s timed runs, median; training step = zero_grad + forward + cross-entropy + "
