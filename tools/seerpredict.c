@@ -77,6 +77,36 @@ static int range_check(const seer_model *m, const seer_graph *g, const double *y
 }
 
 
+/* The families a model trained on, for the warning line: as recorded when there are up to six,
+ * else counted by what precedes their slash: "space/... (29)". */
+static void families_text(const char *fams, char *out, size_t len) {
+    int count = 1;
+    for (const char *p = fams; *p; p++) count += *p == ',';
+    if (count <= 6) {
+        snprintf(out, len, "%s", fams);
+        return;
+    }
+    char seen[8][64];
+    int n_seen = 0, per[8] = {0}, other = 0;
+    for (const char *p = fams; *p;) {
+        size_t k = strcspn(p, ","), slash = strcspn(p, "/");
+        size_t plen = slash < k ? slash : k;
+        int i = 0;
+        while (i < n_seen && (strlen(seen[i]) != plen || strncmp(seen[i], p, plen))) i++;
+        if (i == n_seen && n_seen < 8 && plen < sizeof seen[0])
+            snprintf(seen[n_seen++], sizeof seen[0], "%.*s", (int)plen, p);
+        if (i < n_seen) per[i]++;
+        else other++;
+        p += k + (p[k] == ',');
+    }
+    size_t o = 0;
+    out[0] = 0;
+    for (int i = 0; i < n_seen && o < len; i++)
+        o += (size_t)snprintf(out + o, len - o, "%s%s%s (%d)", i ? ", " : "", seen[i],
+                              per[i] > 1 ? "/..." : "", per[i]);
+    if (other && o < len) snprintf(out + o, len - o, ", %d more", other);
+}
+
 static void range_text(const seer_model *m, int n, const seer_range_item *it) {
     if (n < 0) {
         printf("  note: this model records no training range (exported before libseer 0.3), so "
@@ -85,8 +115,10 @@ static void range_text(const seer_model *m, int n, const seer_range_item *it) {
     }
     if (n == 0) return;
     const char *fams = seer_info(m, "families");
+    char short_fams[512];
+    if (fams) families_text(fams, short_fams, sizeof short_fams);
     printf("  warning: outside the training data%s%s%s, so these predictions are guesses (%d quantit%s):",
-           fams ? " (families " : "", fams ? fams : "", fams ? ")" : "", n, n == 1 ? "y" : "ies");
+           fams ? " (families " : "", fams ? short_fams : "", fams ? ")" : "", n, n == 1 ? "y" : "ies");
     for (int i = 0; i < n && i < RANGE_ITEMS; i++)
         printf("%s %s%s = %.4g (trained %.4g .. %.4g)", i ? ";" : "", score_range_kind(it[i].kind),
                seer_range_item_name(m, &it[i]), it[i].value, it[i].lo, it[i].hi);
