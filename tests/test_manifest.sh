@@ -31,6 +31,18 @@ if HDF5_PLUGIN_PATH="$work/noplugins" "$conv" --manifest "$work/good.csv" -o "$w
 fi
 grep -q "hdf5-filter-plugin" "$work/lz.err" && [ ! -e "$work/lz.h5" ] || { echo "FAIL: $(cat "$work/lz.err")"; exit 1; }
 echo "no LZ4 plugin: the default writes uncompressed with a note; --compress lz4 is refused: $(cat "$work/lz.err")"
+# --repack: the same data under another codec
+"$conv" --repack "$work/good.h5" -o "$work/re0.h5" --compress 0 > /dev/null
+"$conv" --repack "$work/re0.h5" -o "$work/re4.h5" > /dev/null
+$python - "$work/good.h5" "$work/re0.h5" "$work/re4.h5" <<'PY'
+import sys, h5py, numpy as np
+a, b, c = (h5py.File(p) for p in sys.argv[1:])
+assert b["node/x"].chunks is None and "32004" in c["node/x"]._filters
+for k in ("node/x", "node/op", "edge/index", "edge/x", "global/x", "label/y", "graph/node_ptr"):
+    assert np.array_equal(a[k][:], b[k][:], equal_nan=True) and np.array_equal(a[k][:], c[k][:], equal_nan=True), k
+print("--repack: uncompressed and back to LZ4, every array unchanged")
+PY
+if "$conv" --repack "$work/good.h5" -o "$work/good.h5" 2> "$work/same.err"; then echo "FAIL: repack onto itself"; exit 1; fi
 # the optional family column goes to /graph/family; seertrain's [data] test_family holds it out
 printf 'onnx,batch,name,group,family,infer_ms\n' > "$work/fam.csv"
 for i in 0 1 2 3 4 5 6 7 8 9 10 11; do

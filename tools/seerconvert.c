@@ -18,10 +18,35 @@
  * is LZ4 where HDF5's LZ4 plugin is installed (compress_asked: the user chose). */
 static int compress_level = PG_LZ4, compress_asked = 0;
 
+/* Writes ds with the chosen codec (LZ4 by default, uncompressed with a note without its plugin). */
+static void write_dataset(const char *out, const pg_dataset *ds) {
+    seer_err err;
+    if (compress_level == PG_LZ4 && !compress_asked && !pg_lz4_available()) {
+        fprintf(stderr, "seerconvert: note: HDF5's LZ4 filter is not installed (Debian: "
+                        "hdf5-filter-plugin): writing %s uncompressed\n", out);
+        compress_level = 0;
+    }
+    if (pg_write_level(out, ds, compress_level, &err)) seer_die("%s", err.msg);
+}
+
+/* --repack: a PerfGraph file rewritten with another codec, the data unchanged. */
+static int repack(const char *in, const char *out) {
+    seer_err err;
+    pg_dataset ds;
+    if (!strcmp(in, out)) seer_die("--repack %s -o %s: write to another file", in, out);
+    if (pg_read(in, &ds, &err)) seer_die("%s", err.msg);
+    write_dataset(out, &ds);
+    printf("wrote %s: %lld graphs from %s (%s)\n", out, (long long)ds.G, in,
+           compress_level == PG_LZ4 ? "LZ4" : compress_level ? "deflate" : "uncompressed");
+    pg_free(&ds);
+    return 0;
+}
+
 static void usage(FILE *f) {
     fputs("usage: seerconvert NET.onnx [--batch N] [--fuse] [--allow-unknown] [--shapes]\n"
           "       seerconvert --manifest MANIFEST.csv -o OUT.h5 [--threads N] [--fuse] [--allow-unknown]\n"
           "                   [--compress 0..9|lz4]\n"
+          "       seerconvert --repack IN.h5 -o OUT.h5 [--compress 0..9|lz4]\n"
           "                   [--source TEXT] [--device TEXT]\n\n"
           "One model: infers every tensor's shape and prints a summary (ONNX nodes, operators,\n"
           "edges, parameters, FLOPs, bytes, the ten costliest operators). --shapes prints every\n"
@@ -41,6 +66,8 @@ static void usage(FILE *f) {
           "                   hdf5-filter-plugin, else the file is written uncompressed with a note),\n"
           "                   0 (uncompressed), or a deflate level 1 to 9 (shuffled first: 6 to 7x\n"
           "                   smaller, read 4x slower). Readers read them all; benchmarks/RESULTS.md.\n"
+          "  --repack IN.h5   rewrite a PerfGraph file with the --compress codec (lz4 by default), data\n"
+          "                   unchanged: an older, uncompressed dataset made small without reconverting\n"
           "FLOPs count a multiply-add as 2; MACs are the multiply-adds of Conv, Gemm and MatMul.\n",
           f);
 }
@@ -257,12 +284,7 @@ static int convert_manifest(const char *mpath, const char *out, int fuse, int al
     ds.device = (char *)(device ? device : "");
     seer_err err;
     if (pg_validate(&ds, out, &err)) seer_die("%s", err.msg);
-    if (compress_level == PG_LZ4 && !compress_asked && !pg_lz4_available()) {
-        fprintf(stderr, "seerconvert: note: HDF5's LZ4 filter is not installed (Debian: "
-                        "hdf5-filter-plugin): writing %s uncompressed\n", out);
-        compress_level = 0;
-    }
-    if (pg_write_level(out, &ds, compress_level, &err)) seer_die("%s", err.msg);
+    write_dataset(out, &ds);
     printf("wrote %s: %lld graphs, %lld nodes, %lld edges, %d labels; %.1f s, %.0f ONNX files/s%s\n",
            out, (long long)n, (long long)ds.N, (long long)ds.E, M, secs, (double)n / secs,
            fuse ? " (fused view)" : "");
@@ -280,6 +302,7 @@ static int convert_manifest(const char *mpath, const char *out, int fuse, int al
 
 int main(int argc, char **argv) {
     const char *input = NULL, *manifest = NULL, *out = NULL, *source = NULL, *device = NULL;
+    const char *repack_in = NULL;
     char *end_level;
     int64_t batch = 0;
     int fuse = 0, allow_unknown = 0, shapes = 0, threads = 0;
@@ -295,6 +318,8 @@ int main(int argc, char **argv) {
             if (*end || batch < 1) seer_die("--batch %s: must be a positive integer", argv[i]);
         } else if (!strcmp(a, "--manifest") && more) {
             manifest = argv[++i];
+        } else if (!strcmp(a, "--repack") && more) {
+            repack_in = argv[++i];
         } else if ((!strcmp(a, "-o") || !strcmp(a, "--out")) && more) {
             out = argv[++i];
         } else if (!strcmp(a, "--compress") && more) {
@@ -324,6 +349,10 @@ int main(int argc, char **argv) {
             fprintf(stderr, "seerconvert: unexpected argument '%s' (see --help)\n", a);
             return 2;
         }
+    }
+    if (repack_in) {
+        if (!out) seer_die("--repack needs -o OUT.h5");
+        return repack(repack_in, out);
     }
     if (manifest) {
         if (!out) seer_die("--manifest needs -o OUT.h5");
