@@ -156,6 +156,7 @@ def main():
                   "device_name", "torch", "precision", "threads"):
             check(k in r, "measurement lacks %s: %s" % (k, r))
         check(r.get("train_time_ms", 0) > r.get("infer_time_ms", 1e9), "a training step should take longer than inference")
+        check(r.get("ref_ms", 0) > 0, "no reference time: %s" % r)
     subprocess.run(cmd + ["--limit", "1"], check=True)
     check(len(open(out).readlines()) == 2, "the rerun measured again instead of resuming")
     subprocess.run(cmd + ["--time-budget", "0.001"], check=True)
@@ -190,6 +191,21 @@ def main():
     got = y[names.index("space/%s@bs%d" % k), labels.index("train_time_ms")]
     check(abs(got - want) <= 1e-4 * want, "two passes: label %g, mean of the passes %g" % (got, want))
     card = open(os.path.join(work, "README-space.md")).read()
+    # --ref-normalize: each time scaled by median(ref_ms) / its ref_ms
+    h5r = os.path.join(work, "space_ref.h5")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
+                    "--measurements", out, "-o", h5r, "--seerconvert", seerconvert, "--ref-normalize"], check=True)
+    refs = sorted(r["ref_ms"] for r in rows)
+    k1 = sorted(r1)[0]
+    with h5py.File(h5r, "r") as f:
+        yr = f["label/y"][:]
+        names_r = [x.decode() for x in f["graph/name"][:]]
+    got = yr[names_r.index("space/%s@bs%d" % k1), labels.index("infer_time_ms")]
+    ones = [r for r in rows if (r["id"], r["batch"]) == k1]
+    want = sum(r["infer_time_ms"] * refs[len(refs) // 2] / r["ref_ms"] for r in ones) / len(ones)
+    check(abs(got - want) <= 1e-4 * want, "--ref-normalize: label %g, expected %g" % (got, want))
+    check("normalised to the reference" in open(os.path.join(work, "README-space_ref.md")).read(),
+          "the card does not say the times were normalised")
     check("separate passes" in card and "2 configurations" in card, "the card does not report the two passes")
     if fails:
         print("test_space: %d check(s) failed" % fails, file=sys.stderr)

@@ -22,7 +22,10 @@ skips the (id, batch) pairs already in the file, so a run can stop and resume; -
 stops cleanly before a configuration that would start after the budget. --pass 2 measures every
 configuration of the first pass again, as a separate pass (another time, other machine state:
 what repeats inside one pass cannot see), lines tagged "pass": 2; make_dataset.py averages the
-passes and reports their disagreement.
+passes and reports their disagreement. Before every configuration a fixed reference network is
+timed (ref_ms; --no-reference skips it): on this project's CPU machines the same configuration
+measured in two sessions differed by a third (benchmarks/RESULTS.md), and ref_ms is what lets
+make_dataset.py --ref-normalize take that drift out.
 """
 import argparse
 import json
@@ -94,11 +97,46 @@ class NvmlSampler:
         return sum(self.samples) / len(self.samples) if self.samples else None
 
 
+# The reference workload timed beside every configuration: a fixed small network (all five CNN
+# stage styles, input 64, batch 4, inference). Its time follows the machine's speed at that
+# moment (another VM host, frequency, a neighbour's load), so make_dataset.py --ref-normalize can
+# put measurements taken weeks apart, or on two hosts of one instance type, on one scale.
+REF_SPEC = {"id": "reference", "input": [3, 64, 64], "act": "relu", "head": {"classes": 1000},
+            "stem": {"channels": 32, "kernel": 3, "stride": 2},
+            "stages": [{"style": "vgg", "width": 48, "depth": 1},
+                       {"style": "mobilenet", "width": 64, "depth": 2, "expand": 3},
+                       {"style": "resnext", "width": 128, "depth": 1, "bottleneck": 0.5, "groups": 4},
+                       {"style": "inception", "width": 192, "depth": 1}]}
+REF_BATCH, REF_REPEATS = 4, 7
+
+
+def reference_ms(dev):
+    """Median time (ms) of REF_SPEC's inference after two warm-up runs."""
+    import torch
+    cuda = dev.type == "cuda"
+    torch.manual_seed(0)
+    model = space.torch_model(REF_SPEC).to(dev).eval()
+    x = torch.randn([REF_BATCH] + REF_SPEC["input"], device=dev)
+    ts = []
+    with torch.no_grad():
+        for i in range(2 + REF_REPEATS):
+            if cuda:
+                torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            model(x)
+            if cuda:
+                torch.cuda.synchronize()
+            if i >= 2:
+                ts.append((time.perf_counter() - t0) * 1e3)
+    return stats(ts)[0]
+
+
 def measure_one(spec, batch, a, nvml):
     import torch
     import torch.nn.functional as F
     dev = torch.device(a.device)
     cuda = dev.type == "cuda"
+    ref = reference_ms(dev) if a.reference else None
     torch.manual_seed(0)
     model = space.torch_model(spec).to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
@@ -150,6 +188,8 @@ def measure_one(spec, batch, a, nvml):
             out[phase + "_util_pct"] = util
         if e0 is not None and e1 is not None:
             out[phase + "_energy_mj"] = (e1 - e0) / a.repeats
+    if ref is not None:
+        out["ref_ms"] = ref
     return out
 
 
@@ -250,6 +290,10 @@ def main():
                     help="measurement pass: 2 measures again, in a separate pass, every configuration "
                          "the first pass measured (lines tagged \"pass\": 2), so that make_dataset.py "
                          "can average the passes and report how far apart they were")
+    ap.add_argument("--no-reference", dest="reference", action="store_false",
+                    help="skip the reference workload timed before every configuration (ref_ms: a "
+                         "fixed small network, about 0.1 s on a CPU core) that make_dataset.py "
+                         "--ref-normalize uses to correct for the machine's speed drifting")
     ap.add_argument("--max-other-load", type=float, default=0,
                     help="CPU: measure a configuration again (up to 3 times) while the other "
                          "cores were busier than this share (0..1) during it (0 = never)")
