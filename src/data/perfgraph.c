@@ -645,7 +645,8 @@ int pg_read_label_names(const char *path, char ***names, int *M, seer_err *err) 
 }
 
 /* level > 0: chunks of about PG_CHUNK_BYTES (whole rows), byte shuffle, then deflate at that
- * level; PG_LZ4: the same chunks and shuffle, then LZ4; readers need nothing different (HDF5
+ * level; PG_LZ4: the same chunks, LZ4 without the shuffle (it made these arrays larger and slower
+ * to read); readers need nothing different (HDF5
  * undoes the filters, hyperslabs read whole chunks). */
 #define PG_CHUNK_BYTES (512 * 1024)
 static size_t chunk_bytes = PG_CHUNK_BYTES;
@@ -672,9 +673,12 @@ static int h5_write_num_level(hid_t f, const char *dset, hid_t file_type, hid_t 
         if (chunk[0] < 1) chunk[0] = 1;
         if (chunk[0] > (hsize_t)rows) chunk[0] = (hsize_t)rows;
         H5Pset_chunk(dcpl, rank, chunk);
-        if (level != PG_LZ4) H5Pset_shuffle(dcpl); // LZ4 compresses these arrays better unshuffled
-        if (level == PG_LZ4) H5Pset_filter(dcpl, PG_LZ4_FILTER, H5Z_FLAG_MANDATORY, 0, NULL);
-        else H5Pset_deflate(dcpl, (unsigned)level);
+        if (level == PG_LZ4) {
+            H5Pset_filter(dcpl, PG_LZ4_FILTER, H5Z_FLAG_MANDATORY, 0, NULL);
+        } else {
+            H5Pset_shuffle(dcpl);
+            H5Pset_deflate(dcpl, (unsigned)level);
+        }
     }
     hid_t s = H5Screate_simple(rank, dims, NULL);
     hid_t d = H5Dcreate2(f, dset, file_type, s, lcpl, dcpl, H5P_DEFAULT);
