@@ -53,6 +53,8 @@ MODELS = {
     "seernet roofline": ["model.name=seernet", "model.hidden=64", "model.blocks=1"] + ROOF,
     "perfsage roofline": ["model.name=perfsage", "model.hidden=64", "model.blocks=2",
                           "model.head_hidden=64"] + ROOF,
+    "perfsage roofline additive": ["model.name=perfsage", "model.hidden=64", "model.blocks=2",
+                                   "model.head_hidden=64", "model.readout=additive"] + ROOF,
     "gcn roofline": ["model.name=gcn", "model.hidden=128", "model.blocks=3",
                      "model.head_hidden=64"] + ROOF,
     "linear roofline": ["model.name=linear"] + ROOF,
@@ -186,12 +188,13 @@ def lofo_job(a, held, name):
 def lofo(a, names):
     a.space_all = os.path.join(a.work, "space_all.h5")
     sd = os.path.join(ROOT, "datasets/space_cpu")
-    run([sys.executable, os.path.join(ROOT, "scripts/space/make_dataset.py"), "--specs",
-         os.path.join(sd, "specs_r.jsonl") + "," + os.path.join(sd, "specs_w.jsonl"), "--measurements",
-         os.path.join(sd, "measurements_xeon.jsonl") + "," + os.path.join(sd, "measurements_xeon_w.jsonl"),
-         "-o", a.space_all, "--onnx-dir", os.path.join(a.work, "space_all_onnx"),
-         "--card", os.path.join(a.work, "space_all_card.md"), "--seerconvert", os.path.join(a.build, "seerconvert")],
-        os.path.join(a.work, "space_all_build.log"))
+    if not (a.reuse and os.path.exists(a.space_all)):  # --reuse: the data the kept runs trained on
+        run([sys.executable, os.path.join(ROOT, "scripts/space/make_dataset.py"), "--specs",
+             os.path.join(sd, "specs_r.jsonl") + "," + os.path.join(sd, "specs_w.jsonl"), "--measurements",
+             os.path.join(sd, "measurements_xeon.jsonl") + "," + os.path.join(sd, "measurements_xeon_w.jsonl"),
+             "-o", a.space_all, "--onnx-dir", os.path.join(a.work, "space_all_onnx"),
+             "--card", os.path.join(a.work, "space_all_card.md"), "--seerconvert", os.path.join(a.build, "seerconvert")],
+            os.path.join(a.work, "space_all_build.log"))
     sp = read_h5(a.space_all, CPU_LABELS)
     fam = np.array([f.split("/", 1)[1] for f in sp["family"]])
     counts = {f: len({n.split("@")[0] for n, g in zip(sp["name"], fam) if g == f}) for f in NEW_FAMILIES}
@@ -236,7 +239,8 @@ def main():
     ap.add_argument("--loso-epochs", type=int, default=None, help="epochs of the leave-one-style-out runs "
                     "(default 30 with --quick, else 80)")
     ap.add_argument("--reuse", action="store_true",
-                    help="keep the runs already in WORK (a finished run's summary and predictions)")
+                    help="keep the runs already in WORK (a finished run's summary and predictions) and the "
+                    "CPU datasets built there, so new runs train on the same data as the kept ones")
     ap.add_argument("--skip-loso", action="store_true", help="only the two GPU spaces")
     ap.add_argument("--skip-families", action="store_true", help="leave out section 3 (the widened space)")
     a = ap.parse_args()
@@ -272,8 +276,8 @@ def main():
              % ((" --quick" if a.quick else "") + (" --reuse --work %s" % a.work if a.reuse else ""),
                 time.strftime("%Y-%m-%d"), machine(),
                 sum(v[0] for v in meta.values()) / 60)
-             + (" With --reuse: the runs already under %s were kept (section 1's trainings are from the "
-                "run that made them; sections 2 and 3 were retrained)." % a.work if a.reuse else ""), "",
+             + (" With --reuse: the runs and CPU datasets already under %s were kept and only the missing "
+                "runs trained (the minutes above are section 1's trainings, kept or new)." % a.work if a.reuse else ""), "",
              "Every figure is on networks of a space the model never saw in training. Cells are MAPE % / Spearman.",
              "Training: %s graphs of the source space (every batch), %d epochs, 80/10/10 split; scored on every "
              "graph of the target space at the batches both spaces measured (1 and 32)."
@@ -323,11 +327,12 @@ def main():
 
 def loso(a, names):
     a.space = os.path.join(a.work, "space_xeon.h5")
-    run([sys.executable, os.path.join(ROOT, "scripts/space/make_dataset.py"), "--specs",
-         os.path.join(ROOT, "datasets/space_cpu/specs_r.jsonl"), "--measurements",
-         os.path.join(ROOT, "datasets/space_cpu/measurements_xeon.jsonl"), "-o", a.space,
-         "--onnx-dir", os.path.join(a.work, "space_onnx"), "--card", os.path.join(a.work, "space_card.md"),
-         "--seerconvert", os.path.join(a.build, "seerconvert")], os.path.join(a.work, "space_build.log"))
+    if not (a.reuse and os.path.exists(a.space)):  # --reuse: the data the kept runs trained on
+        run([sys.executable, os.path.join(ROOT, "scripts/space/make_dataset.py"), "--specs",
+             os.path.join(ROOT, "datasets/space_cpu/specs_r.jsonl"), "--measurements",
+             os.path.join(ROOT, "datasets/space_cpu/measurements_xeon.jsonl"), "-o", a.space,
+             "--onnx-dir", os.path.join(a.work, "space_onnx"), "--card", os.path.join(a.work, "space_card.md"),
+             "--seerconvert", os.path.join(a.build, "seerconvert")], os.path.join(a.work, "space_build.log"))
     sp = read_h5(a.space, CPU_LABELS)
     families = sorted(set(sp["family"]))
     res = {}

@@ -97,6 +97,14 @@ static void t_attn_pool_backward(void *ctx, float *din, float *dscore, const flo
                                  int64_t S, int w) {
     attn_pool_backward_cuda(din, dscore, dout, in, out, alpha, ptr, S, w, ST);
 }
+static void t_seg_lse_forward(void *ctx, float *out, int64_t ldo, float *alpha, const float *in,
+                              const int64_t *ptr, int64_t S) {
+    seg_lse_forward_cuda(out, ldo, alpha, in, ptr, S, ST);
+}
+static void t_seg_lse_backward(void *ctx, float *din, const float *dout, int64_t lddo,
+                               const float *alpha, const int64_t *ptr, int64_t S) {
+    seg_lse_backward_cuda(din, dout, lddo, alpha, ptr, S, ST);
+}
 static void t_add_rows(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w) {
     add_rows_cuda(out, ldo, in, ldi, n, w, ST);
 }
@@ -137,6 +145,7 @@ static seer_backend make_table(void) {
     t.seg_mean_forward = t_seg_mean_forward, t.seg_mean_backward = t_seg_mean_backward;
     t.seg_max_forward = t_seg_max_forward, t.seg_max_backward = t_seg_max_backward;
     t.attn_pool_forward = t_attn_pool_forward, t.attn_pool_backward = t_attn_pool_backward;
+    t.seg_lse_forward = t_seg_lse_forward, t.seg_lse_backward = t_seg_lse_backward;
     t.add_rows = t_add_rows, t.copy_rows = t_copy_rows;
     t.adam_update = t_adam_update, t.grad_norm = t_grad_norm, t.grad_scale = t_grad_scale;
     t.pcgrad_combine = t_pcgrad_combine;

@@ -42,6 +42,10 @@ void attn_pool_forward_cuda(float *out, float *alpha, const float *in, const flo
 void attn_pool_backward_cuda(float *din, float *dscore, const float *dout, const float *in,
     const float *out, const float *alpha, const int64_t *ptr, int64_t S, int w,
     cudaStream_t st);
+void seg_lse_forward_cuda(float *out, int64_t ldo, float *alpha, const float *in,
+    const int64_t *ptr, int64_t S, cudaStream_t st);
+void seg_lse_backward_cuda(float *din, const float *dout, int64_t lddo, const float *alpha,
+    const int64_t *ptr, int64_t S, cudaStream_t st);
 
 // elementwise.cu
 void relu_forward_cuda(float *y, int64_t count, cudaStream_t st);

@@ -17,8 +17,10 @@ __device__ static float warp_sum(float v) {
 }
 
 /* One warp per segment: the maximum (a NaN first score stays, as in the CPU twin's sequential
- * max; a later NaN is skipped by both and poisons the normaliser), then the normaliser in float64. */
-__global__ void attn_alpha_kernel(float *alpha, const float *score, const int64_t *ptr, int64_t S) {
+ * max; a later NaN is skipped by both and poisons the normaliser), then the normaliser in float64.
+ * With lse not NULL the segment's log-sum-exp is added to lse[s * ldl] (seg_lse_forward). */
+__global__ void attn_alpha_kernel(float *alpha, const float *score, const int64_t *ptr, int64_t S,
+                                  float *lse, int64_t ldl) {
     int lane = threadIdx.x & 31;
     int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
     for (int64_t s = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; s < S; s += warps) {
@@ -35,6 +37,7 @@ __global__ void attn_alpha_kernel(float *alpha, const float *score, const int64_
         for (int64_t k = k0 + lane; k < k1; k += 32) z += exp((double)(score[k] - mx));
         for (int o = 16; o > 0; o /= 2) z += __shfl_xor_sync(0xffffffffu, z, o);
         for (int64_t k = k0 + lane; k < k1; k += 32) alpha[k] = (float)(exp((double)(score[k] - mx)) / z);
+        if (lse && lane == 0) lse[s * ldl] += (float)((double)mx + log(z));
     }
 }
 
@@ -52,7 +55,7 @@ __global__ void attn_sum_kernel(float *out, const float *alpha, const float *in,
 extern "C" void attn_pool_forward_cuda(float *out, float *alpha, const float *in, const float *score,
                                        const int64_t *ptr, int64_t S, int w, cudaStream_t st) {
     if (!S) return;
-    attn_alpha_kernel<<<blocks_for(S * 32, 256), 256, 0, st>>>(alpha, score, ptr, S);
+    attn_alpha_kernel<<<blocks_for(S * 32, 256), 256, 0, st>>>(alpha, score, ptr, S, NULL, 0);
     LAUNCH_CHECK();
     int64_t gy = (S + 7) / 8;
     dim3 grid((unsigned)((w + 31) / 32), (unsigned)(gy < 65535 ? gy : 65535));
@@ -92,5 +95,31 @@ extern "C" void attn_pool_backward_cuda(float *din, float *dscore, const float *
     if (!S) return;
     dim3 grid((unsigned)(S < (1 << 30) ? S : (1 << 30)), ATTN_SPLIT);
     attn_backward_kernel<<<grid, 256, 0, st>>>(din, dscore, dout, in, out, alpha, ptr, S, w);
+    LAUNCH_CHECK();
+}
+
+/* The additive readout's log-sum-exp (backend.h): the softmax above, plus the log normaliser. */
+extern "C" void seg_lse_forward_cuda(float *out, int64_t ldo, float *alpha, const float *in,
+                                     const int64_t *ptr, int64_t S, cudaStream_t st) {
+    if (!S) return;
+    attn_alpha_kernel<<<blocks_for(S * 32, 256), 256, 0, st>>>(alpha, in, ptr, S, out, ldo);
+    LAUNCH_CHECK();
+}
+
+/* din[k] += alpha[k] dout[s]: one warp per segment, lanes over its rows. */
+__global__ void lse_backward_kernel(float *din, const float *dout, int64_t lddo, const float *alpha,
+                                    const int64_t *ptr, int64_t S) {
+    int lane = threadIdx.x & 31;
+    int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
+    for (int64_t s = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; s < S; s += warps) {
+        float g = dout[s * lddo];
+        for (int64_t k = ptr[s] + lane; k < ptr[s + 1]; k += 32) din[k] += alpha[k] * g;
+    }
+}
+
+extern "C" void seg_lse_backward_cuda(float *din, const float *dout, int64_t lddo, const float *alpha,
+                                      const int64_t *ptr, int64_t S, cudaStream_t st) {
+    if (!S) return;
+    lse_backward_kernel<<<blocks_for(S * 32, 256), 256, 0, st>>>(din, dout, lddo, alpha, ptr, S);
     LAUNCH_CHECK();
 }

@@ -214,6 +214,27 @@ static void test_sparse(int w, int64_t huge) {
     G->release(G->ctx, d_x), G->release(G->ctx, d_score), G->release(G->ctx, d_dout), G->release(G->ctx, d_out);
     G->release(G->ctx, d_alpha), G->release(G->ctx, d_din), G->release(G->ctx, d_dscore);
 
+    // log-sum-exp over the segments into column 1 of a (S, 3) block, and its backward
+    {
+        float *z = fresh(n, 0), *o = fresh(S * 3, 0), *a = fresh(n, 1), *g = fresh(S * 3, 0);
+        float *dz = fresh(n, 0);
+        for (int64_t k = 0; k < n; k++) z[k] *= 20.0f;
+        float *d_z = dev(z, 4 * n), *d_o = dev(o, 4 * S * 3), *d_a = dev(a, 4 * n);
+        float *d_g = dev(g, 4 * S * 3), *d_dz = dev(dz, 4 * n);
+        C->seg_lse_forward(C->ctx, o + 1, 3, a, z, L.ptr, S);
+        G->seg_lse_forward(G->ctx, d_o + 1, 3, d_a, d_z, d_ptr, S);
+        float *go = host_of(d_o, 4 * S * 3), *ga = host_of(d_a, 4 * n);
+        same("seg_lse_forward out", o, go, S * 3, 1e-5);
+        same("seg_lse_forward alpha", a, ga, n, 1e-5);
+        C->seg_lse_backward(C->ctx, dz, g + 1, 3, a, L.ptr, S);
+        G->seg_lse_backward(G->ctx, d_dz, d_g + 1, 3, d_a, d_ptr, S);
+        float *gdz = host_of(d_dz, 4 * n);
+        same("seg_lse_backward", dz, gdz, n, 1e-5);
+        free(z), free(o), free(a), free(g), free(dz), free(go), free(ga), free(gdz);
+        G->release(G->ctx, d_z), G->release(G->ctx, d_o), G->release(G->ctx, d_a);
+        G->release(G->ctx, d_g), G->release(G->ctx, d_dz);
+    }
+
     // ReLU
     float *y = fresh(n * w, 0), *dx = fresh(n * w, 0);
     float *d_y = dev(y, 4 * n * w), *d_dx = dev(dx, 4 * n * w);

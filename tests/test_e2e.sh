@@ -6,7 +6,8 @@
 # of the test split must equal the trainer's (test_predictions.csv) to 1e-4.
 # MODEL roofline is SeerNet with [model] target = roofline and clamp = range, and [eval] paths =
 # DATA.h5: summary.json's "eval" must hold the figures `seerpredict RUN/best.seer DATA.h5 --json`
-# prints.
+# prints. MODEL additive is PerfSAGE with [model] readout = additive (node heads beside the pooled
+# ones; libseer must reproduce them).
 # usage: test_e2e.sh SEERTRAIN DATA.h5 CONFIG WORKDIR PYTHON [MODEL [SEEREXPORT SEERPREDICT]]
 set -eu
 seertrain=$1 data=$2 config=$3 work=$4 python=$5 model=${6:-seernet} seerexport=${7:-} seerpredict=${8:-}
@@ -16,6 +17,8 @@ case $model in
     gcn) extra="--set model.hidden=32 --set model.blocks=3 --set model.head_hidden=16" ;;
     roofline) model=seernet
               extra="--set model.target=roofline --set model.clamp=range --set eval.paths=$data" ;;
+    additive) model=perfsage
+              extra="--set model.hidden=16 --set model.blocks=2 --set model.op_embed=4 --set model.readout=additive" ;;
     *) extra="" ;;
 esac
 variant=${6:-seernet}

@@ -121,6 +121,44 @@ static void op_backward(op_ctx *c, float *din, float *dscore) {
     }
 }
 
+/* seg_lse with a stride of 2: adds to column 0 (which holds 0.25), leaves column 1 alone. */
+static double lse_loss(void *ctx) {
+    op_ctx *c = ctx;
+    for (int64_t g = 0; g < c->b.G; g++) c->out[2 * g] = 0.25f, c->out[2 * g + 1] = -7.0f;
+    be->seg_lse_forward(be->ctx, c->out, 2, c->alpha, c->in, c->b.node_ptr, c->b.G);
+    double l = 0;
+    for (int64_t g = 0; g < c->b.G; g++) l += (double)c->out[2 * g] * c->wout[g];
+    return l;
+}
+
+static void check_lse(op_ctx *c, float *din) {
+    graph_batch *b = &c->b;
+    fill(c->in, b->N);
+    fill(c->wout, b->G);
+    lse_loss(c);
+    for (int64_t g = 0; g < b->G; g++) {
+        double mx = -INFINITY, z = 0;
+        for (int64_t k = b->node_ptr[g]; k < b->node_ptr[g + 1]; k++) mx = fmax(mx, c->in[k]);
+        for (int64_t k = b->node_ptr[g]; k < b->node_ptr[g + 1]; k++) z += exp(c->in[k] - mx);
+        double want = 0.25 + mx + log(z);
+        CHECK(close_enough(c->out[2 * g], want, 1e-6, 1e-6), "seg_lse graph %lld: %g vs %g",
+              (long long)g, (double)c->out[2 * g], want);
+        CHECK(c->out[2 * g + 1] == -7.0f, "seg_lse wrote outside its column");
+    }
+    // a large shift must not overflow (max first)
+    for (int64_t k = 0; k < b->N; k++) c->in[k] += 200.0f;
+    lse_loss(c);
+    for (int64_t g = 0; g < b->G; g++) CHECK(isfinite(c->out[2 * g]), "seg_lse overflows at +200");
+    for (int64_t k = 0; k < b->N; k++) c->in[k] -= 200.0f;
+    lse_loss(c);
+    memset(din, 0, sizeof(float) * (size_t)b->N);
+    float *dout = seer_calloc((size_t)(2 * b->G), 4);
+    for (int64_t g = 0; g < b->G; g++) dout[2 * g] = c->wout[g], dout[2 * g + 1] = 1e9f;
+    be->seg_lse_backward(be->ctx, din, dout, 2, c->alpha, b->node_ptr, b->G);
+    fd_check("seg_lse(pool)", c->in, b->N, din, lse_loss, c, 1e-3, 1e-2, 1e-3, 0);
+    free(dout);
+}
+
 static void check_ops(void) {
     pg_dataset ds;
     tg_build(&ds, 6, 3, 2, 2, 1, 7);
@@ -153,6 +191,7 @@ static void check_ops(void) {
         fd_check(names[op], c.in, nin, din, op_loss, &c, 1e-3, 1e-2, 1e-3, 0);
         if (op == OP_ATTN) fd_check("attn_pool(score)", c.score, ds.N, dscore, op_loss, &c, 1e-3, 1e-2, 1e-3, 0);
     }
+    check_lse(&c, din);
     // float64 reference of seg_mean / seg_max by destination, including empty rows (value 0)
     c.op = OP_SEG_MAX_IN;
     fill(c.in, c.b.E * c.w);
@@ -251,7 +290,7 @@ static double model_loss(void *ctx) {
 }
 
 /* seed: the test graphs' seed offset (one per model, fixed so the graphs stay the same). */
-static void check_model(const char *name, int seed, int agg, int L) {
+static void check_model(const char *name, int seed, int agg, int L, int readout) {
     pg_dataset ds;
     tg_build(&ds, 5, 4, 3, 2, 2, 11 + (uint64_t)agg + 7 * (uint64_t)seed);
     model_ctx c;
@@ -259,7 +298,7 @@ static void check_model(const char *name, int seed, int agg, int L) {
     CHECK(ops != NULL, "model %s is not registered", name);
     if (!ops) return;
     model_init(&c.m, &(model_sizes){ops, 6, L, ds.Fn, ds.Fe, ds.Fg, ds.M, agg, 5,
-                                    (ops->flags & MODEL_OP_TYPES) ? ds.n_ops : 0, 3});
+                                    (ops->flags & MODEL_OP_TYPES) ? ds.n_ops : 0, 3, readout});
     batch_init(&c.b, ds.G, ds.N, ds.E, ds.Fn, ds.Fe, ds.Fg, ds.M, ds.n_ops);
     int64_t ids[64];
     for (int64_t g = 0; g < ds.G; g++) ids[g] = g;
@@ -272,8 +311,16 @@ static void check_model(const char *name, int seed, int agg, int L) {
     c.params = seer_malloc(sizeof(float) * (size_t)P);
     c.grads = seer_calloc((size_t)P, sizeof(float));
     params_init_uniform(&c.m.pt, c.params, &rng);
-    printf("model %s agg=%s L=%d: %lld parameters, loss %.4f\n", name,
-           agg ? "synmm" : "mean", L, (long long)P, model_loss(&c));
+    const char *ro = readout == READOUT_ADDITIVE ? ", additive" : "";
+    if (readout == READOUT_ADDITIVE) {
+        // the log-sum-exp starts near log(nodes): targets around the initial predictions keep the
+        // loss near 1, so float32 rounding of the loss stays below the tolerance
+        model_input in0 = model_input_from_batch(&c.b);
+        model_forward(&c.m, be, c.params, &in0, &c.a);
+        for (int64_t i = 0; i < ds.G * ds.M; i++) c.b.y[i] += c.a.pred[i];
+    }
+    printf("model %s agg=%s L=%d%s: %lld parameters, loss %.4f\n", name, agg ? "synmm" : "mean", L,
+           ro, (long long)P, model_loss(&c));
     free(targets);
     model_input in = model_input_from_batch(&c.b);
     model_loss(&c);
@@ -281,7 +328,7 @@ static void check_model(const char *name, int seed, int agg, int L) {
     loss_mse_masked(c.a.pred, c.b.y, c.b.G, c.m.M, c.d.pred, NULL, NULL);
     model_backward(&c.m, be, c.params, c.grads, &in, &c.a, &c.d, -1);
     char what[64];
-    snprintf(what, sizeof what, "%s(agg=%s, L=%d)", name, agg ? "synmm" : "mean", L);
+    snprintf(what, sizeof what, "%s(agg=%s, L=%d%s)", name, agg ? "synmm" : "mean", L, ro);
     // 2e-4: small enough that few ReLU kinks or max switches are crossed, large enough that
     // float32 rounding (loss ~1) stays below the absolute tolerance.
     double eps = getenv("SEER_GRAD_EPS") ? atof(getenv("SEER_GRAD_EPS")) : 2e-4;
@@ -324,13 +371,17 @@ int main(void) {
     backend_cpu_set_threads(1);
     rng_seed(&rng, 42);
     check_ops();
-    check_model("seernet", 0, AGG_MEAN, 1);
-    check_model("seernet", 0, AGG_MEAN, 2);
-    check_model("seernet", 0, AGG_SYNMM, 1);
-    check_model("seernet", 0, AGG_SYNMM, 2);
-    check_model("perfsage", 1, AGG_MEAN, 1);
-    check_model("perfsage", 1, AGG_MEAN, 2);
-    check_model("gcn", 2, AGG_MEAN, 1);
-    check_model("gcn", 2, AGG_MEAN, 3);
+    check_model("seernet", 0, AGG_MEAN, 1, READOUT_POOLED);
+    check_model("seernet", 0, AGG_MEAN, 2, READOUT_POOLED);
+    check_model("seernet", 0, AGG_SYNMM, 1, READOUT_POOLED);
+    check_model("seernet", 0, AGG_SYNMM, 2, READOUT_POOLED);
+    check_model("perfsage", 1, AGG_MEAN, 1, READOUT_POOLED);
+    check_model("perfsage", 1, AGG_MEAN, 2, READOUT_POOLED);
+    check_model("gcn", 2, AGG_MEAN, 1, READOUT_POOLED);
+    check_model("gcn", 2, AGG_MEAN, 3, READOUT_POOLED);
+    // the additive readout beside each trunk (model.h): node heads and the log-sum-exp
+    check_model("seernet", 0, AGG_SYNMM, 1, READOUT_ADDITIVE);
+    check_model("perfsage", 1, AGG_MEAN, 2, READOUT_ADDITIVE);
+    check_model("gcn", 2, AGG_MEAN, 1, READOUT_ADDITIVE);
     return test_finish("test_grad");
 }

@@ -51,7 +51,8 @@ static void check_dump(const char *path) {
 
     model m;
     model_init(&m, &(model_sizes){model_find("seernet"), H, L, Fn, Fe, Fg, M,
-                                    strcmp(agg->data, "synmm") == 0 ? AGG_SYNMM : AGG_MEAN, H, 0, 0});
+                                    strcmp(agg->data, "synmm") == 0 ? AGG_SYNMM : AGG_MEAN, H, 0, 0,
+                                    READOUT_POOLED});
     const seer_backend *be = backend_cpu();
     int64_t P = m.pt.total;
     float *params = seer_calloc((size_t)P, 4), *grads = seer_calloc((size_t)P, 4);

@@ -49,7 +49,7 @@ static void free_names(char **s, int n) {
 /* Builds a .seer image in memory (written to a temp file and read back). */
 static uint8_t *build_model(int dtype, const breakage *b, size_t *len) {
     model net;
-    model_init(&net, &(model_sizes){model_find("seernet"), H, L, FN, FE, FG, M, AGG_SYNMM, H, 0, 0});
+    model_init(&net, &(model_sizes){model_find("seernet"), H, L, FN, FE, FG, M, AGG_SYNMM, H, 0, 0, READOUT_POOLED});
     seer_rng rng;
     rng_seed(&rng, 7);
     float *w = calloc((size_t)net.pt.total, sizeof(float));
@@ -58,9 +58,10 @@ static uint8_t *build_model(int dtype, const breakage *b, size_t *len) {
     seer_container c;
     ctr_init(&c, SEER_MODEL_MAGIC, SEER_MODEL_VERSION);
     ctr_add_str(&c, "model.name", b && b->name ? b->name : "seernet");
-    int64_t sizes[8] = {H, L, FN, FE, FG, M, AGG_SYNMM, H};
+    // 8 values; 11 (operator types, embedding width, readout) when an override reaches them
+    int64_t sizes[MODEL_STORED_MAX] = {H, L, FN, FE, FG, M, AGG_SYNMM, H, 0, 0, READOUT_POOLED};
     if (b && b->sizes_override_idx >= 0) sizes[b->sizes_override_idx] = b->sizes_override_val;
-    ctr_add_arr(&c, "model.sizes", KV_I64ARR, sizes, 8);
+    ctr_add_arr(&c, "model.sizes", KV_I64ARR, sizes, b && b->sizes_override_idx >= 8 ? 11 : 8);
     ctr_add_str(&c, "export.dtype", b && b->dtype_str ? b->dtype_str : export_dtype_name(dtype));
     char **nf, **ef, **gf, **ops, **lab, **units;
     names_n(FN - (b && b->short_schema), "n", &nf);
@@ -274,6 +275,9 @@ int main(int argc, char **argv) {
         {"width 0", "out of range", {.sizes_override_idx = 0, .sizes_override_val = 0}, 0},
         {"width 2^40", "out of range", {.sizes_override_idx = 0, .sizes_override_val = (int64_t)1 << 40}, 0},
         {"1000 metrics", "out of range", {.sizes_override_idx = 5, .sizes_override_val = 1000}, 0},
+        {"readout 2", "out of range", {.sizes_override_idx = 10, .sizes_override_val = 2}, 0},
+        {"an additive readout without node heads", "does not match the architecture",
+         {.sizes_override_idx = 10, .sizes_override_val = READOUT_ADDITIVE}, 0},
         {"a node feature width the schema lacks", "schema.node_features", {.short_schema = 1, .sizes_override_idx = -1}, 0},
         {"a zero std", "statistics", {.zero_std = 1, .sizes_override_idx = -1}, 0},
         {"a NaN label mean", "label statistics", {.nan_mu = 1, .sizes_override_idx = -1}, 0},

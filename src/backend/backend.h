@@ -81,6 +81,13 @@ typedef struct seer_backend {
     void (*attn_pool_backward)(void *ctx, float *din, float *dscore, const float *dout, const float *in,
                                const float *out, const float *alpha, const int64_t *ptr,
                                int64_t S, int w);
+    // Log-sum-exp over contiguous segments of a column (the additive readout, model.h):
+    // out[s * ldo] += log sum_k exp(in[k]) and alpha = softmax(in) per segment (an empty segment
+    // adds nothing); the backward adds din[k] += alpha[k] dout[s * lddo].
+    void (*seg_lse_forward)(void *ctx, float *out, int64_t ldo, float *alpha, const float *in,
+                            const int64_t *ptr, int64_t S);
+    void (*seg_lse_backward)(void *ctx, float *din, const float *dout, int64_t lddo,
+                             const float *alpha, const int64_t *ptr, int64_t S);
     // out[i, :w] += in[i, :w] for i < n (strided add, also the backward of a strided copy).
     void (*add_rows)(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w);
     // out[i, :w] = in[i, :w].

@@ -224,6 +224,17 @@ void seg_max_backward_cpu(void *ctx, float *din, int64_t lddi, const float *dout
     }
 }
 
+/* alpha = softmax of score over the segment [k0, k1) (max first, the normaliser in float64);
+ * returns the segment's log-sum-exp. k0 < k1. */
+static double seg_softmax(float *alpha, const float *score, int64_t k0, int64_t k1) {
+    float mx = score[k0];
+    for (int64_t k = k0 + 1; k < k1; k++) mx = score[k] > mx ? score[k] : mx;
+    double z = 0.0;
+    for (int64_t k = k0; k < k1; k++) z += exp((double)(score[k] - mx));
+    for (int64_t k = k0; k < k1; k++) alpha[k] = (float)(exp((double)(score[k] - mx)) / z);
+    return (double)mx + log(z);
+}
+
 void attn_pool_forward_cpu(void *ctx, float *out, float *alpha, const float *in, const float *score,
                            const int64_t *ptr, int64_t S, int w) {
     (void)ctx;
@@ -232,17 +243,28 @@ void attn_pool_forward_cpu(void *ctx, float *out, float *alpha, const float *in,
         float *o = out + s * (int64_t)w;
         memset(o, 0, sizeof(float) * (size_t)w);
         if (ptr[s] == ptr[s + 1]) continue;
-        float mx = score[ptr[s]];
-        for (int64_t k = ptr[s] + 1; k < ptr[s + 1]; k++) mx = score[k] > mx ? score[k] : mx;
-        double z = 0.0;
-        for (int64_t k = ptr[s]; k < ptr[s + 1]; k++) z += exp((double)(score[k] - mx));
+        seg_softmax(alpha, score, ptr[s], ptr[s + 1]);
         for (int64_t k = ptr[s]; k < ptr[s + 1]; k++) {
-            float a = (float)(exp((double)(score[k] - mx)) / z);
-            alpha[k] = a;
             const float *x = in + k * (int64_t)w;
-            for (int j = 0; j < w; j++) o[j] += a * x[j];
+            for (int j = 0; j < w; j++) o[j] += alpha[k] * x[j];
         }
     }
+}
+
+void seg_lse_forward_cpu(void *ctx, float *out, int64_t ldo, float *alpha, const float *in,
+                         const int64_t *ptr, int64_t S) {
+    (void)ctx;
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < S; s++)
+        if (ptr[s] < ptr[s + 1]) out[s * ldo] += (float)seg_softmax(alpha, in, ptr[s], ptr[s + 1]);
+}
+
+void seg_lse_backward_cpu(void *ctx, float *din, const float *dout, int64_t lddo, const float *alpha,
+                          const int64_t *ptr, int64_t S) {
+    (void)ctx;
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < S; s++)
+        for (int64_t k = ptr[s]; k < ptr[s + 1]; k++) din[k] += alpha[k] * dout[s * lddo];
 }
 
 void attn_pool_backward_cpu(void *ctx, float *din, float *dscore, const float *dout, const float *in,
@@ -327,6 +349,8 @@ static const seer_backend cpu_backend = {
     .seg_max_backward = seg_max_backward_cpu,
     .attn_pool_forward = attn_pool_forward_cpu,
     .attn_pool_backward = attn_pool_backward_cpu,
+    .seg_lse_forward = seg_lse_forward_cpu,
+    .seg_lse_backward = seg_lse_backward_cpu,
     .add_rows = add_rows_cpu,
     .copy_rows = copy_rows_cpu,
 #ifndef SEER_LIBSEER

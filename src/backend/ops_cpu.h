@@ -29,6 +29,10 @@ void attn_pool_forward_cpu(void *ctx, float *out, float *alpha, const float *in,
     const int64_t *ptr, int64_t S, int w);
 void attn_pool_backward_cpu(void *ctx, float *din, float *dscore, const float *dout, const float *in,
     const float *out, const float *alpha, const int64_t *ptr, int64_t S, int w);
+void seg_lse_forward_cpu(void *ctx, float *out, int64_t ldo, float *alpha, const float *in,
+    const int64_t *ptr, int64_t S);
+void seg_lse_backward_cpu(void *ctx, float *din, const float *dout, int64_t lddo, const float *alpha,
+    const int64_t *ptr, int64_t S);
 void add_rows_cpu(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w);
 void copy_rows_cpu(void *ctx, float *out, int64_t ldo, const float *in, int64_t ldi, int64_t n, int w);
 

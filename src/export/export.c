@@ -342,12 +342,12 @@ int export_safetensors(const char *ckpt_path, const char *out_path, export_info 
     fprintf(f, "  \"architecture\": {\"name\": \"%s\", \"hidden\": %lld, \"blocks\": %lld, "
                "\"node_features\": %lld, \"edge_features\": %lld, \"global_features\": %lld, "
                "\"outputs\": %lld, \"agg\": \"%s\", \"head_hidden\": %lld, \"op_types\": %lld, "
-               "\"op_embed\": %lld,\n"
+               "\"op_embed\": %lld, \"readout\": \"%s\",\n"
                "    \"reference\": \"%s\"},\n",
             v.name, (long long)s[0], (long long)s[1], (long long)s[2], (long long)s[3],
             (long long)s[4], (long long)s[5], s[6] == AGG_SYNMM ? "synmm" : "mean", (long long)s[7],
             (long long)v.net.n_ops, (long long)v.net.emb,
-            v.net.ops->equations);
+            v.net.readout == READOUT_ADDITIVE ? "additive" : "pooled", v.net.ops->equations);
     fprintf(f, "  \"schema\": {");
     static const char *const short_keys[] = {"node_features", "edge_features", "global_features", "op_types"};
     for (int k = 0; k < 4; k++) {

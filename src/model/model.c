@@ -27,10 +27,11 @@ const char *model_names(void) {
     return buf;
 }
 
-int model_sizes_to_stored(const model_sizes *s, int64_t out[10]) {
-    int64_t v[10] = {s->H, s->L, s->Fn, s->Fe, s->Fg, s->M, s->agg, s->head_hidden, s->n_ops, s->emb};
+int model_sizes_to_stored(const model_sizes *s, int64_t out[MODEL_STORED_MAX]) {
+    int64_t v[MODEL_STORED_MAX] = {s->H,           s->L,     s->Fn,  s->Fe,     s->Fg, s->M,
+                                   s->agg,         s->head_hidden, s->n_ops, s->emb, s->readout};
     memcpy(out, v, sizeof v);
-    return 10;
+    return s->readout != READOUT_POOLED ? 11 : 10;
 }
 
 int model_sizes_from_stored(const char *name, const int64_t *v, int64_t n, const char *origin,
@@ -40,26 +41,29 @@ int model_sizes_from_stored(const char *name, const int64_t *v, int64_t n, const
     if (!ops || (ops->flags & MODEL_CLOSED_FORM))
         return seer_fail(err, "%s: model '%s' is not a graph network this build knows (%s)",
                          origin, name, model_names());
-    if (n != 8 && n != 10)
-        return seer_fail(err, "%s: model.sizes has %lld values (8 or 10 expected)", origin, (long long)n);
-    static const int64_t lo[10] = {1, 1, 1, 1, 1, 1, 0, 1, 0, 0};
-    static const int64_t hi[10] = {4096, MODEL_MAX_BLOCKS, 4096, 4096, 4096, MODEL_MAX_HEADS, 1,
-                                   4096, 4096, 1024};
-    static const char *const what[10] = {"width", "blocks", "node features", "edge features",
-                                          "global features", "metrics", "aggregation",
-                                          "head width", "operator types", "embedding width"};
+    if (n != 8 && n != 10 && n != 11)
+        return seer_fail(err, "%s: model.sizes has %lld values (8, 10 or 11 expected)", origin,
+                         (long long)n);
+    static const int64_t lo[MODEL_STORED_MAX] = {1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 0};
+    static const int64_t hi[MODEL_STORED_MAX] = {4096, MODEL_MAX_BLOCKS, 4096, 4096, 4096,
+                                                 MODEL_MAX_HEADS, 1, 4096, 4096, 1024, 1};
+    static const char *const what[MODEL_STORED_MAX] = {
+        "width",      "blocks",         "node features",   "edge features",
+        "global features", "metrics",   "aggregation",     "head width",
+        "operator types",  "embedding width", "readout"};
     for (int i = 0; i < n; i++)
         if (v[i] < lo[i] || v[i] > hi[i])
             return seer_fail(err, "%s: model.sizes: %s = %lld is out of range (%lld..%lld)", origin,
                              what[i], (long long)v[i], (long long)lo[i], (long long)hi[i]);
-    *s = (model_sizes){ops, (int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4], (int)v[5],
-                       (int)v[6], (int)v[7], n == 10 ? (int)v[8] : 0, n == 10 ? (int)v[9] : 0};
+    *s = (model_sizes){ops,       (int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)v[4],
+                       (int)v[5], (int)v[6], (int)v[7], n >= 10 ? (int)v[8] : 0,
+                       n >= 10 ? (int)v[9] : 0, n == 11 ? (int)v[10] : READOUT_POOLED};
     return ops->check ? ops->check(s, n, origin, err) : 0;
 }
 
 model_sizes model_get_sizes(const model *m) {
-    return (model_sizes){m->ops, m->H, m->L, m->Fn, m->Fe, m->Fg, m->M, m->agg, m->head_hidden,
-                         m->n_ops, m->emb};
+    return (model_sizes){m->ops,         m->H,     m->L,   m->Fn,  m->Fe,     m->Fg, m->M,
+                         m->agg,         m->head_hidden, m->n_ops, m->emb, m->readout};
 }
 
 void model_init(model *m, const model_sizes *s) {
@@ -68,7 +72,7 @@ void model_init(model *m, const model_sizes *s) {
     memset(m, 0, sizeof *m);
     m->ops = s->ops, m->H = s->H, m->L = s->L, m->Fn = s->Fn, m->Fe = s->Fe, m->Fg = s->Fg;
     m->M = s->M, m->agg = s->agg, m->head_hidden = s->head_hidden, m->n_ops = s->n_ops;
-    m->emb = s->emb;
+    m->emb = s->emb, m->readout = s->readout;
     m->ops->init(m);
     param_table *t = &m->pt;
     m->trunk_params = t->total;
@@ -77,6 +81,10 @@ void model_init(model *m, const model_sizes *s) {
         snprintf(nm, sizeof nm, "head%d", h);
         m->head_begin[h] = t->total;
         m->head[h] = params_mlp(t, nm, m->D, m->head_hidden, 1);
+        if (m->readout == READOUT_ADDITIVE) {
+            snprintf(nm, sizeof nm, "node_head%d", h);
+            m->node_head[h] = params_mlp(t, nm, m->Fn, NODE_HEAD_HIDDEN, 1);
+        }
     }
     m->head_begin[m->M] = t->total;
 }
@@ -103,6 +111,11 @@ static void layout(model_acts *a, const model *m, float *fb, int64_t *ib) {
     m->ops->layout(a, m, &ar);
     a->head_hid = act_f(&ar, m->M * a->cap_G, m->head_hidden);
     a->pred = act_f(&ar, a->cap_G, m->M);
+    if (m->readout == READOUT_ADDITIVE) {
+        a->node_hid = act_f(&ar, m->M * a->cap_N, NODE_HEAD_HIDDEN);
+        a->node_z = act_f(&ar, m->M, a->cap_N);
+        a->node_alpha = act_f(&ar, m->M, a->cap_N);
+    }
     a->fcount = ar.fo, a->icount = ar.io;
 }
 
@@ -207,6 +220,12 @@ void layer_nbr_mean_bwd(const seer_backend *be, const edge_set *es, int64_t w, f
 
 /* ---- forward and backward: the trunk, then one head per label ---- */
 
+/* Head h's node-head rows (readout = additive). */
+static mlp_act node_act(const model_acts *a, int h) {
+    return (mlp_act){a->node_hid + (int64_t)h * a->cap_N * NODE_HEAD_HIDDEN,
+                     a->node_z + (int64_t)h * a->cap_N};
+}
+
 void model_forward(const model *m, const seer_backend *be, const float *params,
                    const model_input *in, model_acts *a) {
     SEER_ASSERT(in->N <= a->cap_N && in->E <= a->cap_E && in->G <= a->cap_G);
@@ -216,6 +235,12 @@ void model_forward(const model *m, const seer_backend *be, const float *params,
         float *hid = a->head_hid + (int64_t)h * a->cap_G * hh;
         layer_lin_fwd(be, params, m->head[h].l1, hid, hh, a->emb, m->D, in->G, LIN_RELU);
         layer_lin_fwd(be, params, m->head[h].l2, a->pred + h, m->M, hid, hh, in->G, 0);
+        if (m->readout == READOUT_ADDITIVE) {
+            mlp_act na = node_act(a, h);
+            layer_mlp_fwd(be, params, m->node_head[h], in->xn, m->Fn, in->N, na);
+            be->seg_lse_forward(be->ctx, a->pred + h, m->M, a->node_alpha + h * a->cap_N, na.out,
+                                in->node_ptr, in->G);
+        }
     }
 }
 
@@ -229,6 +254,13 @@ void model_backward(const model *m, const seer_backend *be, const float *params,
         layer_lin_bwd(be, params, grads, m->head[h].l2, dhid, hh, d->pred + h, m->M, hid, hh, in->G);
         be->relu_backward(be->ctx, dhid, hid, in->G * hh);
         layer_lin_bwd(be, params, grads, m->head[h].l1, d->emb, m->D, dhid, hh, a->emb, m->D, in->G);
+        if (m->readout == READOUT_ADDITIVE) {
+            mlp_act na = node_act(a, h), nd = node_act(d, h);
+            be->seg_lse_backward(be->ctx, nd.out, d->pred + h, m->M, a->node_alpha + h * a->cap_N,
+                                 in->node_ptr, in->G);
+            layer_mlp_bwd(be, params, grads, m->node_head[h], in->xn, m->Fn, NULL, 0, in->N, na,
+                          nd.hid, nd.out);
+        }
     }
     m->ops->backward(m, be, params, grads, in, a, d);
 }

@@ -16,7 +16,15 @@
  * Size letters: G graphs, N nodes, E edges of a batch; H width; L blocks; M outputs; D the width
  * of the graph embedding the heads read.
  *   heads  y[:, m] = mlp_head_m(emb) (G,1), one per label (SeerNet-Multi; M = 1 is single-metric)
- * Every head is a one-hidden-layer ReLU MLP of width head_hidden. */
+ * Every head is a one-hidden-layer ReLU MLP of width head_hidden.
+ *
+ * readout = additive ([model] readout; any trunk): beside the pooled head, each label has a node
+ * head, a ReLU MLP of width NODE_HEAD_HIDDEN on each node's own (standardised) features:
+ *   y[g, m] = mlp_head_m(emb_g) + log sum_{v in g} exp(mlp_node_m(xn_v))
+ * The second term is the log of a sum of positive per-node contributions: a graph with twice the
+ * nodes of the same kind gets log 2 more, where a mean readout sees the same graph. Node features
+ * are log1p values, so exp(linear) is a power law of a node's FLOPs and bytes. The node head's
+ * parameters belong to its label's range (head_begin), so PCGrad treats them as the head's. */
 #ifndef SEER_MODEL_H
 #define SEER_MODEL_H
 
@@ -34,6 +42,9 @@
 #define MODEL_ACTS_BYTES 4096
 
 enum { AGG_MEAN = 0, AGG_SYNMM = 1 };
+enum { READOUT_POOLED = 0, READOUT_ADDITIVE = 1 };
+#define NODE_HEAD_HIDDEN 32
+#define MODEL_STORED_MAX 11 // values of model.sizes at most
 
 /* What a model reads or how it is fitted (model_ops.flags). */
 enum {
@@ -47,14 +58,15 @@ typedef struct model_ops model_ops;
 /* Everything that fixes a model's parameter table (saved in checkpoints and exports). */
 typedef struct {
     const model_ops *ops;
-    int H, L, Fn, Fe, Fg, M, agg, head_hidden, n_ops, emb;
+    int H, L, Fn, Fe, Fg, M, agg, head_hidden, n_ops, emb, readout;
 } model_sizes;
 
 typedef struct {
     const model_ops *ops;
-    int H, L, Fn, Fe, Fg, M, agg, head_hidden, n_ops, emb;
+    int H, L, Fn, Fe, Fg, M, agg, head_hidden, n_ops, emb, readout;
     int D; // width of the graph embedding the heads read (set by the trunk's init)
     mlp_p head[MODEL_MAX_HEADS];
+    mlp_p node_head[MODEL_MAX_HEADS]; // readout = additive only
     // Parameters [0, trunk_params) are the shared trunk; head m owns
     // [head_begin[m], head_begin[m + 1]) (the heads come last in the table).
     int64_t trunk_params, head_begin[MODEL_MAX_HEADS + 1];
@@ -75,6 +87,9 @@ typedef struct {
     float *emb;      // (G, D) the graph embedding the heads read (set by the trunk)
     float *head_hid; // (M, G, head_hidden)
     float *pred;     // (G, M)
+    // readout = additive: per label the node head's hidden rows (M, N, NODE_HEAD_HIDDEN), its
+    // outputs (M, N) and their softmax within each graph (M, N); NULL otherwise
+    float *node_hid, *node_z, *node_alpha;
     _Alignas(16) unsigned char trunk[MODEL_ACTS_BYTES]; // the trunk's activation pointers
 } model_acts;
 
@@ -102,7 +117,7 @@ struct model_ops {
     const char *name;  // model.name in configs, checkpoints and exports
     unsigned flags;    // MODEL_*
     const char *equations; // where a reader finds the trunk's equations (the export sidecar)
-    /* Checks the sizes beyond the common ranges (n_stored: values in model.sizes, 8 or 10);
+    /* Checks the sizes beyond the common ranges (n_stored: values in model.sizes, 8, 10 or 11);
      * optional. */
     int (*check)(const model_sizes *s, int64_t n_stored, const char *origin, seer_err *err);
     /* Adds the trunk's parameters to m->pt (the heads follow) and sets m->D. */
@@ -130,9 +145,10 @@ model_sizes model_get_sizes(const model *m);
 void model_free(model *m);
 
 /* The sizes as stored in files (model.name, model.sizes: H, L, Fn, Fe, Fg, M, agg, head width,
- * n_ops, emb), and back; from_stored checks every range before anything is sized from them and
- * returns -1 with a message naming origin. */
-int model_sizes_to_stored(const model_sizes *s, int64_t out[10]);
+ * n_ops, emb, then readout only when it is not pooled, so files of pooled models are unchanged),
+ * and back; to_stored returns the count; from_stored checks every range before anything is sized
+ * from them and returns -1 with a message naming origin. */
+int model_sizes_to_stored(const model_sizes *s, int64_t out[MODEL_STORED_MAX]);
 int model_sizes_from_stored(const char *name, const int64_t *v, int64_t n, const char *origin,
                             model_sizes *s, seer_err *err);
 

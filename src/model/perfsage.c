@@ -27,8 +27,8 @@ _Static_assert(sizeof(sage_acts) <= MODEL_ACTS_BYTES, "PerfSAGE activations: rai
 #define SA(a) ((sage_acts *)(void *)(a)->trunk)
 
 static int sage_check(const model_sizes *s, int64_t n_stored, const char *origin, seer_err *err) {
-    if (n_stored != 10 || s->n_ops < 1 || s->emb < 1)
-        return seer_fail(err, "%s: model.sizes: perfsage needs 10 values with operator types and "
+    if (n_stored < 10 || s->n_ops < 1 || s->emb < 1)
+        return seer_fail(err, "%s: model.sizes: perfsage needs 10 or 11 values with operator types and "
                               "an embedding width of at least 1", origin);
     return 0;
 }

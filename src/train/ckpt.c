@@ -69,7 +69,7 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     }
     ctr_add_str(&c, "model.name", m->ops->name);
     model_sizes ms = model_get_sizes(m);
-    int64_t sizes[10];
+    int64_t sizes[MODEL_STORED_MAX];
     ctr_add_arr(&c, "model.sizes", KV_I64ARR, sizes, model_sizes_to_stored(&ms, sizes));
     ctr_add_i64(&c, "train.step", t->step);
     ctr_add_i64(&c, "train.epoch", t->epoch);
@@ -133,10 +133,14 @@ static int read_params(trainer *t, const seer_container *c, const char *path, se
     if (!sz) return -1;
     const int64_t *s = sz->data;
     model_sizes ms = model_get_sizes(m), got;
-    int64_t want[10];
+    int64_t want[MODEL_STORED_MAX];
     int nw = model_sizes_to_stored(&ms, want);
     if (model_sizes_from_stored(name->data, s, sz->n, path, &got, err)) return -1;
-    int64_t have[10];
+    if (got.readout != ms.readout)
+        return seer_fail(err, "%s: a model with the %s readout, the config asks for %s ([model] "
+                              "readout)", path, got.readout ? "additive" : "pooled",
+                         ms.readout ? "additive" : "pooled");
+    int64_t have[MODEL_STORED_MAX];
     model_sizes_to_stored(&got, have);
     if (memcmp(have, want, sizeof(int64_t) * (size_t)nw) != 0)
         return seer_fail(err, "%s: model sizes (H %lld, L %lld, features %lld/%lld/%lld, labels "

@@ -194,6 +194,7 @@ static void build_model(trainer *t, const model_ops *ops, const seer_config *cfg
         .ops = ops, .H = H, .L = (int)cfg->model_blocks,
         .Fn = t->ds.Fn, .Fe = t->ds.Fe, .Fg = t->ds.Fg, .M = t->M, .agg = agg[cfg->model_agg],
         .head_hidden = cfg->model_head_hidden > 0 ? (int)cfg->model_head_hidden : H,
+        .readout = cfg->model_readout == CFG_READOUT_ADDITIVE ? READOUT_ADDITIVE : READOUT_POOLED,
     };
     if (ops->flags & MODEL_OP_TYPES) ms.n_ops = t->ds.n_ops, ms.emb = (int)cfg->model_op_embed;
     model_init(&t->net, &ms);
