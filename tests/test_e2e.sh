@@ -17,6 +17,7 @@ case $model in
     gcn) extra="--set model.hidden=32 --set model.blocks=3 --set model.head_hidden=16" ;;
     roofline) model=seernet
               extra="--set model.target=roofline --set model.clamp=range --set eval.paths=$data" ;;
+    linear) extra="--set model.clamp=range" ;; # libseer must apply the stored range as the trainer
     additive) model=perfsage
               extra="--set model.hidden=16 --set model.blocks=2 --set model.op_embed=4 --set model.readout=additive" ;;
     *) extra="" ;;

@@ -106,5 +106,48 @@ int main(void) {
     char *bad[] = {"a", "b"};
     CHECK(linear_schema_init(&s, bad, 2, gf, 4, 3, "x.h5", &err) != 0 && strstr(err.msg, "log_flops"),
           "missing columns: %s", err.msg);
+
+    // [model] clamp = range: the training range of each raw feature bounds every later row
+    {
+        ridge_model r;
+        ridge_alloc(&r, &s, 1);
+        double Xc[3 * 12];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 12; j++) Xc[i * 12 + j] = (double)(i + 1) * (j + 1);
+        int64_t tr[2] = {0, 1}; // rows 0 and 1 train: the range of column j is [j + 1, 2 (j + 1)]
+        ridge_standardise_fit(&r, Xc, 3, tr, 2, 1);
+        CHECK(r.lo && r.hi, "clamp: no range fitted");
+        double row[12], edge[12];
+        for (int j = 0; j < 12; j++) row[j] = 100.0 * (j + 1), edge[j] = 2.0 * (j + 1);
+        ridge_standardise(&r, row), ridge_standardise(&r, edge);
+        for (int j = 0; j < 12; j++)
+            CHECK(fabs(row[j] - edge[j]) < 1e-12 && fabs(Xc[2 * 12 + j] - edge[j]) < 1e-12,
+                  "clamp: column %d gives %g beyond the range, %g at its edge", j, row[j], edge[j]);
+        // stored and read back (lo and hi with it); a forged lo > hi and a lone lo are refused
+        seer_container c;
+        ctr_init(&c, "SEERTEST", 1);
+        ridge_store(&r, &c);
+        ridge_model back;
+        CHECK(ridge_load(&back, &s, 1, &c, 1, "mem", &err) == 0 && back.lo && back.hi &&
+                  back.lo[3] == r.lo[3] && back.hi[11] == r.hi[11], "clamp round trip: %s", err.msg);
+        ridge_free(&back);
+        double lo3 = r.lo[3];
+        r.lo[3] = r.hi[3] + 1;
+        CHECK(ridge_load(&back, &s, 1, &c, 1, "mem", &err) != 0 && strstr(err.msg, "linear.lo > linear.hi"),
+              "lo > hi must be refused: %s", err.msg);
+        r.lo[3] = lo3;
+        ctr_free(&c);
+        double *lo = r.lo, *hi = r.hi;
+        r.lo = r.hi = NULL;
+        ctr_init(&c, "SEERTEST", 1);
+        ridge_store(&r, &c); // no range; then linear.lo alone
+        int64_t F12 = 12;
+        ctr_add_tensor(&c, "linear.lo", DT_F64, 1, &F12, lo);
+        CHECK(ridge_load(&back, &s, 1, &c, 1, "mem", &err) != 0 && strstr(err.msg, "come together"),
+              "a lone linear.lo must be refused: %s", err.msg);
+        ctr_free(&c);
+        r.lo = lo, r.hi = hi;
+        ridge_free(&r);
+    }
     return test_finish("test_linear");
 }

@@ -119,12 +119,23 @@ void ridge_alloc(ridge_model *r, const linear_schema *s, int M) {
 }
 
 void ridge_free(ridge_model *r) {
-    if (r->owned) free(r->mean), free(r->std), free(r->w), free(r->b), free(r->lambda);
+    if (r->owned) free(r->mean), free(r->std), free(r->w), free(r->b), free(r->lambda), free(r->lo), free(r->hi);
     memset(r, 0, sizeof *r);
 }
 
-void ridge_standardise_fit(ridge_model *r, double *X, int64_t G, const int64_t *tr, int64_t n) {
+void ridge_standardise_fit(ridge_model *r, double *X, int64_t G, const int64_t *tr, int64_t n,
+                           int clamp) {
     int F = r->s.F;
+    if (clamp && n > 0) {
+        r->lo = seer_malloc(sizeof(double) * (size_t)F), r->hi = seer_malloc(sizeof(double) * (size_t)F);
+        for (int j = 0; j < F; j++) {
+            r->lo[j] = r->hi[j] = X[tr[0] * F + j];
+            for (int64_t i = 1; i < n; i++) {
+                double v = X[tr[i] * F + j];
+                r->lo[j] = v < r->lo[j] ? v : r->lo[j], r->hi[j] = v > r->hi[j] ? v : r->hi[j];
+            }
+        }
+    }
     for (int j = 0; j < F; j++) {
         double s = 0, s2 = 0;
         for (int64_t i = 0; i < n; i++) s += X[tr[i] * F + j];
@@ -140,7 +151,11 @@ void ridge_standardise_fit(ridge_model *r, double *X, int64_t G, const int64_t *
 }
 
 void ridge_standardise(const ridge_model *r, double *x) {
-    for (int j = 0; j < r->s.F; j++) x[j] = (x[j] - r->mean[j]) / r->std[j];
+    for (int j = 0; j < r->s.F; j++) {
+        double v = x[j];
+        if (r->lo) v = v < r->lo[j] ? r->lo[j] : v > r->hi[j] ? r->hi[j] : v;
+        x[j] = (v - r->mean[j]) / r->std[j];
+    }
 }
 
 double ridge_predict(const ridge_model *r, int m, const double *x) {
@@ -197,6 +212,10 @@ void ridge_store(const ridge_model *r, seer_container *c) {
     ctr_add_tensor(c, "linear.weight", DT_F64, 2, MF, r->w);
     ctr_add_tensor(c, "linear.bias", DT_F64, 1, &M, r->b);
     if (r->lambda) ctr_add_tensor(c, "linear.lambda", DT_F64, 1, &M, r->lambda);
+    if (r->lo) {
+        ctr_add_tensor(c, "linear.lo", DT_F64, 1, &F, r->lo);
+        ctr_add_tensor(c, "linear.hi", DT_F64, 1, &F, r->hi);
+    }
 }
 
 int ridge_load(ridge_model *r, const linear_schema *s, int M, const seer_container *c, int copy,
@@ -213,7 +232,8 @@ int ridge_load(ridge_model *r, const linear_schema *s, int M, const seer_contain
     struct { const char *name; double **dst; int64_t n; int optional; } want[] = {
         {"linear.mean", &r->mean, s->F, 0}, {"linear.std", &r->std, s->F, 0},
         {"linear.weight", &r->w, (int64_t)M * s->F, 0}, {"linear.bias", &r->b, M, 0},
-        {"linear.lambda", &r->lambda, M, 1}};
+        {"linear.lambda", &r->lambda, M, 1}, {"linear.lo", &r->lo, s->F, 1},
+        {"linear.hi", &r->hi, s->F, 1}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         const ctr_tensor *t = ctr_tensor_find(c, want[i].name);
         if (!t && want[i].optional) continue;
@@ -235,6 +255,18 @@ int ridge_load(ridge_model *r, const linear_schema *s, int M, const seer_contain
         } else {
             *want[i].dst = (double *)(uintptr_t)v;
         }
+    }
+    int64_t bad = -1;
+    if (r->lo && r->hi)
+        for (int j = 0; j < s->F && bad < 0; j++)
+            if (!(r->lo[j] <= r->hi[j])) bad = j;
+    if (!r->lo != !r->hi || bad >= 0) {
+        ridge_free(r);
+        if (bad >= 0)
+            return seer_fail(err, "%s: linear.lo > linear.hi at column %lld: a damaged file? "
+                                  "(re-export it)", origin, (long long)bad);
+        return seer_fail(err, "%s: linear.lo and linear.hi must come together: a damaged file? "
+                              "(re-export it)", origin);
     }
     return 0;
 }

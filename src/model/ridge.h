@@ -40,12 +40,18 @@ int ridge_fit(const double *X, const double *y, int64_t n, int F, double lambda,
 
 /* A fitted ridge model: the raw features' training statistics and one solution per label, in
  * standardised-log-target units. Stored as linear.sizes (n_ops, F, M) and the float64 tensors
- * linear.mean, linear.std, linear.weight, linear.bias, linear.lambda. */
+ * linear.mean, linear.std, linear.weight, linear.bias, linear.lambda (and linear.lo, linear.hi
+ * with a clamp). */
 typedef struct {
     linear_schema s;
     int M;
     double *mean, *std;     // (F)
     double *w, *b, *lambda; // (M, F), (M), (M); lambda may be NULL (exports need not keep it)
+    // (F) the raw features' training range ([model] clamp = range, stored as linear.lo and
+    // linear.hi): every row is clamped into it before it is standardised, so an operator count
+    // or FLOPs sum far beyond the training data cannot drive the linear target without bound.
+    // NULL: no clamp.
+    double *lo, *hi;
     int owned;              // the arrays are this struct's (else a container's)
 } ridge_model;
 
@@ -53,10 +59,11 @@ typedef struct {
 void ridge_alloc(ridge_model *r, const linear_schema *s, int M);
 void ridge_free(ridge_model *r);
 
-/* Fits the columns' statistics on the training rows of X (G, F) (raw features) and standardises
- * every row of X in place; a constant column is centred only. */
-void ridge_standardise_fit(ridge_model *r, double *X, int64_t G, const int64_t *train, int64_t n_train);
-/* Standardises one row of raw features in place. */
+/* Fits the columns' statistics on the training rows of X (G, F) (raw features), with clamp their
+ * range too, and standardises every row of X in place; a constant column is centred only. */
+void ridge_standardise_fit(ridge_model *r, double *X, int64_t G, const int64_t *train, int64_t n_train,
+                           int clamp);
+/* Clamps (when the model has a range) and standardises one row of raw features in place. */
 void ridge_standardise(const ridge_model *r, double *x);
 
 /* One ridge per label on the standardised rows X: targets (G, M) (NaN = not measured), lambda

@@ -72,7 +72,8 @@ static int ridge_prepare(trainer *t, seer_err *err) {
         linear_features(&ls, ds->node_x + n0 * ds->Fn, ds->Fn, ds->node_op + n0,
                         ds->node_ptr[g + 1] - n0, ds->global_x + g * ds->Fg, t->ridge_X + g * F);
     }
-    ridge_standardise_fit(&t->ridge, t->ridge_X, ds->G, t->ids[SPLIT_TRAIN], t->n_ids[SPLIT_TRAIN]);
+    ridge_standardise_fit(&t->ridge, t->ridge_X, ds->G, t->ids[SPLIT_TRAIN], t->n_ids[SPLIT_TRAIN],
+                          t->cfg.model_clamp == CFG_CLAMP_RANGE);
     return 0;
 }
 
