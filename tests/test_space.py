@@ -206,6 +206,21 @@ def main():
     check(abs(got - want) <= 1e-4 * want, "--ref-normalize: label %g, expected %g" % (got, want))
     check("normalised to the reference" in open(os.path.join(work, "README-space_ref.md")).read(),
           "the card does not say the times were normalised")
+    # --ref-normalize 0.5: scaled by the square root of that ratio; ref_check.py reads both passes
+    h5h = os.path.join(work, "space_refh.h5")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
+                    "--measurements", out, "-o", h5h, "--seerconvert", seerconvert, "--ref-normalize", "0.5"],
+                   check=True)
+    with h5py.File(h5h, "r") as f:
+        yh = f["label/y"][:]
+        names_h = [x.decode() for x in f["graph/name"][:]]
+    got = yh[names_h.index("space/%s@bs%d" % k1), labels.index("infer_time_ms")]
+    want = sum(r["infer_time_ms"] * (refs[len(refs) // 2] / r["ref_ms"]) ** 0.5 for r in ones) / len(ones)
+    check(abs(got - want) <= 1e-4 * want, "--ref-normalize 0.5: label %g, expected %g" % (got, want))
+    rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "measure", "ref_check.py"), out],
+                        capture_output=True, text=True)
+    check(rc.returncode == 0 and "2 measured in two or more passes" in rc.stdout and "| 1 |" in rc.stdout,
+          "ref_check.py: %s%s" % (rc.stdout, rc.stderr))
     check("separate passes" in card and "2 configurations" in card, "the card does not report the two passes")
     if fails:
         print("test_space: %d check(s) failed" % fails, file=sys.stderr)

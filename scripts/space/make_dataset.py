@@ -62,9 +62,11 @@ def group_of(sid):
     return num if head == "s" else num + 1000000 * sum((ord(c) - 96) for c in head)
 
 
-def normalize_ref(r, ref_median):
-    """A measurement's times on the scale of the median reference speed."""
-    out, f = dict(r), ref_median / r["ref_ms"]
+def normalize_ref(r, ref_median, power=1.0):
+    """A measurement's times on the scale of the median reference speed: x (median / ref)^power
+    (power 1: the configuration slowed exactly as the reference did; scripts/measure/ref_check.py
+    measures which power makes separate passes agree)."""
+    out, f = dict(r), (ref_median / r["ref_ms"]) ** power
     for m in ("train_time_ms", "infer_time_ms"):
         if out.get(m) is not None:
             out[m] = out[m] * f
@@ -106,10 +108,11 @@ def main():
                     help="leave out configurations measured while the other cores were busier than "
                          "this (measure.py's other_load, the busy share of the other cores); "
                          "the card gives the count")
-    ap.add_argument("--ref-normalize", action="store_true",
-                    help="scale each time label by median(ref_ms) / its configuration's ref_ms (the "
-                         "reference network measure.py times before it), taking the machine's speed "
-                         "drift out; configurations measured without ref_ms are left out (counted)")
+    ap.add_argument("--ref-normalize", nargs="?", type=float, const=1.0, default=None, metavar="POWER",
+                    help="scale each time label by (median(ref_ms) / its configuration's ref_ms)^POWER "
+                         "(default 1; ref_ms: the reference network measure.py times before it), taking "
+                         "the machine's speed drift out; configurations measured without ref_ms are left "
+                         "out (counted). scripts/measure/ref_check.py measures which POWER helps")
     ap.add_argument("--label-prefix", default="",
                     help="name the labels in DESIGN.md's convention <device>_<metric>_<unit> with this "
                          "device (cpu_xeon: cpu_xeon_train_ms, cpu_xeon_infer_mb, ...), which "
@@ -158,14 +161,14 @@ def main():
                     a.left_out = getattr(a, "left_out", 0) + 1
                     continue
                 passes.setdefault((r["id"], r["batch"]), []).append(r)
-        if a.ref_normalize:
+        if a.ref_normalize is not None:
             refs = sorted(r["ref_ms"] for rs in passes.values() for r in rs if r.get("ref_ms"))
             if not refs:
                 sys.exit("make_dataset.py: --ref-normalize: no measurement records ref_ms (measured "
                          "before measure.py timed its reference); drop the option")
             a.ref_median, a.no_ref = refs[len(refs) // 2], 0
             for key in list(passes):
-                kept = [normalize_ref(r, a.ref_median) for r in passes[key] if r.get("ref_ms")]
+                kept = [normalize_ref(r, a.ref_median, a.ref_normalize) for r in passes[key] if r.get("ref_ms")]
                 a.no_ref += len(passes[key]) - len(kept)
                 if kept:
                     passes[key] = kept
@@ -203,10 +206,10 @@ def write_card(path, out, rows, labels, device, a):
              "stages, ConvNeXt, ViT, DeiT, MLP-Mixer), %s." % ("with synthetic labels (throughput benchmarks only)" if a.scale
                                                     else "measured on %s" % device), ""]
     archs = len({s["id"] for s, _, _ in rows})
-    if getattr(a, "ref_normalize", False):
-        lines.append("- times normalised to the reference network's median speed (--ref-normalize: x "
-                     "median(ref_ms) / ref_ms; median ref_ms %.3f ms); measurements without ref_ms left "
-                     "out: %d" % (a.ref_median, a.no_ref))
+    if getattr(a, "ref_normalize", None) is not None:
+        lines.append("- times normalised to the reference network's median speed (--ref-normalize %g: x "
+                     "(median(ref_ms) / ref_ms)^%g; median ref_ms %.3f ms); measurements without ref_ms "
+                     "left out: %d" % (a.ref_normalize, a.ref_normalize, a.ref_median, a.no_ref))
     if a.max_other_load is not None:
         lines.append("- left out: %d configurations measured while the other cores were more than "
                      "%.0f%% busy (--max-other-load)" % (getattr(a, "left_out", 0), 100 * a.max_other_load))

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""ref_check.py MEASUREMENTS.jsonl[,MORE.jsonl] [--powers 0,0.25,0.5,0.75,1]
+
+Does dividing out the reference network's time (measure.py's ref_ms, timed just before each
+configuration) make the CPU labels more reproducible? For every configuration (architecture,
+batch) measured in two or more passes (measure.py --pass) with ref_ms in each, the disagreement
+between passes, (max - min) / mean, of the training-step and inference times is computed on the
+raw times and on the times scaled by (median ref_ms / ref_ms)^POWER for each power (the scaling
+make_dataset.py --ref-normalize POWER applies). Prints the median and 90th percentile of the
+disagreement per power: the power with the lowest median is the one to build the dataset with;
+0 is no normalisation.
+
+Also, on the first pass alone, how much of the time's deviation from a smooth fit in FLOPs and
+batch follows ref_ms (the slope of that residual on log ref_ms: 1 would mean every configuration
+slows exactly as the reference does).
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "space"))
+from make_dataset import normalize_ref  # noqa: E402
+
+TIMES = ("train_time_ms", "infer_time_ms")
+
+
+def load(paths):
+    by = {}
+    for path in paths.split(","):
+        with open(path) as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                except ValueError:  # a cut last line (a run stopped mid-write)
+                    continue
+                if r.get("oom") or not r.get("ref_ms"):
+                    continue
+                by.setdefault((r["id"], r["batch"]), []).append(r)
+    return by
+
+
+def disagreement(rs, m):
+    v = [r[m] for r in rs if r.get(m)]
+    return (max(v) - min(v)) / (sum(v) / len(v)) if len(v) > 1 else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("measurements")
+    ap.add_argument("--powers", default="0,0.25,0.5,0.75,1")
+    a = ap.parse_args()
+    by = load(a.measurements)
+    if not by:
+        sys.exit("ref_check.py: no measurement with ref_ms in %s (measure.py records it since the "
+                 "reference was added)" % a.measurements)
+    refs = sorted(r["ref_ms"] for rs in by.values() for r in rs)
+    med = refs[len(refs) // 2]
+    multi = {k: rs for k, rs in by.items() if len({r.get("pass", 1) for r in rs}) > 1}
+    print("ref_check.py: %d configurations with ref_ms, %d measured in two or more passes; ref_ms "
+          "median %.3f ms, 10th-90th percentile %.3f-%.3f ms"
+          % (len(by), len(multi), med, np.percentile(refs, 10), np.percentile(refs, 90)))
+    if multi:
+        print("\npass disagreement (max - min) / mean over %d configurations:" % len(multi))
+        print("| power | train median | train p90 | infer median | infer p90 |")
+        print("|---|---|---|---|---|")
+        for p in (float(x) for x in a.powers.split(",")):
+            cells = []
+            for m in TIMES:
+                d = [disagreement([normalize_ref(r, med, p) for r in rs], m) for rs in multi.values()]
+                d = np.array([x for x in d if x is not None])
+                cells += ["%.1f%%" % (100 * np.median(d)), "%.1f%%" % (100 * np.percentile(d, 90))]
+            print("| %g | %s |" % (p, " | ".join(cells)))
+    first = [rs[0] for rs in by.values() if rs[0].get("flops")]
+    if len(first) > 10:
+        print("\nfirst pass, %d configurations: log time = smooth fit in log FLOPs and log batch + residual"
+              % len(first))
+        f = np.log([r["flops"] for r in first])
+        b = np.log([r["batch"] for r in first])
+        ref = np.log([r["ref_ms"] for r in first])
+        A = np.column_stack([np.ones(len(f)), f, b, f * f, f * b])
+        for m in TIMES:
+            ok = np.array([bool(r.get(m)) for r in first])
+            y = np.log([r[m] for r in first if r.get(m)])
+            res = y - A[ok] @ np.linalg.lstsq(A[ok], y, rcond=None)[0]
+            slope = np.polyfit(ref[ok], res, 1)[0]
+            print("  %s: residual std %.3f, correlation with log ref_ms %.2f, slope %.2f"
+                  % (m, res.std(), np.corrcoef(res, ref[ok])[0, 1], slope))
+
+
+if __name__ == "__main__":
+    main()
