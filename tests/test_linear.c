@@ -133,10 +133,31 @@ int main(void) {
         ridge_free(&back);
         double lo3 = r.lo[3];
         r.lo[3] = r.hi[3] + 1;
-        CHECK(ridge_load(&back, &s, 1, &c, 1, "mem", &err) != 0 && strstr(err.msg, "linear.lo > linear.hi"),
+        CHECK(ridge_load(&back, &s, 1, &c, 1, "mem", &err) != 0 && strstr(err.msg, "low end above high end at 3"),
               "lo > hi must be refused: %s", err.msg);
         r.lo[3] = lo3;
         ctr_free(&c);
+        // the targets' range: fitted with the clamp, and every prediction held inside it
+        {
+            float tg[3] = {-1.0f, 2.0f, 50.0f};
+            int64_t va[1] = {2};
+            double vl;
+            CHECK(ridge_fit_labels(&r, Xc, tg, tr, 2, va, 1, &vl, &err) == 0, "%s", err.msg);
+            CHECK(r.tlo && r.thi && r.tlo[0] == -1.0 && r.thi[0] == 2.0, "target range [%g, %g]",
+                  r.tlo ? r.tlo[0] : NAN, r.thi ? r.thi[0] : NAN);
+            double far[12];
+            for (int j = 0; j < 12; j++) far[j] = 1e3 * (j % 2 ? -1 : 1);
+            double p = ridge_predict(&r, 0, far);
+            CHECK(p >= -1.0 && p <= 2.0, "prediction %g outside the target range", p);
+            seer_container c2;
+            ctr_init(&c2, "SEERTEST", 1);
+            ridge_store(&r, &c2);
+            r.thi[0] = -5;
+            CHECK(ridge_load(&back, &s, 1, &c2, 1, "mem", &err) != 0 && strstr(err.msg, "linear.tlo"),
+                  "tlo > thi must be refused: %s", err.msg);
+            r.thi[0] = 2.0;
+            ctr_free(&c2);
+        }
         double *lo = r.lo, *hi = r.hi;
         r.lo = r.hi = NULL;
         ctr_init(&c, "SEERTEST", 1);

@@ -119,7 +119,10 @@ void ridge_alloc(ridge_model *r, const linear_schema *s, int M) {
 }
 
 void ridge_free(ridge_model *r) {
-    if (r->owned) free(r->mean), free(r->std), free(r->w), free(r->b), free(r->lambda), free(r->lo), free(r->hi);
+    if (r->owned) {
+        free(r->mean), free(r->std), free(r->w), free(r->b), free(r->lambda);
+        free(r->lo), free(r->hi), free(r->tlo), free(r->thi);
+    }
     memset(r, 0, sizeof *r);
 }
 
@@ -162,6 +165,7 @@ double ridge_predict(const ridge_model *r, int m, const double *x) {
     int F = r->s.F;
     double s = r->b[m];
     for (int j = 0; j < F; j++) s += r->w[m * F + j] * x[j];
+    if (r->tlo) s = s < r->tlo[m] ? r->tlo[m] : s > r->thi[m] ? r->thi[m] : s;
     return s;
 }
 
@@ -198,6 +202,17 @@ int ridge_fit_labels(ridge_model *r, const double *X, const float *targets, cons
         }
         val_sum += best;
     }
+    if (r->lo && !r->tlo) { // the clamp: the targets' training range
+        r->tlo = seer_malloc(sizeof(double) * (size_t)M), r->thi = seer_malloc(sizeof(double) * (size_t)M);
+        for (int m = 0; m < M; m++) {
+            r->tlo[m] = INFINITY, r->thi[m] = -INFINITY;
+            for (int64_t i = 0; i < ntr; i++) {
+                float tg = targets[tr[i] * M + m];
+                if (!isnan(tg)) r->tlo[m] = fmin(r->tlo[m], tg), r->thi[m] = fmax(r->thi[m], tg);
+            }
+            if (r->tlo[m] > r->thi[m]) r->tlo[m] = r->thi[m] = 0; // no label: the mean
+        }
+    }
     *val_loss = val_sum / M;
 out:
     free(Xt), free(y), free(w);
@@ -216,6 +231,10 @@ void ridge_store(const ridge_model *r, seer_container *c) {
         ctr_add_tensor(c, "linear.lo", DT_F64, 1, &F, r->lo);
         ctr_add_tensor(c, "linear.hi", DT_F64, 1, &F, r->hi);
     }
+    if (r->tlo) {
+        ctr_add_tensor(c, "linear.tlo", DT_F64, 1, &M, r->tlo);
+        ctr_add_tensor(c, "linear.thi", DT_F64, 1, &M, r->thi);
+    }
 }
 
 int ridge_load(ridge_model *r, const linear_schema *s, int M, const seer_container *c, int copy,
@@ -233,7 +252,7 @@ int ridge_load(ridge_model *r, const linear_schema *s, int M, const seer_contain
         {"linear.mean", &r->mean, s->F, 0}, {"linear.std", &r->std, s->F, 0},
         {"linear.weight", &r->w, (int64_t)M * s->F, 0}, {"linear.bias", &r->b, M, 0},
         {"linear.lambda", &r->lambda, M, 1}, {"linear.lo", &r->lo, s->F, 1},
-        {"linear.hi", &r->hi, s->F, 1}};
+        {"linear.hi", &r->hi, s->F, 1}, {"linear.tlo", &r->tlo, M, 1}, {"linear.thi", &r->thi, M, 1}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         const ctr_tensor *t = ctr_tensor_find(c, want[i].name);
         if (!t && want[i].optional) continue;
@@ -256,17 +275,24 @@ int ridge_load(ridge_model *r, const linear_schema *s, int M, const seer_contain
             *want[i].dst = (double *)(uintptr_t)v;
         }
     }
+    // each range: both ends or neither, lo <= hi
+    const char *pair = NULL;
     int64_t bad = -1;
-    if (r->lo && r->hi)
-        for (int j = 0; j < s->F && bad < 0; j++)
-            if (!(r->lo[j] <= r->hi[j])) bad = j;
-    if (!r->lo != !r->hi || bad >= 0) {
+    const double *lo[2] = {r->lo, r->tlo}, *hi[2] = {r->hi, r->thi};
+    const int64_t n[2] = {s->F, M};
+    static const char *const names[2] = {"linear.lo / linear.hi", "linear.tlo / linear.thi"};
+    for (int k = 0; k < 2 && !pair; k++) {
+        if (!lo[k] != !hi[k]) pair = names[k];
+        for (int64_t j = 0; lo[k] && hi[k] && j < n[k] && !pair; j++)
+            if (!(lo[k][j] <= hi[k][j])) pair = names[k], bad = j;
+    }
+    if (pair) {
         ridge_free(r);
         if (bad >= 0)
-            return seer_fail(err, "%s: linear.lo > linear.hi at column %lld: a damaged file? "
-                                  "(re-export it)", origin, (long long)bad);
-        return seer_fail(err, "%s: linear.lo and linear.hi must come together: a damaged file? "
-                              "(re-export it)", origin);
+            return seer_fail(err, "%s: %s: low end above high end at %lld: a damaged file? "
+                                  "(re-export it)", origin, pair, (long long)bad);
+        return seer_fail(err, "%s: %s must come together: a damaged file? (re-export it)", origin,
+                         pair);
     }
     return 0;
 }

@@ -40,8 +40,8 @@ int ridge_fit(const double *X, const double *y, int64_t n, int F, double lambda,
 
 /* A fitted ridge model: the raw features' training statistics and one solution per label, in
  * standardised-log-target units. Stored as linear.sizes (n_ops, F, M) and the float64 tensors
- * linear.mean, linear.std, linear.weight, linear.bias, linear.lambda (and linear.lo, linear.hi
- * with a clamp). */
+ * linear.mean, linear.std, linear.weight, linear.bias, linear.lambda (and linear.lo, linear.hi,
+ * linear.tlo, linear.thi with a clamp). */
 typedef struct {
     linear_schema s;
     int M;
@@ -52,6 +52,10 @@ typedef struct {
     // or FLOPs sum far beyond the training data cannot drive the linear target without bound.
     // NULL: no clamp.
     double *lo, *hi;
+    // (M) with the clamp also the training range of each label's target (linear.tlo, linear.thi):
+    // a prediction is clamped into it, since features each inside their range can still combine
+    // into a graph no training graph resembles, where a linear model has no bound.
+    double *tlo, *thi;
     int owned;              // the arrays are this struct's (else a container's)
 } ridge_model;
 
@@ -67,13 +71,15 @@ void ridge_standardise_fit(ridge_model *r, double *X, int64_t G, const int64_t *
 void ridge_standardise(const ridge_model *r, double *x);
 
 /* One ridge per label on the standardised rows X: targets (G, M) (NaN = not measured), lambda
- * per label from a fixed grid by mean squared error on the validation rows (1e-3 without any).
+ * per label from a fixed grid by mean squared error on the validation rows (1e-3 without any);
+ * with a feature range (the clamp), the targets' training range too.
  * Sets *val_loss to the mean over labels of the best validation losses. */
 int ridge_fit_labels(ridge_model *r, const double *X, const float *targets, const int64_t *train,
                      int64_t n_train, const int64_t *val, int64_t n_val, double *val_loss,
                      seer_err *err);
 
-/* The standardised log target of label m for a standardised feature row x. */
+/* The standardised log target of label m for a standardised feature row x (clamped into the
+ * label's training range when the model has one). */
 double ridge_predict(const ridge_model *r, int m, const double *x);
 
 /* Adds linear.sizes and the tensors to c (pointers into r: r must outlive the write). */
