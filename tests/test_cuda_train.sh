@@ -3,7 +3,7 @@
 # skipped; with SEER_REQUIRE_GPU=1 a missing GPU fails):
 #  1. one step, fp32, no clipping: the loss, and the checkpoint's parameters and Adam moments (after
 #     one step optim.m = (1 - beta1) g, so this compares every gradient): SeerNet with summed
-#     losses and with PCGrad, PerfSAGE and the GCN;
+#     losses and with PCGrad, PerfSAGE and the GCN, and PerfSAGE with PCGrad and the additive readout;
 #  2. 100 steps: the loss of every step, fp32 within 1e-4 relative; TF32: the first 10 steps within
 #     1e-2, all 100 within 5e-2.
 # usage: test_cuda_train.sh SEERTRAIN CKPT_EQUAL DATA.h5 CONFIG WORKDIR
@@ -39,15 +39,17 @@ curve() { # A B STEPS TOL WHAT [FIRST TOL_FIRST]: also the first FIRST steps wit
               exit !(k == n && m <= tol && m1 <= tol1) }' || fail "$5"
 }
 echo "1. one step on the GPU (fp32) against the CPU: loss, weights, gradients (Adam moments)"
-for case in seernet:sum seernet:pcgrad perfsage:sum gcn:sum; do
-    model=${case%:*} mt=${case#*:}
-    run=${model}_$mt
+for case in seernet:sum seernet:pcgrad perfsage:sum gcn:sum perfsage:pcgrad:additive; do
+    model=${case%%:*} rest=${case#*:} mt=${rest%%:*} readout=pooled
+    [ "$rest" != "$mt" ] && readout=${rest#*:}
+    run=${model}_${mt}_$readout
     one="$base --set train.max_steps=1 --set train.grad_clip=0 --set train.multi_task=$mt --set model.name=$model"
+    one="$one --set model.readout=$readout"
     $seertrain "$config" $one --set backend.device=cpu --set output.run=cpu1_$run
     $seertrain "$config" $one --set backend.device=cuda --set backend.precision=fp32 --set output.run=gpu1_$run
-    curve cpu1_$run gpu1_$run 1 1e-5 "$model multi_task=$mt loss"
+    curve cpu1_$run gpu1_$run 1 1e-5 "$model multi_task=$mt readout=$readout loss"
     $ckpt_equal cpu1_$run/last.ckpt gpu1_$run/last.ckpt --rtol 1e-5 > equal.txt 2>&1 ||
-        { cat equal.txt; fail "$model multi_task=$mt: weights or gradients differ"; }
+        { cat equal.txt; fail "$model multi_task=$mt readout=$readout: weights or gradients differ"; }
     head -1 equal.txt | sed 's/^/  /'
 done
 steps=${SEER_CUDA_TRAIN_STEPS:-100}
