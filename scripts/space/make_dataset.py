@@ -112,7 +112,8 @@ def main():
                     help="scale each time label by (median(ref_ms) / its configuration's ref_ms)^POWER "
                          "(default 1; ref_ms: the reference network measure.py times before it), taking "
                          "the machine's speed drift out; configurations measured without ref_ms are left "
-                         "out (counted). scripts/measure/ref_check.py measures which POWER helps")
+                         "out (counted). scripts/measure/ref_check.py measures which POWER helps: about 0.6 on the "
+                         "development Xeon (benchmarks/RESULTS.md)")
     ap.add_argument("--label-prefix", default="",
                     help="name the labels in DESIGN.md's convention <device>_<metric>_<unit> with this "
                          "device (cpu_xeon: cpu_xeon_train_ms, cpu_xeon_infer_mb, ...), which "
