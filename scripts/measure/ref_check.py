@@ -22,7 +22,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "space"))
-from make_dataset import normalize_ref  # noqa: E402
+from make_dataset import normalize_ref, pass_disagreement  # noqa: E402
 
 TIMES = ("train_time_ms", "infer_time_ms")
 
@@ -44,7 +44,7 @@ def load(paths):
 
 def disagreement(rs, m):
     v = [r[m] for r in rs if r.get(m)]
-    return (max(v) - min(v)) / (sum(v) / len(v)) if len(v) > 1 else None
+    return pass_disagreement(v) if len(v) > 1 else None
 
 
 def main():

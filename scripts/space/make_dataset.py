@@ -73,6 +73,11 @@ def normalize_ref(r, ref_median, power=1.0):
     return out
 
 
+def pass_disagreement(v):
+    """(max - min) / mean of one configuration's times from separate passes."""
+    return (max(v) - min(v)) / (sum(v) / len(v))
+
+
 def combine_passes(rs):
     """One configuration measured in several passes (measure.py --pass): each metric the mean of
     the passes that measured it, and the disagreement (max - min) / mean of the two times."""
@@ -86,7 +91,7 @@ def combine_passes(rs):
     for m in ("train_time_ms", "infer_time_ms"):
         v = [r[m] for r in rs if r.get(m) is not None and not r.get("oom")]
         if len(v) > 1:
-            out[m.split("_")[0] + "_pass_spread"] = (max(v) - min(v)) / (sum(v) / len(v))
+            out[m.split("_")[0] + "_pass_spread"] = pass_disagreement(v)
     return out
 
 
