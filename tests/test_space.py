@@ -170,6 +170,19 @@ def main():
           "pass 2 measured %s" % [(r["id"], r["batch"]) for r in two])
     subprocess.run(cmd + ["--pass", "2", "--limit", "1"], check=True)
     check(len(open(out).readlines()) == 5, "the second pass did not resume")
+    # several specs files: their architectures in turn, so a run stopped early covers all of them alike
+    sys.path.insert(0, os.path.join(ROOT, "scripts", "measure"))
+    import measure  # noqa: E402
+    got = measure.interleave([["a1", "a2", "a3"], ["b1"], []])
+    check(got == ["a1", "b1", "a2", "a3"], "interleave: %s" % got)
+    # one file, one device: lines from another machine make a resume refuse, and the file stays as it was
+    other = os.path.join(work, "m_other.jsonl")
+    with open(other, "w") as f:
+        f.write(json.dumps(dict(rows[0], device_name="Some Other CPU")) + "\n")
+    before = open(other).read()
+    rc = subprocess.run(cmd[:4] + [other] + cmd[5:] + ["--limit", "1"], capture_output=True, text=True)
+    check(rc.returncode != 0 and "Some Other CPU" in rc.stderr and "own file" in rc.stderr
+          and open(other).read() == before, "a file of another device's lines: rc %d, %s" % (rc.returncode, rc.stderr))
     with open(out, "a") as f:  # a line a running measure.py is still writing
         f.write('{"id": "cut')
     h5 = os.path.join(work, "space.h5")

@@ -275,9 +275,19 @@ def env_info(a, nvml):
     return info
 
 
+def interleave(lists):
+    """[[a1, a2, a3], [b1]] -> [a1, b1, a2, a3]: one from each list in turn."""
+    out = []
+    for i in range(max(map(len, lists), default=0)):
+        out += [l[i] for l in lists if i < len(l)]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("specs")
+    ap.add_argument("specs", help="a specs file (space.py sample), or several separated by commas: "
+                    "their architectures are taken in turn, one from each file, so that a run stopped "
+                    "early has measured all of them alike")
     ap.add_argument("-o", "--out", required=True)
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--batches", default="1,2,4,8,16,32,64,128,256")
@@ -306,11 +316,12 @@ def main():
     if not a.device.startswith("cuda"):
         nvml.ok = False
     info = env_info(a, nvml)
-    specs = space.read_specs(a.specs)[: a.limit or None]
+    specs = interleave([space.read_specs(p) for p in a.specs.split(",")])[: a.limit or None]
     batches = [int(b) for b in a.batches.split(",")]
     if a.pass_no < 1:
         sys.exit("measure.py: error: --pass %d: passes count from 1" % a.pass_no)
     done = {}  # pass -> {(id, batch)}
+    others = {}  # device_name -> lines measured on it, when not this machine's
     if os.path.exists(a.out):
         with open(a.out) as f:
             for line in f:
@@ -318,7 +329,14 @@ def main():
                     r = json.loads(line)
                     done.setdefault(r.get("pass", 1), set()).add((r["id"], r["batch"]))
                 except (ValueError, KeyError):
-                    pass  # a line cut by a crash: measured again
+                    continue  # a line cut by a crash: measured again
+                if r.get("device_name", info["device_name"]) != info["device_name"]:
+                    others[r["device_name"]] = others.get(r["device_name"], 0) + 1
+    if others:
+        # one file, one device: a resumed run on another machine must not mix its times in
+        name, n = max(others.items(), key=lambda kv: kv[1])
+        sys.exit("measure.py: error: %s: %d lines were measured on %r, this machine is %r; write this "
+                 "machine's measurements to their own file (-o ...)" % (a.out, n, name, info["device_name"]))
     t0, n_new = time.time(), 0
     mine_done, first = done.get(a.pass_no, set()), done.get(1, set())
     todo = [(s, b) for s in specs for b in batches if (s["id"], b) not in mine_done
