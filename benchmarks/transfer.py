@@ -242,8 +242,15 @@ def main():
                     help="keep the runs already in WORK (a finished run's summary and predictions) and the "
                     "CPU datasets built there, so new runs train on the same data as the kept ones")
     ap.add_argument("--skip-loso", action="store_true", help="only the two GPU spaces")
+    ap.add_argument("--models", default=",".join(MODELS),
+                    help="comma-separated subset of the learned models (default: all): " + ", ".join(MODELS))
     ap.add_argument("--skip-families", action="store_true", help="leave out section 3 (the widened space)")
     a = ap.parse_args()
+    unknown = [m for m in a.models.split(",") if m not in MODELS]
+    if unknown:
+        ap.error("--models: unknown %s (known: %s)" % (", ".join(unknown), ", ".join(MODELS)))
+    for m in [m for m in MODELS if m not in a.models.split(",")]:
+        del MODELS[m]
     a.seertrain, a.seerexport, a.seerpredict = (os.path.join(a.build, t) for t in ("seertrain", "seerexport", "seerpredict"))
     a.data = {"nb201": os.path.join(ROOT, "datasets/nb201.h5"), "fbnet": os.path.join(ROOT, "datasets/fbnet.h5")}
     a.limit, a.epochs, loso_epochs = (6000, 6, 30) if a.quick else (0, 10, 80)

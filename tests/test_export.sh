@@ -73,10 +73,14 @@ grep -Eq "warning: outside the training data \(families space/\.\.\. \([0-9]+\)\
 
 # seercalibrate on the first 300 graphs: every prediction of a metric moves by one factor, the
 # median of measured / predicted over those graphs, so the calibrated medians are 1
-"$python" - "$data" "$work/some.h5" "$work/unnamed.h5" <<'PY' || fail "writing the calibration files"
+"$python" - "$data" "$work/some.h5" "$work/unnamed.h5" "$work/a100.h5" "$work/a100_part.h5" <<'PY' || fail "writing the calibration files"
 import sys, h5py, numpy as np
 src = h5py.File(sys.argv[1], "r")
-for out, rename in ((sys.argv[2], False), (sys.argv[3], True)):
+# the same 300 graphs with the labels as they are, renamed to unknown metrics, renamed to another
+# device (titan_rtx_* -> a100_*), and only the batch-1 label renamed so
+renames = (lambda x: x, lambda x: b"unmeasured_" + x, lambda x: x.replace(b"titan_rtx_", b"a100_"),
+           lambda x: x.replace(b"titan_rtx_1_", b"a100_1_"))
+for out, rename in zip(sys.argv[2:], renames):
     with h5py.File(out, "w") as f:
         for k, v in src.attrs.items():
             f.attrs[k] = v
@@ -86,8 +90,8 @@ for out, rename in ((sys.argv[2], False), (sys.argv[3], True)):
                 n = {"graph/node_ptr": G + 1, "graph/edge_ptr": G + 1, "node/x": N, "node/op": N,
                      "edge/index": E, "edge/x": E}.get(name, G if name.startswith(("graph/", "global/", "label/")) else None)
                 data = obj[:] if n is None else obj[:n]
-                if rename and name == "schema/labels":
-                    data = np.array([b"unmeasured_" + x for x in data], dtype=object)
+                if name == "schema/labels":
+                    data = np.array([rename(x) for x in data], dtype=object)
                 f.create_dataset(name, data=data, dtype=obj.dtype)
         src.visititems(walk)
 PY
@@ -111,6 +115,28 @@ for m in [k for k in b[0] if k not in ("name", "in_range")]:
     print("seercalibrate: %s x %.4f, median measured / predicted now %.6f" % (m, ratio[0], med))
 PY
 
+# seercalibrate --device: the titan_rtx metrics calibrated on labels of a device the model never
+# saw, renamed for it: the same factors as above, the new device listed and predicted
+mkdir -p "$work/ship2"
+"$seercalibrate" "$work/m_fp32.seer" "$work/a100.h5" -o "$work/ship2/a100.seer" --device titan_rtx=a100 \
+    | tee "$work/cal_a100.txt" || fail "seercalibrate --device"
+[ "$(awk '/ x /{print $1, $3}' "$work/cal.txt" | sed 's/^titan_rtx_/a100_/')" = "$(awk '/ x /{print $1, $3}' "$work/cal_a100.txt")" ] ||
+    fail "seercalibrate --device: other factors than without it"
+grep -q "a100_1_ms .* x .*, was titan_rtx_1_ms" "$work/cal_a100.txt" || fail "seercalibrate --device: the renamed metric"
+SEER_PREDICTORS="$work/ship2" "$seerpredict" --list-devices | grep -Eq "^a100 +.*a100.seer +a100_" ||
+    fail "the calibrated predictor does not list device a100"
+"$seerpredict" "$work/ship2/a100.seer" "$work/a100.h5" --predictions "$work/a100.csv" >/dev/null
+"$python" - "$work/after.csv" "$work/a100.csv" <<'PY' || fail "seercalibrate --device: predictions"
+import csv, sys
+a, b = list(csv.DictReader(open(sys.argv[1]))), list(csv.DictReader(open(sys.argv[2])))
+ms = [m for m in a[0] if m.startswith("titan_rtx_")]
+assert ms and all(m.replace("titan_rtx_", "a100_") in b[0] for m in ms), (list(a[0]), list(b[0]))
+for m in ms:
+    for ra, rb in zip(a, b):
+        assert abs(float(ra[m]) / float(rb[m.replace("titan_rtx_", "a100_")]) - 1) < 1e-6, (m, ra, rb)
+print("seercalibrate --device: %d metrics renamed, predictions equal to the same-device calibration" % len(ms))
+PY
+
 # errors: one line, non-zero, naming the file
 expect_err() { # expect_err PATTERN CMD...
     pat=$1; shift
@@ -129,5 +155,9 @@ expect_err "no shipped predictor knows device 'pixel9'.*known: titan_rtx" \
     env SEER_PREDICTORS="$work/ship" "$seerpredict" "$onnx" --device pixel9
 expect_err "resnet18.onnx is a network, not a .seer model" "$seerpredict" "$onnx" --batch 1
 expect_err "unnamed.h5: no graph carries a measured label" "$seercalibrate" "$work/m_fp32.seer" "$work/unnamed.h5" -o "$work/x.seer"
+expect_err "a100_part.h5: no measured label a100_256_ms: with --device titan_rtx=a100 every metric" \
+    "$seercalibrate" "$work/m_fp32.seer" "$work/a100_part.h5" -o "$work/x.seer" --device titan_rtx=a100
+expect_err "has no metric of device 'h100'" "$seercalibrate" "$work/m_fp32.seer" "$work/a100.h5" -o "$work/x.seer" --device h100=a100
+expect_err "give FROM=TO" "$seercalibrate" "$work/m_fp32.seer" "$work/a100.h5" -o "$work/x.seer" --device a100
 [ ! -e "$work/x.seer" ] || fail "a failed calibration left a file"
 echo "test_export.sh: all checks passed"

@@ -12,7 +12,7 @@
 #include "infer/seer_format.h"
 
 static void usage(FILE *f) {
-    fputs("usage: seercalibrate MODEL.seer MEASURED.h5 -o CALIBRATED.seer\n\n"
+    fputs("usage: seercalibrate MODEL.seer MEASURED.h5 -o CALIBRATED.seer [--device FROM=TO]\n\n"
           "Across search spaces most of a predictor's error is one scale factor per metric (the\n"
           "ranking holds, the level is off: benchmarks/transfer.md). MEASURED.h5 holds a few\n"
           "networks of the new space measured on the target (a PerfGraph file: seerconvert\n"
@@ -20,7 +20,13 @@ static void usage(FILE *f) {
           "help). Each metric is multiplied by the median of measured / predicted over the graphs\n"
           "that carry its label; metrics the file does not measure are left alone. The factors\n"
           "and the file are recorded in the output (seer_info(model, \"calibration\")); the\n"
-          "training range it reports is unchanged, so unlike networks still carry the warning.\n",
+          "training range it reports is unchanged, so unlike networks still carry the warning.\n\n"
+          "  --device FROM=TO  a device the model was not trained on: the metrics of device FROM\n"
+          "                    (<FROM>_<metric>_<unit>) are calibrated against the file's labels\n"
+          "                    <TO>_<metric>_<unit> and renamed so, and the output predicts for TO\n"
+          "                    (seerpredict --device TO); every one of them must be measured there.\n"
+          "                    E.g. --device cpu_xeon=cpu_epyc: the Xeon predictor, rescaled to an\n"
+          "                    EPYC by ten networks timed on it (benchmarks/cross_device.md).\n",
           f);
 }
 
@@ -47,14 +53,44 @@ static void copy_container(const seer_container *c, const char *skip, seer_conta
         ctr_add_tensor(o, c->t[i].name, c->t[i].dtype, c->t[i].ndim, c->t[i].dims, c->t[i].data);
 }
 
+/* --device FROM=TO: metric k's name on the target (renamed when its device is FROM) into out. */
+static void target_name(const char *name, const char *from, const char *to, char *out, size_t len) {
+    char d[128];
+    score_metric_device(name, d, sizeof d);
+    if (from && !strcmp(d, from)) snprintf(out, len, "%s%s", to, name + strlen(from));
+    else snprintf(out, len, "%s", name);
+}
+
+static int valid_device(const char *s) {
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
+    return 1;
+}
+
 int main(int argc, char **argv) {
     const char *model = NULL, *data = NULL, *out = NULL;
+    char from[128] = "", *to = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
         } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
+        } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            const char *v = argv[++i], *eq = strchr(v, '=');
+            if (!eq || eq == v || (size_t)(eq - v) >= sizeof from || !valid_device(eq + 1)) {
+                fprintf(stderr, "seercalibrate: --device %s: give FROM=TO, two device names of "
+                                "lower-case letters, digits and '_' (e.g. cpu_xeon=cpu_epyc)\n", v);
+                return 2;
+            }
+            snprintf(from, sizeof from, "%.*s", (int)(eq - v), v);
+            to = (char *)eq + 1;
+            if (!valid_device(from)) {
+                fprintf(stderr, "seercalibrate: --device %s: '%s' is not a device name (lower-case "
+                                "letters, digits and '_')\n", v, from);
+                return 2;
+            }
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "seercalibrate: unknown or incomplete option '%s' (see --help)\n", argv[i]);
             return 2;
@@ -78,13 +114,24 @@ int main(int argc, char **argv) {
     double *pred;
     seer_err err;
     if (score_predict(m, data, &ds, &pred, &err)) seer_die("%s", err.msg);
-    int M = seer_n_metrics(m), used = 0;
+    int M = seer_n_metrics(m), used = 0, renamed = 0;
+    char (*names)[128] = seer_malloc(sizeof *names * (size_t)M); // each metric's name on the target
+    for (int k = 0; k < M; k++) {
+        char d[128];
+        score_metric_device(seer_metric_name(m, k), d, sizeof d);
+        renamed += to && !strcmp(d, from);
+        target_name(seer_metric_name(m, k), to ? from : NULL, to, names[k], sizeof names[k]);
+    }
+    if (to && !renamed)
+        seer_die("%s: --device %s=%s: the model has no metric of device '%s' (its metrics: %s%s; "
+                 "seerpredict --list-devices names the devices)", model, from, to, from,
+                 seer_metric_name(m, 0), M > 1 ? ", ..." : "");
     double *factor = seer_malloc(sizeof(double) * (size_t)M), *r = seer_malloc(sizeof(double) * (size_t)(ds.G + 1));
     int64_t *count = seer_calloc((size_t)M, sizeof(int64_t));
     char note[4096];
     int len = snprintf(note, sizeof note, "%s:", data);
     for (int k = 0; k < M; k++) {
-        int col = pg_find_name(ds.labels, ds.M, seer_metric_name(m, k));
+        int col = pg_find_name(ds.labels, ds.M, names[k]);
         int64_t n = 0;
         for (int64_t g = 0; col >= 0 && g < ds.G; g++) {
             double y = ds.label_y[g * ds.M + col], p = pred[g * M + k];
@@ -97,13 +144,17 @@ int main(int argc, char **argv) {
             used++;
             if (len < (int)sizeof note - 1)
                 len += snprintf(note + len, sizeof note - (size_t)len, " %s x%.6g (%lld graphs)",
-                                seer_metric_name(m, k), factor[k], (long long)n);
+                                names[k], factor[k], (long long)n);
+        } else if (to && strcmp(names[k], seer_metric_name(m, k))) {
+            seer_die("%s: no measured label %s: with --device %s=%s every metric of %s must be "
+                     "measured on %s, or the output would predict it unmeasured (add the column)",
+                     data, names[k], from, to, from, to);
         }
     }
     if (!used) {
         seer_die("%s: no graph carries a measured label named like the model's metrics (%s%s): "
-                 "nothing to calibrate with (name the label columns as the metrics)", data,
-                 seer_metric_name(m, 0), M > 1 ? ", ..." : "");
+                 "nothing to calibrate with (name the label columns as the metrics%s)", data,
+                 names[0], M > 1 ? ", ..." : "", to ? "" : ", or --device FROM=TO for another device");
     }
     seer_container c, o;
     if (ctr_read(&c, model, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err)) seer_die("%s", err.msg);
@@ -113,20 +164,33 @@ int main(int argc, char **argv) {
     for (int k = 0; k < M; k++) ((double *)mu->data)[k] += log(factor[k]);
     const char *prev = seer_info(m, "calibration"); // a second calibration composes with the first
     char info[8192];
-    snprintf(info, sizeof info, "%s%s%s", prev ? prev : "", prev ? "; then " : "", note);
+    snprintf(info, sizeof info, "%s%s%s%s%s%s%s", prev ? prev : "", prev ? "; then " : "",
+             to ? "device " : "", to ? from : "", to ? " -> " : "", to ? to : "", to ? ", " : "");
+    snprintf(info + strlen(info), sizeof info - strlen(info), "%s", note);
     copy_container(&c, "info.calibration", &o);
     ctr_add_str(&o, "info.calibration", info);
+    if (to) { // the metrics now name the target device
+        const ctr_kv *kv = ctr_get(&o, "metrics.names", KV_STRARR, out, &err);
+        if (!kv || kv->n != M) seer_die("%s", kv ? "metrics.names does not have one name per metric" : err.msg);
+        for (int k = 0; k < M; k++) {
+            char **slot = (char **)kv->data + k;
+            free(*slot);
+            *slot = seer_strdup(names[k]);
+        }
+    }
     if (ctr_write(&o, out, &err)) seer_die("%s", err.msg);
     for (int k = 0; k < M; k++) {
         if (count[k])
-            printf("%-28s x %.4f (median of measured / predicted over %lld graphs)\n",
-                   seer_metric_name(m, k), factor[k], (long long)count[k]);
+            printf("%-28s x %.4f (median of measured / predicted over %lld graphs)%s%s\n",
+                   names[k], factor[k], (long long)count[k],
+                   strcmp(names[k], seer_metric_name(m, k)) ? ", was " : "",
+                   strcmp(names[k], seer_metric_name(m, k)) ? seer_metric_name(m, k) : "");
         else
-            printf("%-28s not measured in the file: unchanged\n", seer_metric_name(m, k));
+            printf("%-28s not measured in the file: unchanged\n", names[k]);
     }
     printf("wrote %s\n", out);
     ctr_free(&o), ctr_free(&c);
-    free(factor), free(r), free(count), free(pred);
+    free(factor), free(r), free(count), free(pred), free(names);
     pg_free(&ds);
     seer_free(m);
     return 0;

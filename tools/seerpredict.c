@@ -144,19 +144,10 @@ static const char *onnx_op(int i, const void *ctx) {
     return seer_onnx_op_name(i);
 }
 
-/* The device of a metric named <device>_<metric>_<unit> (into out), or "" for another form. */
-static void metric_device(const char *name, char *out, size_t len) {
-    const char *u = strrchr(name, '_');
-    const char *k = u ? u - 1 : NULL;
-    while (k && k > name && *k != '_') k--;
-    size_t n = k && k > name ? (size_t)(k - name) : 0;
-    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), name);
-}
-
 static int metric_shown(const seer_model *m, int k, const char *device) {
     char d[128];
     if (!device) return 1;
-    metric_device(seer_metric_name(m, k), d, sizeof d);
+    score_metric_device(seer_metric_name(m, k), d, sizeof d);
     return !strcmp(d, device);
 }
 
@@ -310,16 +301,16 @@ static int list_devices(shipped *p, int n) {
         int M = seer_n_metrics(p[i].m);
         for (int k = 0; k < M; k++) {
             char d[128], e[128];
-            metric_device(seer_metric_name(p[i].m, k), d, sizeof d);
+            score_metric_device(seer_metric_name(p[i].m, k), d, sizeof d);
             int seen = 0;
             for (int j = 0; j < k && !seen; j++) {
-                metric_device(seer_metric_name(p[i].m, j), e, sizeof e);
+                score_metric_device(seer_metric_name(p[i].m, j), e, sizeof e);
                 seen = !strcmp(d, e);
             }
             if (seen || !d[0]) continue;
             printf("%-16s %-34s", d, p[i].path);
             for (int j = k; j < M; j++) {
-                metric_device(seer_metric_name(p[i].m, j), e, sizeof e);
+                score_metric_device(seer_metric_name(p[i].m, j), e, sizeof e);
                 if (!strcmp(d, e)) printf(" %s", seer_metric_name(p[i].m, j));
             }
             putchar('\n');
@@ -341,7 +332,7 @@ static const seer_model *device_model(shipped *p, int n, const char *device, con
     for (int i = 0; i < n; i++)
         for (int k = 0; k < seer_n_metrics(p[i].m); k++) {
             char d[128];
-            metric_device(seer_metric_name(p[i].m, k), d, sizeof d);
+            score_metric_device(seer_metric_name(p[i].m, k), d, sizeof d);
             if (d[0] && !strstr(known, d) && len + strlen(d) + 3 < sizeof known)
                 len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", len ? ", " : "", d);
         }

@@ -209,6 +209,14 @@ out:
     return rc;
 }
 
+void score_metric_device(const char *name, char *out, size_t len) {
+    const char *u = strrchr(name, '_');
+    const char *k = u ? u - 1 : NULL;
+    while (k && k > name && *k != '_') k--;
+    size_t n = k && k > name ? (size_t)(k - name) : 0;
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), name);
+}
+
 const char *score_range_kind(int kind) {
     static const char *const k[] = {"node feature ", "edge feature ", "global feature ", "", "",
                                     "prediction "};

@@ -56,6 +56,11 @@ int score_predict(const seer_model *m, const char *path, pg_dataset *ds, double 
 const char *score_range_kind(int kind);
 void score_json_str(FILE *f, const char *s);
 
+/* The device of a metric named <device>_<metric>_<unit> (DESIGN.md's label convention) into out:
+ * everything before the last two parts ("cpu_xeon" for "cpu_xeon_train_ms"), "" for a name of
+ * fewer than three parts. */
+void score_metric_device(const char *name, char *out, size_t len);
+
 void score_print(FILE *f, const seer_model *m, const char *path, const score_result *r);
 void score_json(FILE *f, const seer_model *m, const char *path, const score_result *r);
 
