@@ -337,8 +337,9 @@ static const seer_model *device_model(shipped *p, int n, const char *device, con
                 len += (size_t)snprintf(known + len, sizeof known - len, "%s%s", len ? ", " : "", d);
         }
     fprintf(stderr, "seerpredict: error: no shipped predictor knows device '%s' (%s%s; "
-                    "seerpredict --list-devices)\n", device, n ? "known: " : "no predictors found",
-            known);
+                    "seerpredict --list-devices; for a new device, measure a few networks on it "
+                    "and run seercalibrate --device KNOWN=%s)\n", device,
+            n ? "known: " : "no predictors found", known, device);
     exit(1);
 }
 
