@@ -137,6 +137,27 @@ for m in ms:
 print("seercalibrate --device: %d metrics renamed, predictions equal to the same-device calibration" % len(ms))
 PY
 
+# seerexport --ensemble: one file of two exports; it predicts the geometric mean of theirs
+"$seerexport" --ensemble "$work/m_fp32.seer" "$work/m_int8.seer" -o "$work/ens.seer" | tee "$work/ens.txt" ||
+    fail "seerexport --ensemble"
+grep -q "an ensemble of 2 models" "$work/ens.txt" || fail "seerexport --ensemble: its line"
+"$seerpredict" "$work/m_int8.seer" "$work/some.h5" --predictions "$work/int8.csv" >/dev/null
+"$seerpredict" "$work/ens.seer" "$work/some.h5" --predictions "$work/ens.csv" >/dev/null || fail "predicting with the ensemble"
+"$python" - "$work/before.csv" "$work/int8.csv" "$work/ens.csv" <<'PY' || fail "the ensemble's predictions"
+import csv, math, sys
+a, b, e = (list(csv.DictReader(open(p))) for p in sys.argv[1:4])
+ms = [m for m in a[0] if m not in ("name", "in_range")]
+apart = max(abs(float(x[m]) / float(y[m]) - 1) for x, y in zip(a, b) for m in ms)
+worst = max(abs(float(z[m]) / math.sqrt(float(x[m]) * float(y[m])) - 1) for x, y, z in zip(a, b, e) for m in ms)
+assert apart > 1e-4 and worst < 1e-6, (apart, worst)
+print("seerexport --ensemble: the geometric mean of the members to %.1e (members %.1e apart)" % (worst, apart))
+PY
+"$seerpredict" "$work/ens.seer" "$onnx" --batch 2 --json | "$python" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["model_info"]["model"] == "ensemble" and d["results"][0]["in_range"] is not None, d' ||
+    fail "seerpredict on ONNX with the ensemble"
+
 # errors: one line, non-zero, naming the file
 expect_err() { # expect_err PATTERN CMD...
     pat=$1; shift
@@ -160,4 +181,10 @@ expect_err "a100_part.h5: no measured label a100_256_ms: with --device titan_rtx
 expect_err "has no metric of device 'h100'" "$seercalibrate" "$work/m_fp32.seer" "$work/a100.h5" -o "$work/x.seer" --device h100=a100
 expect_err "give FROM=TO" "$seercalibrate" "$work/m_fp32.seer" "$work/a100.h5" -o "$work/x.seer" --device a100
 [ ! -e "$work/x.seer" ] || fail "a failed calibration left a file"
+expect_err "cpu_xeon.seer: predicts other metrics than member 0" \
+    "$seerexport" --ensemble "$work/m_fp32.seer" "$here/../predictors/cpu_xeon.seer" -o "$work/x.seer"
+expect_err "ens.seer: is an ensemble itself" "$seerexport" --ensemble "$work/ens.seer" "$work/m_fp32.seer" -o "$work/x.seer"
+expect_err "takes 2 to 16 .seer files \(got 1\)" "$seerexport" --ensemble "$work/m_fp32.seer" -o "$work/x.seer"
+expect_err "trunc.seer: (truncated|corrupt)" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/trunc.seer" -o "$work/x.seer"
+[ ! -e "$work/x.seer" ] && [ ! -e "$work/x.seer.check" ] || fail "a failed --ensemble left a file"
 echo "test_export.sh: all checks passed"

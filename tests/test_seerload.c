@@ -27,7 +27,7 @@ enum { H = 4, L = 1, FN = 3, FE = 2, FG = 2, M = 2 };
 typedef struct {
     int drop_tensor, extra_tensor, transpose, wrong_dtype, nan_weight, no_scales;
     int64_t sizes_override_idx, sizes_override_val;
-    int short_schema, zero_std, nan_mu;
+    int short_schema, zero_std, nan_mu, other_label;
     const char *name, *dtype_str;
 } breakage;
 
@@ -71,6 +71,7 @@ static uint8_t *build_model(int dtype, const breakage *b, size_t *len) {
     names_n(M, "lat", &lab);
     names_n(M, "u", &units);
     snprintf(lab[0], 32, "train_time_ms");
+    if (b && b->other_label) snprintf(lab[1], 32, "infer_time_ms"); // valid, but another metric
     snprintf(units[0], 32, "ms");
     snprintf(units[1], 32, "%s", "");
     ctr_add_strs(&c, "schema.node_features", nf, FN - (b && b->short_schema));
@@ -137,6 +138,29 @@ static uint8_t *build_model(int dtype, const breakage *b, size_t *len) {
     free_names(nf, FN - (b && b->short_schema)), free_names(ef, FE), free_names(gf, FG);
     free_names(ops, 5), free_names(lab, M), free_names(units, M);
     model_free(&net);
+    return img;
+}
+
+/* An ensemble file (seerexport --ensemble's layout) of these member images; members = the count
+ * it claims (n normally). */
+static uint8_t *wrap_ensemble(uint8_t *const *imgs, const size_t *lens, int n, int64_t members,
+                              size_t *len) {
+    seer_container c;
+    ctr_init(&c, SEER_MODEL_MAGIC, SEER_MODEL_VERSION);
+    ctr_add_i64(&c, "ensemble.members", members);
+    ctr_add_str(&c, "model.name", "ensemble");
+    for (int i = 0; i < n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "ensemble.member.%d", i);
+        ctr_add_tensor(&c, name, DT_I8, 1, (int64_t[]){(int64_t)lens[i]}, imgs[i]);
+    }
+    char path[] = "/tmp/seerload_XXXXXX";
+    close(mkstemp(path));
+    seer_err err;
+    if (ctr_write(&c, path, &err)) seer_die("%s", err.msg);
+    uint8_t *img = (uint8_t *)seer_read_file(path, len, &err);
+    remove(path);
+    ctr_free(&c);
     return img;
 }
 
@@ -289,6 +313,59 @@ int main(int argc, char **argv) {
         uint8_t *img = build_model(cases[i].dtype, &cases[i].b, &len);
         expect_refused(img, len, cases[i].what, cases[i].want);
         free(img);
+    }
+    // 4. ensembles: the geometric mean of the members; members that disagree are refused
+    {
+        uint8_t *img[3], *ens;
+        size_t len[3], elen;
+        img[0] = build_model(0, NULL, &len[0]);
+        img[1] = build_model(2, NULL, &len[1]); // int8: predicts a little otherwise
+        img[2] = build_model(0, &(breakage){.other_label = 1, .sizes_override_idx = -1}, &len[2]);
+        double ym[2][M];
+        seer_model *m;
+        for (int i = 0; i < 2; i++) {
+            CHECK(seer_load_memory(img[i], len[i], "member.seer", &m, err, sizeof err) == SEER_OK, "member %d: %s", i, err);
+            seer_predict(m, &g, ym[i], err, sizeof err);
+            seer_free(m);
+        }
+        ens = wrap_ensemble(img, len, 2, 2, &elen);
+        CHECK(seer_load_memory(ens, elen, "ens.seer", &m, err, sizeof err) == SEER_OK, "ensemble refused: %s", err);
+        if (m) {
+            CHECK(seer_predict(m, &g, y, err, sizeof err) == SEER_OK, "ensemble predict: %s", err);
+            for (int k = 0; k < M; k++)
+                CHECK(fabs(y[k] - sqrt(ym[0][k] * ym[1][k])) <= 1e-9 * y[k] && ym[0][k] != ym[1][k],
+                      "ensemble metric %d: %g, members %g and %g", k, y[k], ym[0][k], ym[1][k]);
+            CHECK(!strcmp(seer_info(m, "model"), "ensemble") && !strcmp(seer_info(m, "dataset"), "test") &&
+                      seer_n_metrics(m) == M && !strcmp(seer_metric_name(m, 0), "train_time_ms"),
+                  "ensemble metadata");
+            seer_model *one;
+            seer_load_memory(img[0], len[0], "member.seer", &one, err, sizeof err);
+            CHECK(seer_n_params(m) == 2 * seer_n_params(one), "ensemble parameters %lld", (long long)seer_n_params(m));
+            seer_free(one);
+            seer_free(m);
+        }
+        free(ens);
+        ens = wrap_ensemble(img, len, 1, 1, &elen);
+        expect_refused(ens, elen, "an ensemble of one", "2 to 16 members");
+        free(ens);
+        ens = wrap_ensemble(img, len, 2, 3, &elen);
+        expect_refused(ens, elen, "a member count beyond the tensors", "tensors for 3");
+        free(ens);
+        ens = wrap_ensemble(img, len, 3, 3, &elen);
+        expect_refused(ens, elen, "a member with other metrics", "other metrics");
+        free(ens);
+        uint8_t *inner = wrap_ensemble(img, len, 2, 2, &elen), *pair[2] = {img[0], inner};
+        size_t plen[2] = {len[0], elen};
+        ens = wrap_ensemble(pair, plen, 2, 2, &elen);
+        expect_refused(ens, elen, "a member that is an ensemble", "an ensemble itself");
+        free(ens), free(inner);
+        uint8_t *bad = malloc(len[1]);
+        memcpy(bad, img[1], len[1]), memcpy(bad, "SEERCKPT", 8);
+        uint8_t *bpair[2] = {img[0], bad};
+        ens = wrap_ensemble(bpair, len, 2, 2, &elen);
+        expect_refused(ens, elen, "a member that is not a .seer file", "member 1");
+        free(ens), free(bad);
+        for (int i = 0; i < 3; i++) free(img[i]);
     }
     CHECK(seer_load("/nonexistent/x.seer", &(seer_model *){NULL}, err, sizeof err) == SEER_ERR_IO &&
               strstr(err, "/nonexistent/x.seer"), "missing file: %s", err);

@@ -1,14 +1,18 @@
 /* seerexport: a trained checkpoint -> the compact .seer predictor (and safetensors + JSON).
  *   seerexport CHECKPOINT|RUN_DIR -o model.seer [--dtype fp32|fp16|int8]
  *              [--safetensors model.safetensors]
+ *   seerexport --ensemble A.seer B.seer [...] -o ensemble.seer
  * See --help. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/container.h"
 #include "export/export.h"
 #include "infer/seer_format.h"
+#include "seer/seer.h"
 
 static void usage(FILE *f) {
     fputs("usage: seerexport CHECKPOINT|RUN_DIR -o MODEL.seer [--dtype fp32|fp16|int8]\n"
@@ -21,18 +25,103 @@ static void usage(FILE *f) {
           "  --dtype T           weight storage: fp32 (default), fp16 (IEEE half) or int8\n"
           "                      (per output channel, with fp32 scales; biases stay fp32)\n"
           "  --safetensors PATH  also (or only, without -o) write the fp32 weights as safetensors\n"
-          "                      with a JSON sidecar (schema, normalisation, architecture) beside it\n",
+          "                      with a JSON sidecar (schema, normalisation, architecture) beside it\n\n"
+          "  --ensemble A.seer B.seer ... -o OUT.seer\n"
+          "                      one predictor of 2 to 16 exported models trained on the same labels\n"
+          "                      and dataset schema (other seeds or architectures): libseer predicts\n"
+          "                      the geometric mean of theirs, which varies less from one training\n"
+          "                      run to the next (benchmarks/transfer.md); range and provenance are\n"
+          "                      the first model's\n",
           f);
+}
+
+/* --ensemble: the members' files, whole, as byte tensors of one container; loaded back through
+ * libseer (which checks that they agree) before it takes the output's name. */
+static int write_ensemble(char **paths, int n, const char *out) {
+    if (n < 2 || n > 16) {
+        fprintf(stderr, "seerexport: error: --ensemble takes 2 to 16 .seer files (got %d)\n", n);
+        return 2;
+    }
+    seer_container c;
+    seer_err err;
+    char **bufs = calloc((size_t)n, sizeof *bufs), desc[4096], tmp[1200], msg[1024];
+    size_t used = 0;
+    int rc = 1;
+    ctr_init(&c, SEER_MODEL_MAGIC, SEER_MODEL_VERSION);
+    ctr_add_i64(&c, "ensemble.members", n);
+    ctr_add_str(&c, "model.name", "ensemble");
+    used += (size_t)snprintf(desc, sizeof desc, "%d members:", n);
+    for (int i = 0; i < n; i++) {
+        size_t len;
+        seer_model *m;
+        if (!(bufs[i] = seer_read_file(paths[i], &len, &err))) {
+            fprintf(stderr, "seerexport: error: %s\n", err.msg);
+            goto done;
+        }
+        if (seer_load_memory(bufs[i], len, paths[i], &m, msg, sizeof msg)) {
+            fprintf(stderr, "seerexport: error: %s\n", msg);
+            goto done;
+        }
+        if (used < sizeof desc)
+            used += (size_t)snprintf(desc + used, sizeof desc - used, "%s %s (%s)", i ? "," : "",
+                                     seer_info(m, "model"), paths[i]);
+        seer_free(m);
+        char name[64];
+        snprintf(name, sizeof name, "ensemble.member.%d", i);
+        ctr_add_tensor(&c, name, DT_I8, 1, (int64_t[]){(int64_t)len}, bufs[i]);
+    }
+    ctr_add_str(&c, "info.ensemble", desc);
+    snprintf(tmp, sizeof tmp, "%s.check", out);
+    seer_model *m;
+    if (ctr_write(&c, tmp, &err)) {
+        fprintf(stderr, "seerexport: error: %s\n", err.msg);
+        goto done;
+    }
+    if (seer_load(tmp, &m, msg, sizeof msg)) { // the members disagree: say where, keep no file
+        remove(tmp);
+        const char *at = strstr(msg, ".check (member "), *rest = at ? strstr(at, "): ") : NULL;
+        int k = at ? atoi(at + strlen(".check (member ")) : -1;
+        if (rest && k >= 0 && k < n)
+            fprintf(stderr, "seerexport: error: --ensemble: %s: %s\n", paths[k], rest + 3);
+        else
+            fprintf(stderr, "seerexport: error: --ensemble: %s\n", msg);
+        goto done;
+    }
+    int64_t params = seer_n_params(m);
+    seer_free(m);
+    if (rename(tmp, out)) {
+        remove(tmp);
+        fprintf(stderr, "seerexport: error: %s: cannot write it\n", out);
+        goto done;
+    }
+    struct stat sb;
+    printf("wrote %s: %.1f KiB, an ensemble of %d models, %lld parameters in all\n", out,
+           stat(out, &sb) ? 0.0 : (double)sb.st_size / 1024.0, n, (long long)params);
+    rc = 0;
+done:
+    ctr_free(&c);
+    for (int i = 0; i < n; i++) free(bufs[i]);
+    free(bufs);
+    return rc;
 }
 
 int main(int argc, char **argv) {
     const char *ckpt = NULL, *out = NULL, *st = NULL;
-    int dtype = EXPORT_FP32;
+    int dtype = EXPORT_FP32, ensemble = 0, n_members = 0;
+    char **members = calloc((size_t)argc, sizeof *members);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
+        }
+        if (!strcmp(a, "--ensemble")) {
+            ensemble = 1;
+            continue;
+        }
+        if (ensemble && a[0] != '-') {
+            members[n_members++] = argv[i];
+            continue;
         }
         if ((!strcmp(a, "-o") || !strcmp(a, "--dtype") || !strcmp(a, "--safetensors")) && i + 1 >= argc) {
             fprintf(stderr, "seerexport: error: %s needs a value (see --help)\n", a);
@@ -54,6 +143,17 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    if (ensemble) {
+        if (!out || st || ckpt) {
+            fprintf(stderr, "seerexport: error: --ensemble takes .seer files and -o OUT.seer only "
+                            "(see --help)\n");
+            return 2;
+        }
+        int rc = write_ensemble(members, n_members, out);
+        free(members);
+        return rc;
+    }
+    free(members);
     if (!ckpt || (!out && !st)) {
         usage(stderr);
         return 2;

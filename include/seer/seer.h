@@ -57,6 +57,8 @@ typedef struct {
     const float *global_x;     // (n_global_features)
 } seer_graph;
 
+/* A .seer file: one model, or an ensemble of them (seerexport --ensemble: the prediction is the
+ * geometric mean of the members'; seer_info(m, "model") is "ensemble"). */
 SEER_API seer_status seer_load(const char *path, seer_model **out, char *err, size_t err_len);
 /* The buffer is copied; origin names it in messages (may be NULL). */
 SEER_API seer_status seer_load_memory(const void *buf, size_t len, const char *origin,

@@ -8,7 +8,13 @@
  * Threads: the model is read-only after loading. A call's scratch (indexes, standardised
  * features, activations: one buffer) comes from a small pool of slots in the model, each taken
  * with an atomic flag and grown as needed, so repeated calls reuse warm memory instead of
- * mapping fresh pages; when every slot is busy the call uses a buffer of its own. */
+ * mapping fresh pages; when every slot is busy the call uses a buffer of its own.
+ *
+ * An ensemble (seerexport --ensemble) is a .seer file whose tensors are whole member .seer files
+ * ("ensemble.member.<i>", bytes) and whose "ensemble.members" counts them; its prediction is the
+ * geometric mean of the members' (they predict log-scale quantities). The members must share
+ * metrics, feature schema and op table (checked on load); the training range and the metadata
+ * are the first member's, unless the ensemble file has its own info.* key. */
 #include "seer/seer.h"
 
 #include <math.h>
@@ -32,6 +38,7 @@
 #define CHUNK_FLOATS ((int64_t)8 << 20)
 
 #define POOL_SLOTS 16
+#define SEER_MAX_MEMBERS 16
 
 typedef struct {
     atomic_int busy;
@@ -53,6 +60,8 @@ struct seer_model {
     norm_stats norm; // pointers into c's arrays
     coverage cov;    // the training data's ranges, pointers into c's arrays
     int has_cov;
+    seer_model **members; // an ensemble: its members (the fields above point into members[0])
+    int n_members, uses_ops;
 };
 
 static seer_status fail(seer_status st, char *err, size_t err_len, const char *msg) {
@@ -225,6 +234,62 @@ static int build(seer_model *m, seer_err *e) {
     return 0;
 }
 
+static int same_names(char *const *a, char *const *b, int n) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(a[i], b[i])) return 0;
+    return 1;
+}
+
+/* An ensemble's members: loaded from its byte tensors, checked to predict the same metrics from
+ * the same schema; the ensemble's tables point into the first. */
+static int build_ensemble(seer_model *m, const ctr_kv *kv, seer_err *e) {
+    if (kv->type != KV_I64)
+        return seer_fail(e, "%s: ensemble.members is not an integer", m->origin);
+    int64_t n = *(const int64_t *)kv->data;
+    if (n < 2 || n > SEER_MAX_MEMBERS)
+        return seer_fail(e, "%s: ensemble.members = %lld: an ensemble has 2 to %d members",
+                         m->origin, (long long)n, SEER_MAX_MEMBERS);
+    if (m->c.n_t != n)
+        return seer_fail(e, "%s: %d tensors for %lld ensemble members", m->origin, m->c.n_t, (long long)n);
+    m->members = calloc((size_t)n, sizeof *m->members);
+    if (!m->members) return seer_fail(e, "%s: out of memory", m->origin);
+    for (int i = 0; i < n; i++) {
+        char name[64], origin[320], msg[1024];
+        snprintf(name, sizeof name, "ensemble.member.%d", i);
+        const ctr_tensor *t = ctr_tensor_find(&m->c, name);
+        if (!t || t->dtype != DT_I8 || t->ndim != 1)
+            return seer_fail(e, "%s: %s is missing or not a byte tensor", m->origin, name);
+        snprintf(origin, sizeof origin, "%.200s (member %d)", m->origin, i);
+        const ctr_kv *nested = NULL;
+        if (seer_load_memory(t->data, (size_t)t->dims[0], origin, &m->members[i], msg, sizeof msg))
+            return seer_fail(e, "%s", msg);
+        m->n_members = i + 1;
+        const seer_model *a = m->members[0], *b = m->members[i];
+        if ((nested = ctr_find(&b->c, "ensemble.members")))
+            return seer_fail(e, "%s: is an ensemble itself; give seerexport --ensemble the single "
+                                "models", origin);
+        if (b->M != a->M || !same_names(a->metric_names, b->metric_names, a->M) ||
+            !same_names(a->metric_units, b->metric_units, a->M))
+            return seer_fail(e, "%s: predicts other metrics than member 0 (%s, ...): an ensemble's "
+                                "members must be trained on the same labels", origin, a->metric_names[0]);
+        for (int k = 0; k < 3; k++)
+            if (b->F[k] != a->F[k] || !same_names(a->features[k], b->features[k], a->F[k]))
+                return seer_fail(e, "%s: its %s features differ from member 0's: an ensemble's "
+                                    "members must be trained on the same dataset schema", origin,
+                                 k == 0 ? "node" : k == 1 ? "edge" : "global");
+        if (b->n_ops != a->n_ops || !same_names(a->op_types, b->op_types, a->n_ops))
+            return seer_fail(e, "%s: its op table differs from member 0's: an ensemble's members "
+                                "must be trained on the same dataset schema", origin);
+        m->uses_ops |= (b->ops->flags & MODEL_OP_TYPES) != 0;
+    }
+    const seer_model *a = m->members[0];
+    m->ops = a->ops, m->dtype = a->dtype, m->M = a->M, m->n_ops = a->n_ops;
+    m->metric_names = a->metric_names, m->metric_units = a->metric_units, m->op_types = a->op_types;
+    for (int k = 0; k < 3; k++) m->F[k] = a->F[k], m->features[k] = a->features[k];
+    m->cov = a->cov, m->has_cov = a->has_cov;
+    return 0;
+}
+
 seer_status seer_load_memory(const void *buf, size_t len, const char *origin, seer_model **out,
                              char *err, size_t err_len) {
     if (!out || (!buf && len)) return fail(SEER_ERR_INVALID, err, err_len, "seer_load_memory: NULL argument");
@@ -251,7 +316,8 @@ seer_status seer_load_memory(const void *buf, size_t len, const char *origin, se
         return fail(SEER_ERR_NOMEM, err, err_len, e.msg); // m is leaked: it may be half built
     }
     seer_oom_trap = &trap;
-    int bad = build(m, &e);
+    const ctr_kv *ens = ctr_find(&m->c, "ensemble.members");
+    int bad = ens ? build_ensemble(m, ens, &e) : build(m, &e);
     seer_oom_trap = prev;
     if (bad) {
         seer_free(m);
@@ -283,6 +349,8 @@ void seer_free(seer_model *m) {
     model_free(&m->net);
     ridge_free(&m->ridge);
     ctr_free(&m->c);
+    for (int i = 0; i < m->n_members; i++) seer_free(m->members[i]);
+    free(m->members);
     free(m);
 }
 
@@ -445,6 +513,26 @@ static seer_status predict_ridge(const seer_model *m, const seer_graph *gs, int6
     return SEER_OK;
 }
 
+/* The geometric mean of the members' predictions (each a positive quantity on a log scale). */
+static seer_status predict_ensemble(const seer_model *m, const seer_graph *gs, int64_t count,
+                                    double *out, char *err, size_t err_len) {
+    size_t n = (size_t)count * (size_t)m->M;
+    double *one = malloc(sizeof(double) * (n ? n : 1));
+    if (!one) return fail(SEER_ERR_NOMEM, err, err_len, "out of memory");
+    memset(out, 0, sizeof(double) * n);
+    for (int i = 0; i < m->n_members; i++) {
+        seer_status st = seer_predict_batch(m->members[i], gs, count, one, err, err_len);
+        if (st) {
+            free(one);
+            return st;
+        }
+        for (size_t j = 0; j < n; j++) out[j] += log(one[j] > 1e-300 ? one[j] : 1e-300) / m->n_members;
+    }
+    for (size_t j = 0; j < n; j++) out[j] = exp(out[j]);
+    free(one);
+    return SEER_OK;
+}
+
 seer_status seer_predict_batch(const seer_model *m, const seer_graph *gs, int64_t count,
                                double *out, char *err, size_t err_len) {
     if (!m || (!gs && count) || (!out && count) || count < 0)
@@ -452,6 +540,7 @@ seer_status seer_predict_batch(const seer_model *m, const seer_graph *gs, int64_
     seer_err e = {{0}};
     for (int64_t i = 0; i < count; i++)
         if (check_graph(m, &gs[i], i, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
+    if (m->n_members) return predict_ensemble(m, gs, count, out, err, err_len);
     if (m->closed)
         return predict_ridge(m, gs, count, out) ? fail(SEER_ERR_NOMEM, err, err_len, "out of memory")
                                                  : SEER_OK;
@@ -532,21 +621,27 @@ const char *seer_op_name(const seer_model *m, int i) {
 }
 
 int seer_uses_op_types(const seer_model *m) {
-    return m && (m->ops->flags & MODEL_OP_TYPES) != 0;
+    return m && (m->n_members ? m->uses_ops : (m->ops->flags & MODEL_OP_TYPES) != 0);
 }
 
 const char *seer_info(const seer_model *m, const char *key) {
     if (!m || !key) return NULL;
-    if (!strcmp(key, "dtype")) return export_dtype_name(m->dtype);
+    if (!strcmp(key, "dtype") && !m->n_members) return export_dtype_name(m->dtype);
     char k[128];
     if (!strcmp(key, "model")) snprintf(k, sizeof k, "model.name");
     else snprintf(k, sizeof k, "info.%s", key);
     const ctr_kv *kv = ctr_find(&m->c, k);
-    return kv && kv->type == KV_STR ? kv->data : NULL;
+    if (kv && kv->type == KV_STR) return kv->data;
+    return m->n_members ? seer_info(m->members[0], key) : NULL; // the first member's provenance
 }
 
 int64_t seer_n_params(const seer_model *m) {
     if (!m) return 0;
+    if (m->n_members) {
+        int64_t n = 0;
+        for (int i = 0; i < m->n_members; i++) n += seer_n_params(m->members[i]);
+        return n;
+    }
     if (m->closed) return (int64_t)m->M * (m->ridge.s.F + 1);
     int64_t n = 0;
     for (int i = 0; i < m->net.pt.n; i++) n += m->net.pt.p[i].rows * m->net.pt.p[i].cols;
