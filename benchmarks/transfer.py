@@ -22,7 +22,10 @@ Regenerates benchmarks/transfer.md:
 Models: seernet as PerfSeer describes it (target = log, no clamp), seernet / perfsage / gcn with
 [model] target = roofline and clamp = range, the linear baseline (ridge on a bag of operators,
 roofline target), and a least-squares regression of log y on log FLOPs and log bytes (the floor
-every learned model must beat). --quick trains on 6,000 graphs of each GPU space for 6 epochs
+every learned model must beat). The models in SEEDED train with train.seed 1..--seeds in section 1:
+the table gives each seed's figures (how far single runs fall apart) and ensembles of the seeds
+(`seerexport --ensemble`, scored like any export). --skip-loso / --skip-families keep those
+sections from the existing output file, marked with where they came from. --quick trains on 6,000 graphs of each GPU space for 6 epochs
 (the committed table says which mode made it).
 """
 import argparse
@@ -59,6 +62,9 @@ MODELS = {
                      "model.head_hidden=64"] + ROOF,
     "linear roofline": ["model.name=linear"] + ROOF,
 }
+
+# trained with several seeds (--seeds): their spread, and ensembles of them (seerexport --ensemble)
+SEEDED = ["perfsage roofline", "perfsage roofline additive"]
 
 
 def run(cmd, log):
@@ -135,13 +141,14 @@ def predict(a, seer, h5, csv_out, log):
     run([a.seerpredict, seer, h5, "--predictions", csv_out], log)
 
 
-def gpu_job(a, src, dst, name):
-    """One model trained on space src, scored on every graph of dst."""
-    tag = "%s_to_%s_%s" % (src, dst, name.replace(" ", "_").replace("(", "").replace(")", ""))
+def gpu_job(a, src, dst, name, seed=1):
+    """One model trained on space src (with this train.seed), scored on every graph of dst."""
+    tag = "%s_to_%s_%s%s" % (src, dst, name.replace(" ", "_").replace("(", "").replace(")", ""),
+                             "_seed%d" % seed if seed != 1 else "")
     run_dir = os.path.join(a.work, tag)
     sets = ["data.path=" + a.data[src], "data.labels=" + ",".join(GPUS), "train.multi_task=sum",
             "train.epochs=%d" % a.epochs, "data.train_frac=0.8", "data.val_frac=0.1",
-            "data.limit=%d" % a.limit]
+            "data.limit=%d" % a.limit, "train.seed=%d" % seed]
     if not (a.reuse and os.path.exists(run_dir + ".csv")):
         train(a, name, sets, run_dir, run_dir + ".log")
         predict(a, export(a, run_dir), a.data[dst], run_dir + ".csv", run_dir + ".predict.log")
@@ -149,7 +156,7 @@ def gpu_job(a, src, dst, name):
         pred = np.array([[float(r[l]) for l in GPUS] for r in csv.DictReader(f)])
     with open(os.path.join(run_dir, "summary.json")) as f:
         s = json.load(f)
-    return tag, pred, s["train_seconds"], s["mean_test_mape"]
+    return tag, pred, s["train_seconds"], s["mean_test_mape"], run_dir + ".seer"
 
 
 def export(a, run_dir):
@@ -242,6 +249,9 @@ def main():
                     help="keep the runs already in WORK (a finished run's summary and predictions) and the "
                     "CPU datasets built there, so new runs train on the same data as the kept ones")
     ap.add_argument("--skip-loso", action="store_true", help="only the two GPU spaces")
+    ap.add_argument("--seeds", type=int, default=3,
+                    help="train.seed 1..N of the models in SEEDED (%s): the spread between seeds and "
+                         "their ensembles (seerexport --ensemble); 1: no seeds beyond the first" % ", ".join(SEEDED))
     ap.add_argument("--models", default=",".join(MODELS),
                     help="comma-separated subset of the learned models (default: all): " + ", ".join(MODELS))
     ap.add_argument("--skip-families", action="store_true", help="leave out section 3 (the widened space)")
@@ -262,14 +272,20 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     data = {k: read_h5(p, GPUS) for k, p in a.data.items()}
     results, meta = {}, {}
-    jobs = [(s, d, m) for s, d in (("nb201", "fbnet"), ("fbnet", "nb201")) for m in MODELS]
+    seeded = [m for m in SEEDED if m in MODELS]
+    jobs = [(s, d, m, seed) for seed in range(1, a.seeds + 1) for s, d in (("nb201", "fbnet"), ("fbnet", "nb201"))
+            for m in MODELS if seed == 1 or m in seeded]
+    seers = {}
     with cf.ThreadPoolExecutor(a.jobs) as ex:
-        futs = {ex.submit(gpu_job, a, s, d, m): (s, d, m) for s, d, m in jobs}
+        futs = {ex.submit(gpu_job, a, s, d, m, seed): (s, d, m, seed) for s, d, m, seed in jobs}
         for f in cf.as_completed(futs):
-            s, d, m = futs[f]
-            tag, pred, secs, ins = f.result()
-            results[(s, d, m)], meta[(s, d, m)] = pred, (secs, ins)
-            print("transfer.py: %s -> %s %-18s trained in %.0f s (in-space test MAPE %.2f%%)" % (s, d, m, secs, ins), flush=True)
+            s, d, m, seed = futs[f]
+            tag, pred, secs, ins, seers[(s, d, m, seed)] = f.result()
+            results[(s, d, m, seed)], meta[(s, d, m, seed)] = pred, (secs, ins)
+            if seed == 1:
+                results[(s, d, m)], meta[(s, d, m)] = pred, (secs, ins)
+            print("transfer.py: %s -> %s %-18s seed %d trained in %.0f s (in-space test MAPE %.2f%%)"
+                  % (s, d, m, seed, secs, ins), flush=True)
     # the log-FLOPs regression, fitted on the source's training graphs (the first limit graphs)
     for s, d in (("nb201", "fbnet"), ("fbnet", "nb201")):
         src, dst = data[s], data[d]
@@ -277,12 +293,29 @@ def main():
         pred = np.column_stack([logflops_fit(src["x"][:n], src["y"][:n, k])(dst["x"]) for k in range(len(GPUS))])
         results[(s, d, "log-FLOPs regression")] = pred
         meta[(s, d, "log-FLOPs regression")] = (0.0, float("nan"))
-    names = list(MODELS) + ["log-FLOPs regression"]
+    # ensembles of the seeded runs (seerexport --ensemble), scored like any exported model
+    ensembles = {}
+    if a.seeds > 1:
+        for m in seeded:
+            ensembles["ensemble: %s, seeds 1-%d" % (m, a.seeds)] = [(m, k) for k in range(1, a.seeds + 1)]
+        if len(seeded) > 1:
+            ensembles["ensemble: %s, seeds 1-%d each" % (" + ".join(seeded), a.seeds)] = \
+                [(m, k) for m in seeded for k in range(1, a.seeds + 1)]
+    for s, d in (("nb201", "fbnet"), ("fbnet", "nb201")):
+        for i, (e, members) in enumerate(ensembles.items()):
+            out = os.path.join(a.work, "%s_to_%s_ensemble%d" % (s, d, i))
+            run([a.seerexport, "--ensemble"] + [seers[(s, d, m, k)] for m, k in members] + ["-o", out + ".seer"],
+                out + ".export.log")
+            predict(a, out + ".seer", a.data[d], out + ".csv", out + ".predict.log")
+            with open(out + ".csv") as f:
+                results[(s, d, e)] = np.array([[float(r[l]) for l in GPUS] for r in csv.DictReader(f)])
+            meta[(s, d, e)] = (sum(meta[(s, d, m, k)][0] for m, k in members), float("nan"))
+    names = list(MODELS) + list(ensembles) + ["log-FLOPs regression"]
     lines = ["# Transfer between search spaces", "",
              "Regenerated by `/usr/bin/python3 benchmarks/transfer.py%s` on %s (%s; %.0f min of training in all)."
              % ((" --quick" if a.quick else "") + (" --reuse --work %s" % a.work if a.reuse else ""),
                 time.strftime("%Y-%m-%d"), machine(),
-                sum(v[0] for v in meta.values()) / 60)
+                sum(v[0] for k, v in meta.items() if len(k) == 4) / 60)
              + (" With --reuse: the runs and CPU datasets already under %s were kept and only the missing "
                 "runs trained (the minutes above are section 1's trainings, kept or new)." % a.work if a.reuse else ""), "",
              "Every figure is on networks of a space the model never saw in training. Cells are MAPE % / Spearman.",
@@ -306,14 +339,7 @@ def main():
                 keep = np.ones(len(pred), bool)
                 if calibrated:
                     pred, keep = calibrate(pred, dst, shots)
-                cells, mp, sp = [], [], []
-                for k in range(len(GPUS)):
-                    for b in SHARED_BATCHES:
-                        sel = (dst["batch"] == b) & keep
-                        sc = scores(pred[sel, k], dst["y"][sel, k])
-                        cells.append(fmt(sc))
-                        if sc:
-                            mp.append(sc[0]), sp.append(sc[1])
+                cells, mp, sp = table_cells(pred, dst, keep)
                 secs, ins = meta[(s, d, m)]
                 lines.append("| %s | %s | %s | %s | %.1f / %.2f |" % (
                     m + (" *+%d measured*" % SHOTS if calibrated else ""),
@@ -321,15 +347,59 @@ def main():
                     "%.0f" % secs if secs and not calibrated else "-",
                     " | ".join(cells), np.mean(mp), np.mean(sp)))
         lines.append("")
-    if not a.skip_loso:
-        lines += loso(a, names)
-    if not a.skip_families:
-        lines += lofo(a, names)
+        if a.seeds > 1:  # how far single runs of one recipe fall apart
+            lines += ["Seeds (train.seed 1 to %d, nothing else changed), each run's mean MAPE / Spearman over the six "
+                      "cells above:" % a.seeds, ""]
+            for m in seeded:
+                runs = [table_cells(results[(s, d, m, k)], dst, np.ones(len(dst["y"]), bool))[1:]
+                        for k in range(1, a.seeds + 1)]
+                mm, ss = [np.mean(r[0]) for r in runs], [np.mean(r[1]) for r in runs]
+                lines.append("- %s: %s; spread %.1f points of MAPE, %.3f of Spearman" % (
+                    m, ", ".join("%.1f / %.3f" % x for x in zip(mm, ss)), max(mm) - min(mm), max(ss) - min(ss)))
+            lines.append("")
+    single = list(MODELS) + ["log-FLOPs regression"]
+    old = open(a.out).read().split("\n") if os.path.exists(a.out) else []
+    for skipped, header, fn in ((a.skip_loso, "## Leave one stage style out", loso),
+                                (a.skip_families, "## Leave one family out", lofo)):
+        if not skipped:
+            lines += fn(a, single)
+        else:
+            lines += kept_section(old, header)
     lines += ["Commands behind each cell: the run folders and logs under `%s` (seertrain `--set` overrides "
               "in each `*.log`'s config echo)." % a.work, ""]
     with open(a.out, "w") as f:
         f.write("\n".join(lines))
     print("transfer.py: wrote %s" % a.out)
+
+
+def table_cells(pred, dst, keep):
+    """The cells of one row (each GPU and shared batch) and their MAPE and Spearman lists."""
+    cells, mp, sp = [], [], []
+    for k in range(len(GPUS)):
+        for b in SHARED_BATCHES:
+            sel = (dst["batch"] == b) & keep
+            sc = scores(pred[sel, k], dst["y"][sel, k])
+            cells.append(fmt(sc))
+            if sc:
+                mp.append(sc[0]), sp.append(sc[1])
+    return cells, mp, sp
+
+
+def kept_section(old, header):
+    """A section this run skipped, kept from the previous file with where it came from."""
+    start = [i for i, l in enumerate(old) if l.startswith(header)]
+    if not start:
+        return []
+    end = start[0] + 1
+    while end < len(old) and not old[end].startswith("## ") and not old[end].startswith("Commands behind"):
+        end += 1
+    made = next((l for l in old if l.startswith("Regenerated by") or l.startswith("*Kept from")), "")
+    note = old[start[0] + 2] if start[0] + 2 < len(old) and old[start[0] + 2].startswith("*Kept from") else \
+        "*Kept from the previous file (this run skipped the section): %s*" % made.split(" With --reuse")[0]
+    body = [l for l in old[start[0] + 1:end] if not l.startswith("*Kept from")]
+    while body and not body[0].strip():
+        body.pop(0)
+    return [old[start[0]], "", note, ""] + body
 
 
 def loso(a, names):
