@@ -242,7 +242,12 @@ static int same_names(char *const *a, char *const *b, int n) {
 
 /* An ensemble's members: loaded from its byte tensors, checked to predict the same metrics from
  * the same schema; the ensemble's tables point into the first. */
+static _Thread_local int loading_members; // set while an ensemble loads its members
+
 static int build_ensemble(seer_model *m, const ctr_kv *kv, seer_err *e) {
+    if (loading_members) // refused before its own members are copied: nesting cannot pile up
+        return seer_fail(e, "%s: is an ensemble itself; give seerexport --ensemble the single "
+                            "models", m->origin);
     if (kv->type != KV_I64)
         return seer_fail(e, "%s: ensemble.members is not an integer", m->origin);
     int64_t n = *(const int64_t *)kv->data;
@@ -260,14 +265,12 @@ static int build_ensemble(seer_model *m, const ctr_kv *kv, seer_err *e) {
         if (!t || t->dtype != DT_I8 || t->ndim != 1)
             return seer_fail(e, "%s: %s is missing or not a byte tensor", m->origin, name);
         snprintf(origin, sizeof origin, "%.200s (member %d)", m->origin, i);
-        const ctr_kv *nested = NULL;
-        if (seer_load_memory(t->data, (size_t)t->dims[0], origin, &m->members[i], msg, sizeof msg))
-            return seer_fail(e, "%s", msg);
+        loading_members = 1;
+        seer_status st = seer_load_memory(t->data, (size_t)t->dims[0], origin, &m->members[i], msg, sizeof msg);
+        loading_members = 0;
+        if (st) return seer_fail(e, "%s", msg);
         m->n_members = i + 1;
         const seer_model *a = m->members[0], *b = m->members[i];
-        if ((nested = ctr_find(&b->c, "ensemble.members")))
-            return seer_fail(e, "%s: is an ensemble itself; give seerexport --ensemble the single "
-                                "models", origin);
         if (b->M != a->M || !same_names(a->metric_names, b->metric_names, a->M) ||
             !same_names(a->metric_units, b->metric_units, a->M))
             return seer_fail(e, "%s: predicts other metrics than member 0 (%s, ...): an ensemble's "
