@@ -357,6 +357,7 @@ def main():
                 lines.append("- %s: %s; spread %.1f points of MAPE, %.3f of Spearman" % (
                     m, ", ".join("%.1f / %.3f" % x for x in zip(mm, ss)), max(mm) - min(mm), max(ss) - min(ss)))
             lines.append("")
+    lines += consistency(data)
     single = list(MODELS) + ["log-FLOPs regression"]
     old = open(a.out).read().split("\n") if os.path.exists(a.out) else []
     for skipped, header, fn in ((a.skip_loso, "## Leave one stage style out", loso),
@@ -370,6 +371,33 @@ def main():
     with open(a.out, "w") as f:
         f.write("\n".join(lines))
     print("transfer.py: wrote %s" % a.out)
+
+
+def consistency(data):
+    """What the two latency tables say about the same GPUs, independent of any model: how much
+    slower batch 32 is than batch 1, and each GPU against the 1080 Ti, median over architectures."""
+    lines = ["## What the two spaces' tables disagree on", "",
+             "Ratios of measured latencies, median over each space's architectures; no model involved. Both "
+             "spaces' networks run the same GPUs at the same batches, so a ratio that differs between the rows is "
+             "a difference between the two tables' measurement setups, not between the networks: a model learns "
+             "the source table's ratios from its labels and carries them to the target, where no feature of the "
+             "graph can correct them (measuring the target can: the *+10 measured* rows).", "",
+             "| space | " + " | ".join("%s bs32 / bs1" % g.split("_infer")[0] for g in GPUS) + " | " +
+             " | ".join("%s / %s, bs%d" % (g.split("_infer")[0], GPUS[0].split("_infer")[0], b)
+                        for b in SHARED_BATCHES for g in GPUS[1:]) + " |",
+             "|---" * (1 + len(GPUS) + len(SHARED_BATCHES) * (len(GPUS) - 1)) + "|"]
+    for name, d in data.items():
+        arch = np.array([n.split("@")[0] for n in d["name"]])
+        cells = []
+        for k in range(len(GPUS)):
+            per = [dict(zip(arch[d["batch"] == b], d["y"][d["batch"] == b, k])) for b in SHARED_BATCHES]
+            r = [per[1][x] / per[0][x] for x in per[0] if x in per[1]]
+            cells.append("%.2f" % np.nanmedian(r))
+        for b in SHARED_BATCHES:
+            y = d["y"][d["batch"] == b]
+            cells += ["%.2f" % np.nanmedian(y[:, k] / y[:, 0]) for k in range(1, len(GPUS))]
+        lines.append("| %s | %s |" % (name, " | ".join(cells)))
+    return lines + [""]
 
 
 def table_cells(pred, dst, keep):
