@@ -341,7 +341,7 @@ def main():
                     pred, keep = calibrate(pred, dst, shots)
                 cells, mp, sp = table_cells(pred, dst, keep)
                 secs, ins = meta[(s, d, m)]
-                lines.append("| %s | %s | %s | %s | %.1f / %.2f |" % (
+                lines.append("| %s | %s | %s | %s | %.1f / %.3f |" % (
                     m + (" *+%d measured*" % SHOTS if calibrated else ""),
                     "-" if math.isnan(ins) or calibrated else "%.2f%%" % ins,
                     "%.0f" % secs if secs and not calibrated else "-",
