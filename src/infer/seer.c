@@ -242,12 +242,10 @@ static int same_names(char *const *a, char *const *b, int n) {
 
 /* An ensemble's members: loaded from its byte tensors, checked to predict the same metrics from
  * the same schema; the ensemble's tables point into the first. */
-static _Thread_local int loading_members; // set while an ensemble loads its members
+static seer_status load_memory(const void *buf, size_t len, const char *origin, int member,
+                               seer_model **out, char *err, size_t err_len);
 
 static int build_ensemble(seer_model *m, const ctr_kv *kv, seer_err *e) {
-    if (loading_members) // refused before its own members are copied: nesting cannot pile up
-        return seer_fail(e, "%s: is an ensemble itself; give seerexport --ensemble the single "
-                            "models", m->origin);
     if (kv->type != KV_I64)
         return seer_fail(e, "%s: ensemble.members is not an integer", m->origin);
     int64_t n = *(const int64_t *)kv->data;
@@ -265,10 +263,8 @@ static int build_ensemble(seer_model *m, const ctr_kv *kv, seer_err *e) {
         if (!t || t->dtype != DT_I8 || t->ndim != 1)
             return seer_fail(e, "%s: %s is missing or not a byte tensor", m->origin, name);
         snprintf(origin, sizeof origin, "%.200s (member %d)", m->origin, i);
-        loading_members = 1;
-        seer_status st = seer_load_memory(t->data, (size_t)t->dims[0], origin, &m->members[i], msg, sizeof msg);
-        loading_members = 0;
-        if (st) return seer_fail(e, "%s", msg);
+        if (load_memory(t->data, (size_t)t->dims[0], origin, 1, &m->members[i], msg, sizeof msg))
+            return seer_fail(e, "%s", msg);
         m->n_members = i + 1;
         const seer_model *a = m->members[0], *b = m->members[i];
         if (b->M != a->M || !same_names(a->metric_names, b->metric_names, a->M) ||
@@ -295,6 +291,13 @@ static int build_ensemble(seer_model *m, const ctr_kv *kv, seer_err *e) {
 
 seer_status seer_load_memory(const void *buf, size_t len, const char *origin, seer_model **out,
                              char *err, size_t err_len) {
+    return load_memory(buf, len, origin, 0, out, err, err_len);
+}
+
+/* member: loading an ensemble's member, which must not be an ensemble itself (refused before
+ * its own members are copied, so nesting cannot pile up memory). */
+static seer_status load_memory(const void *buf, size_t len, const char *origin, int member,
+                               seer_model **out, char *err, size_t err_len) {
     if (!out || (!buf && len)) return fail(SEER_ERR_INVALID, err, err_len, "seer_load_memory: NULL argument");
     *out = NULL;
     seer_model *m = calloc(1, sizeof *m);
@@ -320,7 +323,9 @@ seer_status seer_load_memory(const void *buf, size_t len, const char *origin, se
     }
     seer_oom_trap = &trap;
     const ctr_kv *ens = ctr_find(&m->c, "ensemble.members");
-    int bad = ens ? build_ensemble(m, ens, &e) : build(m, &e);
+    int bad = ens && member ? seer_fail(&e, "%s: is an ensemble itself; give seerexport "
+                                            "--ensemble the single models", m->origin)
+              : ens ? build_ensemble(m, ens, &e) : build(m, &e);
     seer_oom_trap = prev;
     if (bad) {
         seer_free(m);
