@@ -144,9 +144,9 @@ int main(int argc, char **argv) {
         }
     }
     if (ensemble) {
-        if (!out || st || ckpt) {
+        if (!out || st || ckpt || dtype != EXPORT_FP32) { // members keep their own storage
             fprintf(stderr, "seerexport: error: --ensemble takes .seer files and -o OUT.seer only "
-                            "(see --help)\n");
+                            "(the members keep their dtype; see --help)\n");
             return 2;
         }
         int rc = write_ensemble(members, n_members, out);
