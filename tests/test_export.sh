@@ -184,6 +184,8 @@ expect_err "give FROM=TO" "$seercalibrate" "$work/m_fp32.seer" "$work/a100.h5" -
 expect_err "cpu_xeon.seer: predicts other metrics than member 0" \
     "$seerexport" --ensemble "$work/m_fp32.seer" "$here/../predictors/cpu_xeon.seer" -o "$work/x.seer"
 expect_err "ens.seer: is an ensemble itself" "$seerexport" --ensemble "$work/ens.seer" "$work/m_fp32.seer" -o "$work/x.seer"
+expect_err "ens.seer: is an ensemble \(seerexport --ensemble\): calibrate each member" \
+    "$seercalibrate" "$work/ens.seer" "$work/some.h5" -o "$work/x.seer"
 expect_err "members keep their dtype" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/m_int8.seer" -o "$work/x.seer" --dtype fp16
 expect_err "takes 2 to 16 .seer files \(got 1\)" "$seerexport" --ensemble "$work/m_fp32.seer" -o "$work/x.seer"
 expect_err "trunc.seer: (truncated|corrupt)" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/trunc.seer" -o "$work/x.seer"

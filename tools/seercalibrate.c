@@ -110,6 +110,9 @@ int main(int argc, char **argv) {
     char msg[1024];
     seer_model *m;
     if (seer_load(model, &m, msg, sizeof msg)) seer_die("%s", msg);
+    if (!strcmp(seer_info(m, "model"), "ensemble"))
+        seer_die("%s: is an ensemble (seerexport --ensemble): calibrate each member, then join "
+                 "the calibrated members again", model);
     pg_dataset ds;
     double *pred;
     seer_err err;
