@@ -46,7 +46,19 @@ static void free_names(char **s, int n) {
     free(s);
 }
 
-/* Builds a .seer image in memory (written to a temp file and read back). */
+/* The file image of a container (written to a temp file and read back); frees the container. */
+static uint8_t *container_image(seer_container *c, size_t *len) {
+    char path[] = "/tmp/seerload_XXXXXX";
+    close(mkstemp(path));
+    seer_err err;
+    if (ctr_write(c, path, &err)) seer_die("%s", err.msg);
+    uint8_t *img = (uint8_t *)seer_read_file(path, len, &err);
+    remove(path);
+    ctr_free(c);
+    return img;
+}
+
+/* Builds a .seer image in memory. */
 static uint8_t *build_model(int dtype, const breakage *b, size_t *len) {
     model net;
     model_init(&net, &(model_sizes){model_find("seernet"), H, L, FN, FE, FG, M, AGG_SYNMM, H, 0, 0, READOUT_POOLED});
@@ -126,14 +138,7 @@ static uint8_t *build_model(int dtype, const breakage *b, size_t *len) {
         int64_t d = 4;
         ctr_add_tensor(&c, "stowaway", DT_F32, 1, &d, w);
     }
-    char path[] = "/tmp/seerload_XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
-    seer_err err;
-    if (ctr_write(&c, path, &err)) seer_die("%s", err.msg);
-    uint8_t *img = (uint8_t *)seer_read_file(path, len, &err);
-    remove(path);
-    ctr_free(&c);
+    uint8_t *img = container_image(&c, len);
     free(conv), free(scales), free(w);
     free_names(nf, FN - (b && b->short_schema)), free_names(ef, FE), free_names(gf, FG);
     free_names(ops, 5), free_names(lab, M), free_names(units, M);
@@ -154,14 +159,7 @@ static uint8_t *wrap_ensemble(uint8_t *const *imgs, const size_t *lens, int n, i
         snprintf(name, sizeof name, "ensemble.member.%d", i);
         ctr_add_tensor(&c, name, DT_I8, 1, (int64_t[]){(int64_t)lens[i]}, imgs[i]);
     }
-    char path[] = "/tmp/seerload_XXXXXX";
-    close(mkstemp(path));
-    seer_err err;
-    if (ctr_write(&c, path, &err)) seer_die("%s", err.msg);
-    uint8_t *img = (uint8_t *)seer_read_file(path, len, &err);
-    remove(path);
-    ctr_free(&c);
-    return img;
+    return container_image(&c, len);
 }
 
 /* A small valid graph for this model: 4 nodes, a self loop, a node without edges. */
