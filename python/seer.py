@@ -10,7 +10,8 @@
 Graphs are PerfGraphs with raw features (datasets/FORMAT.md): node_x (N, Fn) float32,
 edge_index (E, 2) int32 (src, dst), edge_x (E, Fe) float32, global_x (Fg,) float32, and for
 models that read operator types (m.uses_op_types: PerfSAGE, linear) node_op (N,) int32 ids into
-m.op_types (a fifth tuple element / the node_op argument).
+m.op_types (a fifth tuple element / the node_op argument); check_range reads them for every model
+(an operator the training data never had).
 The libraries are found through $SEER_LIB_DIR, then the build/ folder next to this file's folder,
 then the system's library path (after `cmake --install`). ONNX paths need libseeronnx as well.
 """
@@ -46,7 +47,7 @@ class _RangeItem(ctypes.Structure):
                 ("lo", ctypes.c_double), ("hi", ctypes.c_double)]
 
 
-_RANGE_KINDS = ("node", "edge", "global", "nodes", "edges", "metric")
+_RANGE_KINDS = ("node", "edge", "global", "nodes", "edges", "metric", "op")
 _RANGE_MAX = 64
 
 
@@ -163,8 +164,8 @@ class Model:
 
     def _graph(self, g, keep):
         node_x, edge_index, edge_x, global_x = g[:4]
-        # op ids only for models that read them (others ignore them, and may use another table)
-        node_op = g[4] if len(g) > 4 and g[4] is not None and self.uses_op_types else None
+        # op ids into the model's table: read by models that use them, checked by check_range
+        node_op = g[4] if len(g) > 4 and g[4] is not None and self.op_types else None
         if node_op is not None:
             node_op = np.ascontiguousarray(node_op, dtype=np.int32).reshape(-1)
             keep.append(node_op)
@@ -205,8 +206,9 @@ class Model:
         """Is one graph (and its predictions pred, when given) inside what the model was trained on?
         Returns {"in_range": True/False (None: the model records no range), "count": how many
         quantities lie outside, "out_of_range": [{"kind", "name", "value", "lo", "hi"}, ...]}
-        (kind: node/edge/global feature, nodes/edges count, or metric: a prediction more than 10x
-        beyond the training labels)."""
+        (kind: node/edge/global feature, nodes/edges count, metric: a prediction more than 10x
+        beyond the training labels, or op: an operator type the training data never had, its
+        value the graph's nodes of it; node_op needed)."""
         keep = []
         g = self._graph((node_x, edge_index, edge_x, global_x, node_op), keep)
         p = None
@@ -243,8 +245,13 @@ class Model:
         if ox.seer_onnx_check_schema(self._m, e, len(e)):
             raise SeerError(e.value.decode())
         g = list(onnx_graph(path, batch, fuse))
-        if self.uses_op_types:  # the converter's op ids, renumbered into the model's table
-            g[4] = self.remap_ops(g[4], onnx_op_names(), path)
+        if self.op_types:  # the converter's op ids, renumbered into the model's table
+            try:
+                g[4] = self.remap_ops(g[4], onnx_op_names(), path)
+            except SeerError:
+                if self.uses_op_types:
+                    raise
+                g[4] = None  # a model that does not read them: only the operator check goes without
         out = self.predict(*g)
         values = {name: float(v) for (name, _), v in zip(self.metrics, out)}
         return (values, self.check_range(*g, pred=out)) if with_range else values

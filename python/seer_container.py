@@ -1,5 +1,6 @@
 """Seer's container format (src/common/container.h: checkpoints, .seer exports, reference dumps)
-in Python: its CRC-32C, a writer, and an in-place edit of one int64 key (header checksum redone).
+in Python: its CRC-32C, a writer, and in-place edits of one key's value or name (header checksum
+redone).
 Plain Python, no dependencies."""
 import struct
 
@@ -33,7 +34,16 @@ def set_f64_item(path, key, index, value):
     _edit(path, key, KV_F64ARR, index, "<d", value)
 
 
+def rename_key(path, key, new):
+    """Renames a key (any type) to a name of the same length and rewrites the header checksum:
+    a file as a writer that never knew the key would have written it, for the tests."""
+    if len(new) != len(key):
+        raise ValueError("rename_key: %s and %s differ in length" % (key, new))
+    _edit(path, key, None, None, None, new)
+
+
 def _edit(path, key, want, index, fmt, value):
+    """Sets the value of key (of type want) or, with want None, renames it to value."""
     b = bytearray(open(path, "rb").read())
     n_kv, n_t = struct.unpack_from("<QQ", b, 16)
     pos, at = 32, None
@@ -47,6 +57,8 @@ def _edit(path, key, want, index, fmt, value):
     for _ in range(n_kv):
         n = u64()
         k = bytes(b[pos:pos + n]).decode()
+        if want is None and k == key:
+            at = pos
         pos += n
         typ = struct.unpack_from("<I", b, pos)[0]
         pos += 4
@@ -74,8 +86,11 @@ def _edit(path, key, want, index, fmt, value):
         ndim = struct.unpack_from("<II", b, pos)[1]
         pos += 8 + 8 * ndim + 8 + 4  # dtype, ndim, dims, offset, crc
     if at is None:
-        raise KeyError("%s: no %s key %s%s" % (path, "int64" if want == KV_I64 else "float64 array",
-                                                key, "" if index is None else "[%d]" % index))
-    struct.pack_into(fmt, b, at, value)
+        kind = "" if want is None else "int64 " if want == KV_I64 else "float64 array "
+        raise KeyError("%s: no %skey %s%s" % (path, kind, key, "" if index is None else "[%d]" % index))
+    if want is None:
+        b[at:at + len(value)] = value.encode()
+    else:
+        struct.pack_into(fmt, b, at, value)
     struct.pack_into("<I", b, pos, crc32c(bytes(b[:pos])))
     open(path, "wb").write(bytes(b))

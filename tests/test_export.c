@@ -85,8 +85,38 @@ static void check_ranges(const seer_model *m, const trainer *t, const pg_dataset
         }
     }
     CHECK(metrics == M && feature == 1, "%d metric items (want %d), %d for node feature 0", metrics, M, feature);
-    printf("seer_check_range: %lld training graphs inside their range; a pushed feature and 1000x "
-           "predictions reported (%d quantities)\n", (long long)ntr, n_out);
+    // an operator type no training graph had: reported once, with its node count, and only
+    // when the graph names its operators
+    int unseen = -1;
+    CHECK(t->cov.op_counts && t->cov.n_ops == seer_n_op_types(m), "op counts: %d rows, the model has %d",
+          t->cov.n_ops, seer_n_op_types(m));
+    for (int op = 0; op < t->cov.n_ops && unseen < 0; op++)
+        if (t->cov.op_counts[op] == 0) unseen = op;
+    CHECK(unseen >= 0, "every operator type of the table is in the training data");
+    g = raw_graph(ds, t->ids[SPLIT_TEST][0]);
+    CHECK(seer_check_range(m, &g, NULL, it, 16, &n_out, msg, sizeof msg) == SEER_OK, "%s", msg);
+    int base_out = n_out;
+    int32_t *ops = seer_malloc(sizeof(int32_t) * (size_t)g.n_nodes);
+    memcpy(ops, g.node_op, sizeof(int32_t) * (size_t)g.n_nodes);
+    ops[0] = ops[g.n_nodes - 1] = unseen;
+    g.node_op = ops;
+    CHECK(seer_check_range(m, &g, NULL, it, 16, &n_out, msg, sizeof msg) == SEER_OK, "%s", msg);
+    int op_items = 0;
+    for (int i = 0; i < n_out && i < 16; i++)
+        if (it[i].kind == SEER_OP) {
+            op_items++;
+            CHECK(it[i].index == unseen && it[i].value == 2 &&
+                      !strcmp(seer_range_item_name(m, &it[i]), seer_op_name(m, unseen)),
+                  "op item: index %d value %g name %s", it[i].index, it[i].value, seer_range_item_name(m, &it[i]));
+        }
+    CHECK(op_items == 1 && n_out == base_out + 1, "%d op items, %d quantities (%d without the operator)",
+          op_items, n_out, base_out);
+    g.node_op = NULL;
+    CHECK(seer_check_range(m, &g, NULL, it, 16, &n_out, msg, sizeof msg) == SEER_OK, "%s", msg);
+    CHECK(n_out == base_out, "without node_op: %d quantities, want %d", n_out, base_out);
+    printf("seer_check_range: %lld training graphs inside their range; a pushed feature, 1000x "
+           "predictions and an unseen operator (%s) reported\n", (long long)ntr, seer_op_name(m, unseen));
+    free(ops);
     free(xn);
 }
 

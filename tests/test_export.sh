@@ -51,6 +51,32 @@ assert 0 < d["metrics"]["titan_rtx_1_ms"]["mape"] < 50, d' || fail "seerpredict 
 "$seerpredict" "$work/m_fp16.seer" "$onnx" --batch 1,4 | tee "$work/onnx.txt"
 [ "$(grep -c ' ms$' "$work/onnx.txt")" -eq 4 ] || fail "seerpredict on ONNX: 2 batches x 2 metrics"
 
+# operators the training data never had: the ONNX network's are reported; a checkpoint written
+# before operator coverage (coverage.op_counts renamed away) is recounted from its data and split
+# to the same report; one whose recorded ranges no longer reproduce exports without it, and says so
+"$seerpredict" "$work/m_fp32.seer" "$onnx" --batch 1 --json > "$work/ops_new.json" || fail "seerpredict --json on ONNX"
+cp "$work/run/best.ckpt" "$work/old.ckpt"
+"$python" "$here/hostile/ckpt_edit.py" "$work/old.ckpt" --rename coverage.op_counts legacy___op_counts
+"$seerexport" "$work/old.ckpt" -o "$work/old.seer" | tee "$work/old.txt" || fail "export of an older checkpoint"
+grep -q "^note: the checkpoint predates operator coverage: recounted from its data" "$work/old.txt" ||
+    fail "seerexport: no recount note"
+"$seerpredict" "$work/old.seer" "$onnx" --batch 1 --json > "$work/ops_old.json" || fail "seerpredict old.seer"
+cp "$work/old.ckpt" "$work/changed.ckpt"
+"$python" "$here/hostile/ckpt_edit.py" "$work/changed.ckpt" coverage.node_lo -1e30 0
+"$seerexport" "$work/changed.ckpt" -o "$work/changed.seer" | tee "$work/changed.txt" || fail "export of a changed checkpoint"
+grep -q "^note: the checkpoint predates operator coverage and .*coverage.node_lo.*will not flag operators" \
+    "$work/changed.txt" || fail "seerexport: no note for ranges that do not reproduce"
+"$seerpredict" "$work/changed.seer" "$onnx" --batch 1 --json > "$work/ops_changed.json" || fail "seerpredict changed.seer"
+"$python" - "$work/ops_new.json" "$work/ops_old.json" "$work/ops_changed.json" <<'PY' || fail "operator coverage"
+import json, sys
+new, old, changed = (json.load(open(p))["results"][0] for p in sys.argv[1:])
+ops = [i["name"] for i in new["out_of_range"] if i["kind"] == "op"]
+assert ops and all(i["value"] >= 1 for i in new["out_of_range"] if i["kind"] == "op"), new
+assert old == new, (old, new)
+assert not [i for i in changed["out_of_range"] if i["kind"] == "op"], changed
+print("operators never in the training data: %s (the same from a recounted older checkpoint)" % ", ".join(ops))
+PY
+
 # a shipped predictor picked by device (SEER_PREDICTORS): the list, the pick, an unknown device
 mkdir -p "$work/ship" && cp "$work/m_fp32.seer" "$work/ship/gpu.seer"
 SEER_PREDICTORS="$work/ship" "$seerpredict" --list-devices | tee "$work/devices.txt"

@@ -173,6 +173,7 @@ int main(int argc, char **argv) {
         }
         printf("wrote %s: %.1f KiB, %lld parameters, %s weights (from %s)\n", out,
                (double)info.bytes / 1024.0, (long long)info.params, export_dtype_name(dtype), ckpt);
+        if (info.note[0]) printf("note: %s\n", info.note);
     }
     if (st) {
         if (export_safetensors(ckpt, st, &info, &err)) {

@@ -119,15 +119,17 @@ static void range_text(const seer_model *m, int n, const seer_range_item *it) {
     if (fams) families_text(fams, short_fams, sizeof short_fams);
     printf("  warning: outside the training data%s%s%s, so these predictions are guesses (%d quantit%s):",
            fams ? " (families " : "", fams ? short_fams : "", fams ? ")" : "", n, n == 1 ? "y" : "ies");
-    for (int i = 0; i < n && i < RANGE_ITEMS; i++)
-        printf("%s %s%s = %.4g (trained %.4g .. %.4g)", i ? ";" : "", score_range_kind(it[i].kind),
-               seer_range_item_name(m, &it[i]), it[i].value, it[i].lo, it[i].hi);
+    for (int i = 0; i < n && i < RANGE_ITEMS; i++) {
+        char t[256];
+        score_range_item_text(m, &it[i], t, sizeof t);
+        printf("%s %s", i ? ";" : "", t);
+    }
     if (n > RANGE_ITEMS) printf("; and %d more", n - RANGE_ITEMS);
     putchar('\n');
 }
 
 static void range_json(const seer_model *m, int n, const seer_range_item *it) {
-    static const char *const kinds[] = {"node", "edge", "global", "nodes", "edges", "metric"};
+    static const char *const kinds[] = {"node", "edge", "global", "nodes", "edges", "metric", "op"};
     printf(",\"in_range\":%s,\"out_of_range\":[", n < 0 ? "null" : n == 0 ? "true" : "false");
     for (int i = 0; i < n && i < RANGE_ITEMS; i++) {
         printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "", kinds[it[i].kind]);
@@ -178,7 +180,7 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
             int32_t *ops;
             seer_err e;
             if (score_remap_ops(m, g.node_op, g.n_nodes, map, nets[i], &ops, &e)) die("%s%s", e.msg, "");
-            g.node_op = ops; // the model's op table (NULL for models that read features only)
+            g.node_op = ops; // the model's op table (NULL when it has none)
             if (seer_predict(m, &g, y, err, sizeof err)) die("%s: %s", nets[i], err);
             seer_range_item it[RANGE_ITEMS];
             int n_out = range_check(m, &g, y, it, nets[i]);

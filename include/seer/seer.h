@@ -74,23 +74,28 @@ SEER_API seer_status seer_predict_batch(const seer_model *m, const seer_graph *g
 
 /* Is the graph inside what the model was trained on? Compares the graph's raw features (each
  * column's min and max over its nodes, its edges, and the global vector), its node and edge
- * counts and, when pred is not NULL, its predictions (seer_n_metrics values) with the ranges of
- * the training split that the export recorded. *n_out gets how many quantities lie outside (0:
- * inside), or -1 when the model records no range (exported before libseer 0.3); the first
- * max_items of them go to items. A prediction counts as outside when it is more than 10 times
- * below the smallest or above the largest training label of its metric. */
-enum { SEER_NODE_COUNT = 3, SEER_EDGE_COUNT = 4, SEER_METRIC = 5 };
+ * counts, its operator types (when node_op is given: an operator no training graph had) and,
+ * when pred is not NULL, its predictions (seer_n_metrics values) with the ranges of the training
+ * split that the export recorded. *n_out gets how many quantities lie outside (0: inside), or -1
+ * when the model records no range (exported before libseer 0.3); the first max_items of them go
+ * to items. A prediction counts as outside when it is more than 10 times below the smallest or
+ * above the largest training label of its metric. Exports made before libseer 0.4 record no
+ * operator types and check none. */
+enum { SEER_NODE_COUNT = 3, SEER_EDGE_COUNT = 4, SEER_METRIC = 5, SEER_OP = 6 };
 typedef struct {
     int kind;        // SEER_NODE / SEER_EDGE / SEER_GLOBAL feature, SEER_NODE_COUNT,
-                     // SEER_EDGE_COUNT, or SEER_METRIC (a prediction)
-    int index;       // the feature column or metric
-    double value;    // the graph's value farthest outside (a feature's min or max over its rows)
-    double lo, hi;   // the training range
+                     // SEER_EDGE_COUNT, SEER_METRIC (a prediction) or SEER_OP (an operator type
+                     // the training data never had)
+    int index;       // the feature column, metric or op id
+    double value;    // the graph's value farthest outside (a feature's min or max over its
+                     // rows; SEER_OP: the graph's nodes of that operator)
+    double lo, hi;   // the training range (SEER_OP: 0, 0)
 } seer_range_item;
 SEER_API seer_status seer_check_range(const seer_model *m, const seer_graph *g, const double *pred,
                                       seer_range_item *items, int max_items, int *n_out,
                                       char *err, size_t err_len);
-/* The name of an item's quantity: the feature's name, "nodes", "edges" or the metric's name. */
+/* The name of an item's quantity: the feature's name, "nodes", "edges", the metric's name or the
+ * operator's. */
 SEER_API const char *seer_range_item_name(const seer_model *m, const seer_range_item *it);
 
 SEER_API int seer_n_metrics(const seer_model *m);

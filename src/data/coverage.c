@@ -20,6 +20,7 @@ static int64_t layout(coverage *c, double *b) {
     c->label_lo = b + n, n += c->M;
     c->label_hi = b + n, n += c->M;
     c->counts = b + n, n += COV_COUNTS;
+    c->op_counts = b + n, n += c->n_ops;
     return n;
 }
 
@@ -32,12 +33,14 @@ void coverage_fit(coverage *c, const pg_dataset *ds, const int8_t *which, const 
                   int M, const norm_comm *comm) {
     memset(c, 0, sizeof *c);
     c->F[0] = ds->Fn, c->F[1] = ds->Fe, c->F[2] = ds->Fg, c->M = M;
-    int64_t B = 2 * ((int64_t)c->F[0] + c->F[1] + c->F[2] + M) + COV_COUNTS;
+    c->n_ops = ds->node_op ? ds->n_ops : 0;
+    int64_t B = 2 * ((int64_t)c->F[0] + c->F[1] + c->F[2] + M) + COV_COUNTS + c->n_ops;
     double *b = c->owned = seer_malloc(sizeof(double) * (size_t)B);
     layout(c, b);
     // every range starts empty (+inf, -inf), the graph count at 0
     double *lo[3], *hi[3], *llo = (double *)c->label_lo, *lhi = (double *)c->label_hi;
-    double *cnt = (double *)c->counts;
+    double *cnt = (double *)c->counts, *opc = (double *)c->op_counts;
+    for (int i = 0; i < c->n_ops; i++) opc[i] = 0;
     for (int k = 0; k < 3; k++) {
         lo[k] = (double *)c->lo[k], hi[k] = (double *)c->hi[k];
         for (int j = 0; j < c->F[k]; j++) lo[k][j] = INFINITY, hi[k][j] = -INFINITY;
@@ -63,6 +66,10 @@ void coverage_fit(coverage *c, const pg_dataset *ds, const int8_t *which, const 
         widen(&cnt[COV_NODES_LO], &cnt[COV_NODES_HI], (double)(r1[0] - r0[0]));
         widen(&cnt[COV_EDGES_LO], &cnt[COV_EDGES_HI], (double)(r1[1] - r0[1]));
         cnt[COV_GRAPHS] += 1;
+        for (int64_t r = r0[0]; r < r1[0] && c->n_ops; r++) {
+            int32_t op = ds->node_op[r];
+            if (op >= 0 && op < c->n_ops) opc[op] += 1;
+        }
     }
     if (comm && comm->ranks > 1) { // an all-gather through the sum, then min and max of the rows
         int R = comm->ranks;
@@ -87,6 +94,7 @@ void coverage_fit(coverage *c, const pg_dataset *ds, const int8_t *which, const 
             widen(&cnt[COV_EDGES_LO], &cnt[COV_EDGES_HI], o.counts[COV_EDGES_LO]);
             widen(&cnt[COV_EDGES_LO], &cnt[COV_EDGES_HI], o.counts[COV_EDGES_HI]);
             cnt[COV_GRAPHS] += o.counts[COV_GRAPHS];
+            for (int i = 0; i < c->n_ops; i++) opc[i] += o.op_counts[i];
         }
         free(all);
     }
@@ -106,6 +114,7 @@ void coverage_store(const coverage *c, seer_container *out) {
     ctr_add_arr(out, "coverage.label_lo", KV_F64ARR, c->label_lo, c->M);
     ctr_add_arr(out, "coverage.label_hi", KV_F64ARR, c->label_hi, c->M);
     ctr_add_arr(out, "coverage.counts", KV_F64ARR, c->counts, COV_COUNTS);
+    if (c->n_ops) ctr_add_arr(out, "coverage.op_counts", KV_F64ARR, c->op_counts, c->n_ops);
 }
 
 static int get(const seer_container *in, const char *key, int64_t n, const double **out,
@@ -119,8 +128,8 @@ static int get(const seer_container *in, const char *key, int64_t n, const doubl
     return 0;
 }
 
-int coverage_load(coverage *c, const seer_container *in, const int F[3], int M, const char *origin,
-                  seer_err *err) {
+int coverage_load(coverage *c, const seer_container *in, const int F[3], int M, int n_ops,
+                  const char *origin, seer_err *err) {
     memset(c, 0, sizeof *c);
     if (!ctr_find(in, "coverage.counts")) return 1;
     memcpy(c->F, F, sizeof c->F), c->M = M;
@@ -132,6 +141,10 @@ int coverage_load(coverage *c, const seer_container *in, const int F[3], int M, 
         get(in, "coverage.label_hi", M, &c->label_hi, origin, err) ||
         get(in, "coverage.counts", COV_COUNTS, &c->counts, origin, err))
         return -1;
+    if (ctr_find(in, "coverage.op_counts")) { // absent in files written before it existed
+        if (get(in, "coverage.op_counts", n_ops, &c->op_counts, origin, err)) return -1;
+        c->n_ops = n_ops;
+    }
     return 0;
 }
 
@@ -152,9 +165,9 @@ static int check_one(int kind, int index, double vmin, double vmax, double lo, d
     return n + 1;
 }
 
-int coverage_check(const coverage *c, int64_t n_nodes, int64_t n_edges, const float *node_x,
-                   const float *edge_x, const float *global_x, const double *pred,
-                   coverage_item *items, int max_items) {
+int coverage_check(const coverage *c, int64_t n_nodes, int64_t n_edges, const int32_t *node_op,
+                   const float *node_x, const float *edge_x, const float *global_x,
+                   const double *pred, coverage_item *items, int max_items) {
     const float *x[3] = {node_x, edge_x, global_x};
     int64_t rows[3] = {n_nodes, n_edges, 1};
     int n = 0;
@@ -164,6 +177,17 @@ int coverage_check(const coverage *c, int64_t n_nodes, int64_t n_edges, const fl
         if (lo > hi) continue;
         if (!(p >= lo / COV_METRIC_FACTOR && p <= hi * COV_METRIC_FACTOR)) { // NaN too
             if (n < max_items) items[n] = (coverage_item){COV_KIND_METRIC, m, p, lo, hi};
+            n++;
+        }
+    }
+    if (node_op && c->op_counts && c->counts[COV_GRAPHS] > 0) {
+        // each unseen operator once, in op-table order, with its node count in the graph
+        for (int op = 0; op < c->n_ops; op++) {
+            if (c->op_counts[op] > 0) continue;
+            int64_t k = 0;
+            for (int64_t r = 0; r < n_nodes; r++) k += node_op[r] == op;
+            if (!k) continue;
+            if (n < max_items) items[n] = (coverage_item){COV_KIND_OP, op, (double)k, 0, 0};
             n++;
         }
     }
@@ -192,4 +216,18 @@ void coverage_clamp(const coverage *c, int kind, float *x, int64_t rows) {
             else if (*v > hi) *v = (float)hi;
         }
     }
+}
+
+void coverage_fill_unseen(const coverage *c, float *embed, int64_t n_ops, int64_t width) {
+    if (!c->op_counts || c->n_ops != n_ops) return;
+    double total = 0;
+    for (int64_t i = 0; i < n_ops; i++) total += c->op_counts[i];
+    if (!(total > 0)) return;
+    double *mean = seer_calloc((size_t)width, sizeof(double));
+    for (int64_t i = 0; i < n_ops; i++)
+        for (int64_t j = 0; j < width && c->op_counts[i] > 0; j++)
+            mean[j] += c->op_counts[i] / total * embed[i * width + j];
+    for (int64_t i = 0; i < n_ops; i++)
+        for (int64_t j = 0; j < width && !(c->op_counts[i] > 0); j++) embed[i * width + j] = (float)mean[j];
+    free(mean);
 }

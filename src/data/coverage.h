@@ -8,7 +8,10 @@
  *   coverage.label_lo / _hi                per label, min and max of the finite training labels
  *                                          (native units)
  *   coverage.counts                        min and max nodes, min and max edges per training
- *                                          graph, and the number of training graphs */
+ *                                          graph, and the number of training graphs
+ *   coverage.op_counts                     per operator type of the op table, its nodes in the
+ *                                          training graphs (0: an operator the data never had;
+ *                                          absent in files written before it existed) */
 #ifndef SEER_COVERAGE_H
 #define SEER_COVERAGE_H
 
@@ -22,9 +25,11 @@ enum { COV_NODES_LO, COV_NODES_HI, COV_EDGES_LO, COV_EDGES_HI, COV_GRAPHS, COV_C
 
 typedef struct {
     int F[3], M;               // feature widths (node, edge, global), labels
+    int n_ops;                 // rows of op_counts (0: not recorded)
     const double *lo[3], *hi[3];
     const double *label_lo, *label_hi;
     const double *counts;      // (COV_COUNTS)
+    const double *op_counts;   // (n_ops) or NULL
     double *owned;             // fitted: the one block the pointers above point into
 } coverage;
 
@@ -35,27 +40,37 @@ void coverage_fit(coverage *c, const pg_dataset *ds, const int8_t *which, const 
 void coverage_free(coverage *c);
 void coverage_store(const coverage *c, seer_container *out);
 /* Points c into a checkpoint's or export's arrays. Returns 1 when the file has none (written
- * before coverage existed), 0 when loaded, -1 (err filled) when present with wrong sizes. */
-int coverage_load(coverage *c, const seer_container *in, const int F[3], int M, const char *origin,
-                  seer_err *err);
+ * before coverage existed), 0 when loaded, -1 (err filled) when present with wrong sizes.
+ * n_ops: the model's op table (coverage.op_counts, when present, must have that many values). */
+int coverage_load(coverage *c, const seer_container *in, const int F[3], int M, int n_ops,
+                  const char *origin, seer_err *err);
 
 /* One quantity of a graph outside the training range. kind: 0 node, 1 edge, 2 global feature
  * (index = column), COV_KIND_NODES / COV_KIND_EDGES (the graph's size), COV_KIND_METRIC (a
- * prediction more than COV_METRIC_FACTOR times outside the training labels; index = metric). */
-enum { COV_KIND_NODES = 3, COV_KIND_EDGES = 4, COV_KIND_METRIC = 5 };
+ * prediction more than COV_METRIC_FACTOR times outside the training labels; index = metric),
+ * COV_KIND_OP (an operator type no training graph had; index = its op id, value = its nodes in
+ * the graph, lo = hi = 0). */
+enum { COV_KIND_NODES = 3, COV_KIND_EDGES = 4, COV_KIND_METRIC = 5, COV_KIND_OP = 6 };
 #define COV_METRIC_FACTOR 10.0
 typedef struct {
     int kind, index;
     double value, lo, hi;
 } coverage_item;
 
-/* Checks, in this order, the M predictions (when pred is not NULL), the node and edge counts and
- * the raw features (node_x (n_nodes, F[0]), edge_x (n_edges, F[1]), global_x (F[2]); per column
- * its min and max over the rows). Writes the first max_items items (a feature's value is the one
- * farther outside) and returns how many quantities lie outside. */
-int coverage_check(const coverage *c, int64_t n_nodes, int64_t n_edges, const float *node_x,
-                   const float *edge_x, const float *global_x, const double *pred,
-                   coverage_item *items, int max_items);
+/* Checks, in this order, the M predictions (when pred is not NULL), the operator types (when
+ * node_op is not NULL and op_counts was recorded: ids into the op table, n_nodes of them), the
+ * node and edge counts and the raw features (node_x (n_nodes, F[0]), edge_x (n_edges, F[1]),
+ * global_x (F[2]); per column its min and max over the rows). Writes the first max_items items (a
+ * feature's value is the one farther outside) and returns how many quantities lie outside. */
+int coverage_check(const coverage *c, int64_t n_nodes, int64_t n_edges, const int32_t *node_op,
+                   const float *node_x, const float *edge_x, const float *global_x,
+                   const double *pred, coverage_item *items, int max_items);
+
+/* The operator embedding rows (n_ops, width) of an operator type the training data never had
+ * carry their initial random values (no gradient ever reached them); this sets each such row
+ * to the mean of the seen rows weighted by their node counts, so that an unseen operator reads
+ * as an average one rather than as noise. Does nothing without op_counts or without a seen row. */
+void coverage_fill_unseen(const coverage *c, float *embed, int64_t n_ops, int64_t width);
 
 /* [model] clamp = range: clamps the raw features x (rows, F[kind]) of one kind (0 node, 1 edge,
  * 2 global) to the training range, column by column, so that a graph unlike the training data

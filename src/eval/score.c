@@ -25,12 +25,13 @@ int32_t *score_op_map(const seer_model *m, int n, const char *(*name_of)(int, co
 int score_remap_ops(const seer_model *m, const int32_t *ids, int64_t n, const int32_t *map,
                     const char *what, int32_t **out, seer_err *err) {
     *out = NULL;
-    if (!seer_uses_op_types(m)) return 0;
+    if (seer_n_op_types(m) < 1) return 0;
     int32_t *o = seer_malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
     for (int64_t v = 0; v < n; v++) {
         o[v] = map[ids[v]];
         if (o[v] < 0) {
             free(o);
+            if (!seer_uses_op_types(m)) return 0; // only the range check goes without
             return seer_fail(err, "%s: node %lld has an operator type the model was not trained on",
                              what, (long long)v);
         }
@@ -66,10 +67,13 @@ static int same_features(const seer_model *m, const pg_dataset *ds, const char *
 static void top_outside(const seer_model *m, const seer_graph *gs, const double *pred,
                         score_result *r, seer_err *err, int *failed) {
     int M = seer_n_metrics(m);
-    int64_t base[SEER_METRIC + 2] = {0};
-    for (int k = 0; k <= SEER_METRIC; k++)
-        base[k + 1] = base[k] + (k < 3 ? seer_n_features(m, k) : k == SEER_METRIC ? M : 1);
-    int64_t slots = base[SEER_METRIC + 1];
+    int64_t base[SEER_OP + 2] = {0};
+    for (int k = 0; k <= SEER_OP; k++)
+        base[k + 1] = base[k] + (k < 3           ? seer_n_features(m, k)
+                                 : k == SEER_METRIC ? M
+                                 : k == SEER_OP     ? seer_n_op_types(m)
+                                                    : 1);
+    int64_t slots = base[SEER_OP + 1];
     int64_t *freq = seer_calloc((size_t)slots, sizeof(int64_t));
     r->range_known = 1;
     for (int64_t g = 0; g < r->graphs && r->range_known; g++) {
@@ -219,8 +223,17 @@ void score_metric_device(const char *name, char *out, size_t len) {
 
 const char *score_range_kind(int kind) {
     static const char *const k[] = {"node feature ", "edge feature ", "global feature ", "", "",
-                                    "prediction "};
-    return kind >= 0 && kind <= SEER_METRIC ? k[kind] : "";
+                                    "prediction ", "operator "};
+    return kind >= 0 && kind <= SEER_OP ? k[kind] : "";
+}
+
+void score_range_item_text(const seer_model *m, const seer_range_item *it, char *out, size_t len) {
+    if (it->kind == SEER_OP)
+        snprintf(out, len, "operator %s (%.0f node%s) never in the training data",
+                 seer_range_item_name(m, it), it->value, it->value == 1 ? "" : "s");
+    else
+        snprintf(out, len, "%s%s = %.4g (trained %.4g .. %.4g)", score_range_kind(it->kind),
+                 seer_range_item_name(m, it), it->value, it->lo, it->hi);
 }
 
 void score_print(FILE *f, const seer_model *m, const char *path, const score_result *r) {

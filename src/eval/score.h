@@ -34,8 +34,10 @@ typedef struct {
  * trained), or -1 where its table has no Other. The caller frees. */
 int32_t *score_op_map(const seer_model *m, int n, const char *(*name_of)(int, const void *),
                       const void *ctx);
-/* A graph's op ids (n nodes) in the model's table: *out a new array, or NULL when the model does
- * not read operator types. -1 (err names what) when a node's type is unknown to the model. */
+/* A graph's op ids (n nodes) in the model's table: *out a new array (for the model when it reads
+ * operator types, for the training-range check of operators either way), or NULL when the model
+ * has no op table or, for a model that does not read them, a node's type has no row. -1 (err
+ * names what) when a node's type is unknown to a model that reads them. */
 int score_remap_ops(const seer_model *m, const int32_t *ids, int64_t n, const int32_t *map,
                     const char *what, int32_t **out, seer_err *err);
 
@@ -51,9 +53,12 @@ int score_predict(const seer_model *m, const char *path, pg_dataset *ds, double 
 
 /* The text report (a line, the per-metric table, the range warning) and the JSON object
  * {"dataset", "graphs", "seconds", "range_known", "out_of_range_graphs", "metrics": {...}}. */
-/* "node feature ", "edge feature ", "global feature ", "prediction " or "" for a range item's kind
- * (seer_range_item), and a JSON string with its escapes: what both reports print. */
+/* "node feature ", "edge feature ", "global feature ", "prediction ", "operator " or "" for a range
+ * item's kind (seer_range_item), and a JSON string with its escapes: what both reports print. */
 const char *score_range_kind(int kind);
+/* One range item as the warning line prints it: "node feature log_flops = 21.3 (trained 9.1 ..
+ * 19.8)", or "operator Erf (12 nodes) never in the training data". */
+void score_range_item_text(const seer_model *m, const seer_range_item *it, char *out, size_t len);
 void score_json_str(FILE *f, const char *s);
 
 /* The device of a metric named <device>_<metric>_<unit> (DESIGN.md's label convention) into out:

@@ -12,6 +12,7 @@
 
 #include "common/container.h"
 #include "config/config.h"
+#include "data/coverage.h"
 #include "infer/seer_format.h"
 #include "model/model.h"
 #include "model/ridge.h"
@@ -121,6 +122,58 @@ static const char *const NORM_KEYS[] = {"norm.node_mean", "norm.node_std", "norm
 static const char *const SCHEMA_KEYS[] = {"schema.node_features", "schema.edge_features",
                                           "schema.global_features", "schema.op_types"};
 
+/* The operator counts of a checkpoint written before coverage.op_counts existed (export.h):
+ * NULL, with why, when the data cannot be read or the reproduced ranges differ. */
+static double *recount_ops(const ckpt_view *v, const char *ckpt_path, int64_t n_ops, char *why,
+                           size_t len) {
+    const ctr_kv *cfgkv = ctr_find(&v->c, "config");
+    if (!cfgkv || cfgkv->type != KV_STR) {
+        snprintf(why, len, "the checkpoint stores no config");
+        return NULL;
+    }
+    seer_config cfg;
+    seer_err e = {{0}};
+    config_defaults(&cfg);
+    if (config_load_string(&cfg, cfgkv->data, ckpt_path, &e)) {
+        snprintf(why, len, "its stored config does not load: %.600s", e.msg);
+        config_free(&cfg);
+        return NULL;
+    }
+    cfg.train_threads = 1, cfg.backend_device = CFG_DEVICE_CPU; // only the data is needed
+    trainer *t = seer_calloc(1, sizeof *t);
+    double *out = NULL;
+    seer_container fit;
+    ctr_init(&fit, SEER_MODEL_MAGIC, SEER_MODEL_VERSION);
+    if (trainer_init(t, &cfg, &e)) {
+        snprintf(why, len, "its data could not be read again: %.600s", e.msg);
+        goto done;
+    }
+    if (t->cov.n_ops != n_ops) {
+        snprintf(why, len, "%s has %d operator types, the checkpoint %lld", cfg.data_path,
+                 t->cov.n_ops, (long long)n_ops);
+        goto done;
+    }
+    coverage_store(&t->cov, &fit);
+    for (int k = 0; k < v->c.n_kv; k++) { // every recorded range must come out bit for bit
+        const ctr_kv *a = &v->c.kv[k], *b;
+        if (strncmp(a->key, "coverage.", 9) || a->type != KV_F64ARR) continue;
+        b = ctr_find(&fit, a->key);
+        if (!b || b->n != a->n || memcmp(a->data, b->data, sizeof(double) * (size_t)a->n)) {
+            snprintf(why, len, "%s read again gives another %s than the checkpoint recorded (the "
+                               "file changed since training)", cfg.data_path, a->key);
+            goto done;
+        }
+    }
+    out = seer_malloc(sizeof(double) * (size_t)n_ops);
+    memcpy(out, t->cov.op_counts, sizeof(double) * (size_t)n_ops);
+done:
+    ctr_free(&fit);
+    trainer_free(t);
+    free(t);
+    config_free(&cfg);
+    return out;
+}
+
 int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_info *info,
                 seer_err *err) {
     ckpt_view v;
@@ -133,6 +186,9 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
     // a closed-form model's few numbers stay float64 whatever --dtype says
     ctr_add_str(&o, "export.dtype", v.closed ? "fp64" : export_dtype_name(dtype));
     int rc = -1;
+    double *recount = NULL; // operator counts recounted for an older checkpoint
+    float *filled = NULL;   // op_embed.weight with the unseen rows filled
+    if (info) info->note[0] = 0;
     for (int k = 0; k < 4; k++) {
         const ctr_kv *kv = ctr_get(&v.c, SCHEMA_KEYS[k], KV_STRARR, ckpt_path, err);
         if (!kv) goto out;
@@ -175,6 +231,20 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
     for (int k = 0; k < v.c.n_kv; k++)
         if (!strncmp(v.c.kv[k].key, "coverage.", 9) && v.c.kv[k].type == KV_F64ARR)
             ctr_add_arr(&o, v.c.kv[k].key, KV_F64ARR, v.c.kv[k].data, v.c.kv[k].n);
+    const ctr_kv *ops_kv = ctr_find(&v.c, "schema.op_types"), *opc = ctr_find(&v.c, "coverage.op_counts");
+    coverage opcov = {.n_ops = (int)ops_kv->n};
+    if (opc && opc->type == KV_F64ARR && opc->n == ops_kv->n) opcov.op_counts = opc->data;
+    else if (!opc && ctr_find(&v.c, "coverage.counts")) {
+        char why[800];
+        if ((recount = recount_ops(&v, ckpt_path, ops_kv->n, why, sizeof why))) {
+            opcov.op_counts = recount;
+            ctr_add_arr(&o, "coverage.op_counts", KV_F64ARR, recount, ops_kv->n);
+            if (info) snprintf(info->note, sizeof info->note, "the checkpoint predates operator "
+                               "coverage: recounted from its data (every recorded range reproduced)");
+        } else if (info)
+            snprintf(info->note, sizeof info->note, "the checkpoint predates operator coverage and "
+                     "%.800s: this export will not flag operators its training data never had", why);
+    }
     char buf[2048], now[32];
     ctr_add_str(&o, "info.dataset", v.dataset);
     ctr_add_str(&o, "info.device", v.device);
@@ -206,6 +276,12 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
         const param_info *pi = &pt->p[i];
         const float *w = ctr_tensor_find(&v.c, pi->name)->data;
         int64_t n = pi->rows * pi->cols, dims[2] = {pi->rows, pi->cols};
+        if (!strcmp(pi->name, "op_embed.weight") && pi->rows == opcov.n_ops && opcov.op_counts) {
+            filled = seer_malloc(sizeof(float) * (size_t)n); // unseen operators read as average
+            memcpy(filled, w, sizeof(float) * (size_t)n);
+            coverage_fill_unseen(&opcov, filled, pi->rows, pi->cols);
+            w = filled;
+        }
         int is_bias = strstr(pi->name, ".bias") != NULL;
         int ndim = is_bias ? 1 : 2;
         const int64_t *d = is_bias ? dims + 1 : dims;
@@ -230,6 +306,7 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
     rc = ctr_write(&o, out_path, err);
     free(conv);
     free(scales);
+    free(filled);
     if (!rc && info) {
         info->params = v.closed ? (int64_t)v.M * (v.ridge.s.F + 1) : count_params(&v.net);
         info->bytes = file_size(out_path);
@@ -237,6 +314,7 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
 out:
     ctr_free(&o);
     view_free(&v);
+    free(recount);
     return rc;
 }
 

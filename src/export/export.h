@@ -11,9 +11,15 @@ typedef struct {
     int64_t params;   // parameter count
     uint64_t bytes;   // size of the written file
     char sidecar[1024]; // safetensors: the JSON sidecar's path
+    char note[1024];    // .seer: what the tool should tell the user ("" when nothing)
 } export_info;
 
-/* dtype: EXPORT_FP32 / EXPORT_FP16 / EXPORT_INT8. */
+/* dtype: EXPORT_FP32 / EXPORT_FP16 / EXPORT_INT8. A checkpoint written before the training data's
+ * operator counts were recorded (coverage.op_counts) gets them recounted from its dataset and
+ * split, reproduced from its stored config by the trainer's own code and used only when every
+ * range the checkpoint recorded comes out the same; info->note says which happened. The rows of
+ * an operator embedding (op_embed.weight) for operators the data never had are written as the
+ * seen rows' mean (data/coverage.h: coverage_fill_unseen). */
 int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_info *info,
                 seer_err *err);
 

@@ -32,7 +32,7 @@
 #include "model/model.h"
 #include "model/ridge.h"
 
-#define SEER_VERSION_STRING "0.3.0"
+#define SEER_VERSION_STRING "0.4.0"
 // One forward pass covers about 32 MiB of activations (a SeerNet keeps some 24 H-wide rows per
 // node or edge); larger batches run in chunks of whole graphs.
 #define CHUNK_FLOATS ((int64_t)8 << 20)
@@ -207,7 +207,7 @@ static int build(seer_model *m, seer_err *e) {
         if (!isfinite(n->label_mu[i]) || !isfinite(n->label_sigma[i]) || n->label_sigma[i] <= 0)
             return seer_fail(e, "%s: label statistics of metric %d are not finite and positive",
                              m->origin, i);
-    int cov = coverage_load(&m->cov, &m->c, m->F, M, m->origin, e);
+    int cov = coverage_load(&m->cov, &m->c, m->F, M, m->n_ops, m->origin, e);
     if (cov < 0) return -1;
     m->has_cov = cov == 0;
     const ctr_kv *tk = ctr_find(&m->c, "norm.target"); // absent: trained on log y, unclamped
@@ -577,7 +577,8 @@ _Static_assert(sizeof(seer_range_item) == sizeof(coverage_item) &&
                "seer_range_item and coverage_item differ");
 _Static_assert(SEER_NODE == 0 && SEER_EDGE == 1 && SEER_GLOBAL == 2 &&
                    (int)SEER_NODE_COUNT == (int)COV_KIND_NODES && (int)SEER_EDGE_COUNT == (int)COV_KIND_EDGES &&
-                   (int)SEER_METRIC == (int)COV_KIND_METRIC, "range kinds differ");
+                   (int)SEER_METRIC == (int)COV_KIND_METRIC && (int)SEER_OP == (int)COV_KIND_OP,
+               "range kinds differ");
 
 seer_status seer_check_range(const seer_model *m, const seer_graph *g, const double *pred,
                              seer_range_item *items, int max_items, int *n_out, char *err,
@@ -588,8 +589,8 @@ seer_status seer_check_range(const seer_model *m, const seer_graph *g, const dou
     if (check_graph(m, g, 0, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
     *n_out = -1;
     if (!m->has_cov) return SEER_OK;
-    *n_out = coverage_check(&m->cov, g->n_nodes, g->n_edges, g->node_x, g->edge_x, g->global_x,
-                            pred, (coverage_item *)items, max_items);
+    *n_out = coverage_check(&m->cov, g->n_nodes, g->n_edges, g->node_op, g->node_x, g->edge_x,
+                            g->global_x, pred, (coverage_item *)items, max_items);
     return SEER_OK;
 }
 
@@ -600,6 +601,7 @@ const char *seer_range_item_name(const seer_model *m, const seer_range_item *it)
     case SEER_NODE_COUNT: return "nodes";
     case SEER_EDGE_COUNT: return "edges";
     case SEER_METRIC: return seer_metric_name(m, it->index);
+    case SEER_OP: return seer_op_name(m, it->index);
     default: return NULL;
     }
 }

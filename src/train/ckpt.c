@@ -90,6 +90,11 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     t->be->download(t->be->ctx, host, t->params, pb);
     t->be->download(t->be->ctx, host + t->P, t->adam_m, pb);
     t->be->download(t->be->ctx, host + 2 * t->P, t->adam_v, pb);
+    for (int i = 0; i < m->pt.n; i++) { // an operator embedding: unseen operators read as average
+        const param_info *pi = &m->pt.p[i];
+        if (!strcmp(pi->name, "op_embed.weight") && pi->rows == t->cov.n_ops)
+            coverage_fill_unseen(&t->cov, host + pi->offset, pi->rows, pi->cols);
+    }
     for (int i = 0; i < m->pt.n; i++) {
         const param_info *pi = &m->pt.p[i];
         int64_t dims[2] = {pi->rows, pi->cols};
