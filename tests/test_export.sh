@@ -184,6 +184,35 @@ d = json.load(sys.stdin)
 assert d["model_info"]["model"] == "ensemble" and d["results"][0]["in_range"] is not None, d' ||
     fail "seerpredict on ONNX with the ensemble"
 
+# seercalibrate on an ensemble (--device too): every member takes the same factors, so the
+# ensemble moves by exactly them, its calibrated medians are 1, and it stays an ensemble
+"$seercalibrate" "$work/ens.seer" "$work/a100.h5" -o "$work/ens_a100.seer" --device titan_rtx=a100 \
+    | tee "$work/cal_ens.txt" || fail "seercalibrate on an ensemble"
+"$seerpredict" "$work/ens_a100.seer" "$work/a100.h5" --predictions "$work/ens_a100.csv" >/dev/null ||
+    fail "predicting with the calibrated ensemble"
+"$seerpredict" "$work/ens_a100.seer" "$onnx" --batch 2 --json | "$python" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["model_info"]["model"] == "ensemble" and "a100_1_ms" in d["results"][0]["metrics"], d' ||
+    fail "the calibrated ensemble on ONNX"
+"$python" - "$work/ens.csv" "$work/ens_a100.csv" "$work/a100.h5" "$work/cal_ens.txt" <<'PY' || fail "the calibrated ensemble's predictions"
+import csv, sys, h5py, numpy as np
+b, a = list(csv.DictReader(open(sys.argv[1]))), list(csv.DictReader(open(sys.argv[2])))
+f = h5py.File(sys.argv[3], "r")
+labels = [x.decode() for x in f["schema/labels"][:]]
+printed = {l.split()[0]: float(l.split()[2]) for l in open(sys.argv[4]) if " x " in l}
+ms = [m for m in b[0] if m.startswith("titan_rtx_")]
+assert ms, list(b[0])
+for m in ms:
+    t = m.replace("titan_rtx_", "a100_")
+    pb, pa = np.array([float(r[m]) for r in b]), np.array([float(r[t]) for r in a])
+    ratio = pa / pb
+    assert ratio.max() / ratio.min() - 1 < 1e-5 and abs(ratio[0] / printed[t] - 1) < 1e-3, (t, ratio.min(), ratio.max(), printed)
+    med = np.median(f["label/y"][:, labels.index(t)] / pa)
+    assert abs(med - 1) < 1e-5, (t, med)
+print("seercalibrate on an ensemble: %d metrics x one factor each, medians now 1" % len(ms))
+PY
+
 # errors: one line, non-zero, naming the file
 expect_err() { # expect_err PATTERN CMD...
     pat=$1; shift
@@ -210,8 +239,6 @@ expect_err "give FROM=TO" "$seercalibrate" "$work/m_fp32.seer" "$work/a100.h5" -
 expect_err "cpu_xeon.seer: predicts other metrics than member 0" \
     "$seerexport" --ensemble "$work/m_fp32.seer" "$here/../predictors/cpu_xeon.seer" -o "$work/x.seer"
 expect_err "ens.seer: is an ensemble itself" "$seerexport" --ensemble "$work/ens.seer" "$work/m_fp32.seer" -o "$work/x.seer"
-expect_err "ens.seer: is an ensemble \(seerexport --ensemble\): calibrate each member" \
-    "$seercalibrate" "$work/ens.seer" "$work/some.h5" -o "$work/x.seer"
 expect_err "members keep their dtype" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/m_int8.seer" -o "$work/x.seer" --dtype fp16
 expect_err "takes 2 to 16 .seer files \(got 1\)" "$seerexport" --ensemble "$work/m_fp32.seer" -o "$work/x.seer"
 expect_err "trunc.seer: (truncated|corrupt)" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/trunc.seer" -o "$work/x.seer"

@@ -20,7 +20,9 @@ static void usage(FILE *f) {
           "help). Each metric is multiplied by the median of measured / predicted over the graphs\n"
           "that carry its label; metrics the file does not measure are left alone. The factors\n"
           "and the file are recorded in the output (seer_info(model, \"calibration\")); the\n"
-          "training range it reports is unchanged, so unlike networks still carry the warning.\n\n"
+          "training range it reports is unchanged, so unlike networks still carry the warning.\n"
+          "An ensemble (seerexport --ensemble) is calibrated as a whole: its members each take\n"
+          "the same factors, which scale their geometric mean by exactly those.\n\n"
           "  --device FROM=TO  a device the model was not trained on: the metrics of device FROM\n"
           "                    (<FROM>_<metric>_<unit>) are calibrated against the file's labels\n"
           "                    <TO>_<metric>_<unit> and renamed so, and the output predicts for TO\n"
@@ -59,6 +61,90 @@ static void target_name(const char *name, const char *from, const char *to, char
     score_metric_device(name, d, sizeof d);
     if (from && !strcmp(d, from)) snprintf(out, len, "%s%s", to, name + strlen(from));
     else snprintf(out, len, "%s", name);
+}
+
+/* What a calibration does to one model's container: y x factor[k] for each metric, recorded. */
+typedef struct {
+    int M;
+    const double *factor;
+    char (*names)[128]; // each metric's name on the target
+    int rename;         // --device: the metrics take those names
+    const char *info;   // info.calibration
+} calib;
+
+/* o = c calibrated (one model, not an ensemble). */
+static void calibrate(const seer_container *c, const calib *cb, const char *origin, seer_container *o) {
+    seer_err err;
+    copy_container(c, "info.calibration", o);
+    ctr_add_str(o, "info.calibration", cb->info);
+    const ctr_kv *mu = ctr_get(o, "norm.label_mu", KV_F64ARR, origin, &err);
+    if (!mu || mu->n != cb->M)
+        seer_die("%s", mu ? "norm.label_mu does not have one value per metric" : err.msg);
+    // y = exp(t sigma + mu + log cost): a factor on y is log(factor) on mu
+    for (int k = 0; k < cb->M; k++) ((double *)mu->data)[k] += log(cb->factor[k]);
+    if (!cb->rename) return;
+    const ctr_kv *kv = ctr_get(o, "metrics.names", KV_STRARR, origin, &err);
+    if (!kv || kv->n != cb->M)
+        seer_die("%s", kv ? "metrics.names does not have one name per metric" : err.msg);
+    for (int k = 0; k < cb->M; k++) { // the metrics now name the target device
+        char **slot = (char **)kv->data + k;
+        free(*slot);
+        *slot = seer_strdup(cb->names[k]);
+    }
+}
+
+/* An ensemble (seerexport --ensemble) predicts the geometric mean of its members: every member
+ * calibrated by the same factors scales it by exactly those factors. Each member's image is
+ * calibrated, the ensemble written beside out, loaded back, and only then renamed into place. */
+static void write_ensemble(const seer_container *c, const calib *cb, const char *origin, const char *out) {
+    seer_err err;
+    seer_container o;
+    char tmp[1200], name[64], msg[1024];
+    ctr_init(&o, c->magic, c->version);
+    for (int i = 0; i < c->n_kv; i++) // the ensemble's own keys (its info falls back to member 0)
+        if (c->kv[i].type == KV_STR && strcmp(c->kv[i].key, "info.calibration"))
+            ctr_add_str(&o, c->kv[i].key, c->kv[i].data);
+        else if (c->kv[i].type == KV_I64)
+            ctr_add_i64(&o, c->kv[i].key, *(const int64_t *)c->kv[i].data);
+    ctr_add_str(&o, "info.calibration", cb->info);
+    const ctr_kv *nm = ctr_get(c, "ensemble.members", KV_I64, origin, &err);
+    if (!nm) seer_die("%s", err.msg);
+    int n = (int)*(const int64_t *)nm->data;
+    char **imgs = seer_calloc((size_t)n, sizeof *imgs);
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "ensemble.member.%d", i);
+        const ctr_tensor *t = ctr_tensor_find(c, name);
+        if (!t) seer_die("%s: no tensor %s", origin, name);
+        seer_container mc, mo;
+        snprintf(tmp, sizeof tmp, "%s (member %d)", origin, i);
+        if (ctr_read_mem(&mc, t->data, (size_t)t->nbytes, tmp, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err))
+            seer_die("%s", err.msg);
+        calibrate(&mc, cb, tmp, &mo);
+        snprintf(tmp, sizeof tmp, "%s.member%d", out, i); // the container writes files only
+        size_t len;
+        if (ctr_write(&mo, tmp, &err) || !(imgs[i] = seer_read_file(tmp, &len, &err))) {
+            remove(tmp);
+            seer_die("%s", err.msg);
+        }
+        remove(tmp);
+        ctr_add_tensor(&o, name, DT_I8, 1, (int64_t[]){(int64_t)len}, imgs[i]);
+        ctr_free(&mo), ctr_free(&mc);
+    }
+    snprintf(tmp, sizeof tmp, "%s.check", out);
+    seer_model *m;
+    if (ctr_write(&o, tmp, &err)) seer_die("%s", err.msg);
+    if (seer_load(tmp, &m, msg, sizeof msg)) {
+        remove(tmp);
+        seer_die("%s: the calibrated ensemble does not load: %s", out, msg);
+    }
+    seer_free(m);
+    if (rename(tmp, out)) {
+        remove(tmp);
+        seer_die("%s: cannot write it", out);
+    }
+    for (int i = 0; i < n; i++) free(imgs[i]);
+    free(imgs);
+    ctr_free(&o);
 }
 
 static int valid_device(const char *s) {
@@ -110,9 +196,6 @@ int main(int argc, char **argv) {
     char msg[1024];
     seer_model *m;
     if (seer_load(model, &m, msg, sizeof msg)) seer_die("%s", msg);
-    if (!strcmp(seer_info(m, "model"), "ensemble"))
-        seer_die("%s: is an ensemble (seerexport --ensemble): calibrate each member, then join "
-                 "the calibrated members again", model);
     pg_dataset ds;
     double *pred;
     seer_err err;
@@ -159,29 +242,21 @@ int main(int argc, char **argv) {
                  "nothing to calibrate with (name the label columns as the metrics%s)", data,
                  names[0], M > 1 ? ", ..." : "", to ? "" : ", or --device FROM=TO for another device");
     }
-    seer_container c, o;
-    if (ctr_read(&c, model, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err)) seer_die("%s", err.msg);
-    const ctr_kv *mu = ctr_get(&c, "norm.label_mu", KV_F64ARR, model, &err);
-    if (!mu || mu->n != M) seer_die("%s", mu ? "norm.label_mu does not have one value per metric" : err.msg);
-    // y = exp(t sigma + mu + log cost): a factor on y is log(factor) on mu
-    for (int k = 0; k < M; k++) ((double *)mu->data)[k] += log(factor[k]);
     const char *prev = seer_info(m, "calibration"); // a second calibration composes with the first
     char info[8192];
     snprintf(info, sizeof info, "%s%s%s%s%s%s%s", prev ? prev : "", prev ? "; then " : "",
              to ? "device " : "", to ? from : "", to ? " -> " : "", to ? to : "", to ? ", " : "");
     snprintf(info + strlen(info), sizeof info - strlen(info), "%s", note);
-    copy_container(&c, "info.calibration", &o);
-    ctr_add_str(&o, "info.calibration", info);
-    if (to) { // the metrics now name the target device
-        const ctr_kv *kv = ctr_get(&o, "metrics.names", KV_STRARR, out, &err);
-        if (!kv || kv->n != M) seer_die("%s", kv ? "metrics.names does not have one name per metric" : err.msg);
-        for (int k = 0; k < M; k++) {
-            char **slot = (char **)kv->data + k;
-            free(*slot);
-            *slot = seer_strdup(names[k]);
-        }
+    calib cb = {M, factor, names, to != NULL, info};
+    seer_container c, o;
+    if (ctr_read(&c, model, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err)) seer_die("%s", err.msg);
+    if (!strcmp(seer_info(m, "model"), "ensemble")) {
+        write_ensemble(&c, &cb, model, out);
+    } else {
+        calibrate(&c, &cb, model, &o);
+        if (ctr_write(&o, out, &err)) seer_die("%s", err.msg);
+        ctr_free(&o);
     }
-    if (ctr_write(&o, out, &err)) seer_die("%s", err.msg);
     for (int k = 0; k < M; k++) {
         if (count[k])
             printf("%-28s x %.4f (median of measured / predicted over %lld graphs)%s%s\n",
@@ -192,7 +267,7 @@ int main(int argc, char **argv) {
             printf("%-28s not measured in the file: unchanged\n", names[k]);
     }
     printf("wrote %s\n", out);
-    ctr_free(&o), ctr_free(&c);
+    ctr_free(&c);
     free(factor), free(r), free(count), free(pred), free(names);
     pg_free(&ds);
     seer_free(m);
