@@ -213,6 +213,21 @@ for m in ms:
 print("seercalibrate on an ensemble: %d metrics x one factor each, medians now 1" % len(ms))
 PY
 
+# an ensemble given to --ensemble contributes its members: (fp32, int8) + fp32 = three members,
+# the geometric mean of fp32, int8 and fp32
+"$seerexport" --ensemble "$work/ens.seer" "$work/m_fp32.seer" -o "$work/ens3.seer" | tee "$work/ens3.txt" ||
+    fail "seerexport --ensemble with an ensemble"
+grep -q "an ensemble of 3 models" "$work/ens3.txt" || fail "seerexport --ensemble: the members of an ensemble"
+"$seerpredict" "$work/ens3.seer" "$work/some.h5" --predictions "$work/ens3.csv" >/dev/null || fail "predicting with ens3"
+"$python" - "$work/before.csv" "$work/int8.csv" "$work/ens3.csv" <<'PY' || fail "the flattened ensemble's predictions"
+import csv, sys
+a, b, e = (list(csv.DictReader(open(p))) for p in sys.argv[1:4])
+ms = [m for m in a[0] if m not in ("name", "in_range")]
+worst = max(abs(float(z[m]) / (float(x[m]) ** 2 * float(y[m])) ** (1 / 3) - 1) for x, y, z in zip(a, b, e) for m in ms)
+assert worst < 1e-6, worst
+print("seerexport --ensemble of an ensemble and a model: the geometric mean of 3 members to %.1e" % worst)
+PY
+
 # errors: one line, non-zero, naming the file
 expect_err() { # expect_err PATTERN CMD...
     pat=$1; shift
@@ -238,7 +253,6 @@ expect_err "give FROM=TO" "$seercalibrate" "$work/m_fp32.seer" "$work/a100.h5" -
 [ ! -e "$work/x.seer" ] || fail "a failed calibration left a file"
 expect_err "cpu_xeon.seer: predicts other metrics than member 0" \
     "$seerexport" --ensemble "$work/m_fp32.seer" "$here/../predictors/cpu_xeon.seer" -o "$work/x.seer"
-expect_err "ens.seer: is an ensemble itself" "$seerexport" --ensemble "$work/ens.seer" "$work/m_fp32.seer" -o "$work/x.seer"
 expect_err "members keep their dtype" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/m_int8.seer" -o "$work/x.seer" --dtype fp16
 expect_err "takes 2 to 16 .seer files \(got 1\)" "$seerexport" --ensemble "$work/m_fp32.seer" -o "$work/x.seer"
 expect_err "trunc.seer: (truncated|corrupt)" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/trunc.seer" -o "$work/x.seer"

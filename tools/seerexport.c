@@ -31,26 +31,25 @@ static void usage(FILE *f) {
           "                      and dataset schema (other seeds or architectures): libseer predicts\n"
           "                      the geometric mean of theirs, which varies less from one training\n"
           "                      run to the next (benchmarks/transfer.md); range and provenance are\n"
-          "                      the first model's\n",
+          "                      the first model's. An ensemble given here contributes its members.\n",
           f);
 }
 
 /* --ensemble: the members' files, whole, as byte tensors of one container; loaded back through
- * libseer (which checks that they agree) before it takes the output's name. */
+ * libseer (which checks that they agree) before it takes the output's name. An input that is an
+ * ensemble itself contributes its members (each then weighs as much as any other member). */
 static int write_ensemble(char **paths, int n, const char *out) {
     if (n < 2 || n > 16) {
         fprintf(stderr, "seerexport: error: --ensemble takes 2 to 16 .seer files (got %d)\n", n);
         return 2;
     }
-    seer_container c;
+    seer_container c, *in = calloc((size_t)n, sizeof *in);
     seer_err err;
     char **bufs = calloc((size_t)n, sizeof *bufs), desc[4096], tmp[1200], msg[1024];
     size_t used = 0;
-    int rc = 1;
+    int rc = 1, k = 0; // k: members so far
     ctr_init(&c, SEER_MODEL_MAGIC, SEER_MODEL_VERSION);
-    ctr_add_i64(&c, "ensemble.members", n);
     ctr_add_str(&c, "model.name", "ensemble");
-    used += (size_t)snprintf(desc, sizeof desc, "%d members:", n);
     for (int i = 0; i < n; i++) {
         size_t len;
         seer_model *m;
@@ -62,14 +61,46 @@ static int write_ensemble(char **paths, int n, const char *out) {
             fprintf(stderr, "seerexport: error: %s\n", msg);
             goto done;
         }
+        int nested = !strcmp(seer_info(m, "model"), "ensemble");
         if (used < sizeof desc)
-            used += (size_t)snprintf(desc + used, sizeof desc - used, "%s %s (%s)", i ? "," : "",
-                                     seer_info(m, "model"), paths[i]);
+            used += (size_t)snprintf(desc + used, sizeof desc - used, "%s %s (%s)",
+                                     i ? "," : "", nested ? "the members of" : seer_info(m, "model"),
+                                     paths[i]);
         seer_free(m);
-        char name[64];
-        snprintf(name, sizeof name, "ensemble.member.%d", i);
-        ctr_add_tensor(&c, name, DT_I8, 1, (int64_t[]){(int64_t)len}, bufs[i]);
+        // the member images: this file, or the members of an ensemble
+        int64_t count = 1;
+        if (nested) {
+            const ctr_kv *kv;
+            if (ctr_read_mem(&in[i], bufs[i], len, paths[i], SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err) ||
+                !(kv = ctr_get(&in[i], "ensemble.members", KV_I64, paths[i], &err))) {
+                fprintf(stderr, "seerexport: error: %s\n", err.msg);
+                goto done;
+            }
+            count = *(const int64_t *)kv->data;
+        }
+        for (int64_t j = 0; j < count; j++, k++) {
+            if (k >= 16) {
+                fprintf(stderr, "seerexport: error: --ensemble: more than 16 members with those of %s\n",
+                        paths[i]);
+                goto done;
+            }
+            const void *img = bufs[i];
+            int64_t ilen = (int64_t)len;
+            char name[64];
+            if (nested) {
+                snprintf(name, sizeof name, "ensemble.member.%lld", (long long)j);
+                const ctr_tensor *t = ctr_tensor_find(&in[i], name);
+                if (!t) {
+                    fprintf(stderr, "seerexport: error: %s: no tensor %s\n", paths[i], name);
+                    goto done;
+                }
+                img = t->data, ilen = (int64_t)t->nbytes;
+            }
+            snprintf(name, sizeof name, "ensemble.member.%d", k);
+            ctr_add_tensor(&c, name, DT_I8, 1, (int64_t[]){ilen}, img);
+        }
     }
+    ctr_add_i64(&c, "ensemble.members", k);
     ctr_add_str(&c, "info.ensemble", desc);
     snprintf(tmp, sizeof tmp, "%s.check", out);
     seer_model *m;
@@ -96,12 +127,15 @@ static int write_ensemble(char **paths, int n, const char *out) {
     }
     struct stat sb;
     printf("wrote %s: %.1f KiB, an ensemble of %d models, %lld parameters in all\n", out,
-           stat(out, &sb) ? 0.0 : (double)sb.st_size / 1024.0, n, (long long)params);
+           stat(out, &sb) ? 0.0 : (double)sb.st_size / 1024.0, k, (long long)params);
     rc = 0;
 done:
     ctr_free(&c);
-    for (int i = 0; i < n; i++) free(bufs[i]);
-    free(bufs);
+    for (int i = 0; i < n; i++) {
+        if (in[i].file) ctr_free(&in[i]);
+        free(bufs[i]);
+    }
+    free(bufs), free(in);
     return rc;
 }
 
