@@ -144,7 +144,7 @@ def main():
             ens = os.path.join(a.work, "cpu_epyc.seer")
             run([os.path.join(a.build, "seerexport"), "--ensemble", os.path.join(a.work, "cpu_epyc_cal%d.seer" % k),
                  seer, "-o", ens], ens + ".log")
-            rows.append(("ensemble (seerexport --ensemble) of the two rows above: the Xeon predictor calibrated on "
+            rows.append(("ensemble (seerexport --ensemble, an ensemble contributing its members) of the two rows above: the Xeon predictor calibrated on "
                          "%d EPYC architectures and the one trained on %d" % (k, len(train)),
                          predictions(a, ens, test_h5, "cpu_epyc")))
     n_cfg = len(lines)
