@@ -9,8 +9,9 @@ seerexport --ensemble predicts). Cells are time MAPE %, training step / inferenc
 column is the mean over the ten. What predictors/cpu_xeon.seer's choice of two architectures
 rests on.
 
-    python3 benchmarks/families_pair.py [--work DIR] [--epochs 80]
-Runs already in WORK (a summary.json) are kept.
+    python3 benchmarks/families_pair.py [--work DIR] [--epochs 80] [--seed N] [--recipes A,B]
+Runs already in WORK (a summary.json) are kept; --seed N (train.seed, default 1) trains and
+scores runs of that seed beside them.
 """
 import argparse
 import csv
@@ -36,14 +37,16 @@ ENSEMBLES = [("perfsage additive", "perfsage", "gcn"), ("perfsage additive", "gc
 
 
 def train(a, hold, recipe):
-    run = os.path.join(a.work, "%s_%s" % (hold.replace(" ", "_"), recipe.replace(" ", "_")))
+    run = os.path.join(a.work, "%s_%s%s" % (hold.replace(" ", "_"), recipe.replace(" ", "_"),
+                                            "_seed%d" % a.seed if a.seed != 1 else ""))
     if not os.path.exists(os.path.join(run, "summary.json")):
         cmd = [os.path.join(a.build, "seertrain"), os.path.join(ROOT, "configs/multi.ini"), "--quiet"]
         for s in ["data.path=" + a.data, "data.labels=" + ",".join(LABELS), "train.multi_task=sum",
                   "data.test_family=" + ",".join("space/" + f for f in HOLDOUTS[hold]),
                   "data.train_frac=0.8", "data.val_frac=0.1", "train.epochs=%d" % a.epochs,
                   "train.batch_size=16", "model.target=roofline", "model.clamp=range", "train.threads=1",
-                  "output.dir=" + a.work, "output.run=" + os.path.basename(run), "output.plot=0"] + RECIPES[recipe]:
+                  "output.dir=" + a.work, "output.run=" + os.path.basename(run), "output.plot=0",
+                  "train.seed=%d" % a.seed] + RECIPES[recipe]:
             cmd += ["--set", s]
         with open(run + ".log", "w") as f:
             if subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode:
@@ -62,14 +65,20 @@ def main():
                     help="configs/cpu_xeon.ini says how to build it")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--epochs", type=int, default=80)
+    ap.add_argument("--seed", type=int, default=1, help="train.seed of every run")
+    ap.add_argument("--recipes", default=",".join(RECIPES), help="a subset of: " + ", ".join(RECIPES))
     a = ap.parse_args()
+    recipes = a.recipes.split(",")
+    bad = [r for r in recipes if r not in RECIPES]
+    if bad:
+        sys.exit("families_pair.py: unknown recipe %s (see --help)" % ", ".join(bad))
     if not os.path.exists(a.data):
         sys.exit("families_pair.py: %s missing (see --help)" % a.data)
     os.makedirs(a.work, exist_ok=True)
-    runs = {(h, r): train(a, h, r) for h in HOLDOUTS for r in RECIPES}
+    runs = {(h, r): train(a, h, r) for h in HOLDOUTS for r in recipes}
     print("| recipe | " + " | ".join("without " + h for h in HOLDOUTS) + " | mean |")
     print("|---" * (len(HOLDOUTS) + 2) + "|")
-    for combo in [(r,) for r in RECIPES] + ENSEMBLES:
+    for combo in [(r,) for r in recipes] + [e for e in ENSEMBLES if all(r in recipes for r in e)]:
         cells, all_ = [], []
         for h in HOLDOUTS:
             y = runs[(h, combo[0])][0]
