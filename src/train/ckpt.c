@@ -15,6 +15,27 @@
 static const char *const VAL_KEYS[5] = {"val.mape", "val.rmspe", "val.within10", "val.spearman",
                                         "val.kendall"};
 
+/* The model's operator embedding, when it has one over the op table the coverage counted. */
+static const param_info *op_embed(const trainer *t) {
+    for (int i = 0; !t->closed && i < t->net.pt.n; i++) {
+        const param_info *pi = &t->net.pt.p[i];
+        if (!strcmp(pi->name, "op_embed.weight") && pi->rows == t->cov.n_ops && t->cov.op_counts)
+            return pi;
+    }
+    return NULL;
+}
+
+void trainer_fill_unseen_ops(trainer *t) {
+    const param_info *emb = op_embed(t);
+    if (!emb) return;
+    size_t bytes = sizeof(float) * (size_t)(emb->rows * emb->cols);
+    float *host = seer_malloc(bytes);
+    t->be->download(t->be->ctx, host, t->params + emb->offset, bytes);
+    coverage_fill_unseen(&t->cov, host, emb->rows, emb->cols);
+    t->be->upload(t->be->ctx, t->params + emb->offset, host, bytes);
+    free(host);
+}
+
 int trainer_save(const trainer *t, const char *path, seer_err *err) {
     if (t->rank != 0) return 0; // rank 0 writes the checkpoints of a parallel run
     seer_container c;
@@ -90,11 +111,8 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     t->be->download(t->be->ctx, host, t->params, pb);
     t->be->download(t->be->ctx, host + t->P, t->adam_m, pb);
     t->be->download(t->be->ctx, host + 2 * t->P, t->adam_v, pb);
-    for (int i = 0; i < m->pt.n; i++) { // an operator embedding: unseen operators read as average
-        const param_info *pi = &m->pt.p[i];
-        if (!strcmp(pi->name, "op_embed.weight") && pi->rows == t->cov.n_ops)
-            coverage_fill_unseen(&t->cov, host + pi->offset, pi->rows, pi->cols);
-    }
+    const param_info *emb = op_embed(t); // unseen operators read as average ones
+    if (emb) coverage_fill_unseen(&t->cov, host + emb->offset, emb->rows, emb->cols);
     for (int i = 0; i < m->pt.n; i++) {
         const param_info *pi = &m->pt.p[i];
         int64_t dims[2] = {pi->rows, pi->cols};

@@ -668,6 +668,7 @@ static int run_epoch_end(trainer *t, run_state *r, const seer_rng *next_rng, dou
     double imbalance = t->imb_mean > 0 ? t->imb_max / t->imb_mean : 1.0;
     t->imb_max = t->imb_mean = 0;
     dist_phase("evaluation");
+    trainer_fill_unseen_ops(t); // before validation reads them
     t->epoch++;
     t->batch_in_epoch = 0;
     t->rng_epoch = *next_rng;

@@ -93,6 +93,10 @@ void trainer_free(trainer *t);
 /* Loads parameters, optimizer moments, normalisation and progress from a checkpoint. */
 int trainer_load(trainer *t, const char *ckpt_path, seer_err *err);
 int trainer_save(const trainer *t, const char *ckpt_path, seer_err *err);
+/* The operator embedding's rows (op_embed.weight) of operators the training split never had set
+ * to the seen rows' mean (data/coverage.h: coverage_fill_unseen), in the live parameters: done
+ * at every epoch end before validation, and on the copy every checkpoint writes. */
+void trainer_fill_unseen_ops(trainer *t);
 /* Loads only the parameters (and reports the checkpoint's step). */
 int trainer_load_params(trainer *t, const char *ckpt_path, int64_t *step, seer_err *err);
 
