@@ -120,13 +120,8 @@ static void write_ensemble(const seer_container *c, const calib *cb, const char 
         if (ctr_read_mem(&mc, t->data, (size_t)t->nbytes, tmp, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err))
             seer_die("%s", err.msg);
         calibrate(&mc, cb, tmp, &mo);
-        snprintf(tmp, sizeof tmp, "%s.member%d", out, i); // the container writes files only
         size_t len;
-        if (ctr_write(&mo, tmp, &err) || !(imgs[i] = seer_read_file(tmp, &len, &err))) {
-            remove(tmp);
-            seer_die("%s", err.msg);
-        }
-        remove(tmp);
+        imgs[i] = ctr_write_mem(&mo, &len);
         ctr_add_tensor(&o, name, DT_I8, 1, (int64_t[]){(int64_t)len}, imgs[i]);
         ctr_free(&mo), ctr_free(&mc);
     }

@@ -142,7 +142,8 @@ uint32_t ctr_crc32c(uint32_t crc, const void *p, size_t n) {
     return ~crc;
 }
 
-int ctr_write(const seer_container *c, const char *path, seer_err *err) {
+/* The header (magic .. its checksum, padded to 64 bytes); the tensors' data follows it. */
+static bytes header(const seer_container *c) {
     bytes h = {0};
     put(&h, c->magic, 8);
     put_u32(&h, c->version);
@@ -180,7 +181,28 @@ int ctr_write(const seer_container *c, const char *path, seer_err *err) {
     put_u32(&h, ctr_crc32c(0, h.p, h.n));
     static const uint8_t zeros[64] = {0};
     put(&h, zeros, align64(h.n) - h.n);
+    return h;
+}
 
+void *ctr_write_mem(const seer_container *c, size_t *len) {
+    bytes h = header(c);
+    size_t n = h.n;
+    for (int i = 0; i < c->n_t; i++) n = i + 1 < c->n_t ? align64(n + c->t[i].nbytes) : n + c->t[i].nbytes;
+    uint8_t *out = seer_calloc(n ? n : 1, 1);
+    memcpy(out, h.p, h.n);
+    size_t at = h.n;
+    for (int i = 0; i < c->n_t; i++) {
+        if (c->t[i].nbytes) memcpy(out + at, c->t[i].data, c->t[i].nbytes);
+        at = i + 1 < c->n_t ? align64(at + c->t[i].nbytes) : at + c->t[i].nbytes;
+    }
+    free(h.p);
+    *len = n;
+    return out;
+}
+
+int ctr_write(const seer_container *c, const char *path, seer_err *err) {
+    static const uint8_t zeros[64] = {0};
+    bytes h = header(c);
     size_t len = strlen(path);
     char *tmp = seer_malloc(len + 16);
     snprintf(tmp, len + 16, "%s.tmp", path);

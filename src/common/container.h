@@ -73,6 +73,8 @@ void ctr_add_tensor(seer_container *c, const char *name, int dtype, int ndim,
                     const int64_t *dims, const void *data);
 
 int ctr_write(const seer_container *c, const char *path, seer_err *err);
+/* The same bytes ctr_write puts in a file, in a new buffer (*len its size; the caller frees). */
+void *ctr_write_mem(const seer_container *c, size_t *len);
 /* Reads and checks the file; expects the magic and at most max_version. */
 int ctr_read(seer_container *c, const char *path, const char magic[8], uint32_t max_version,
              seer_err *err);
