@@ -11,13 +11,16 @@ Regenerates benchmarks/transfer.md:
    that space), its best checkpoint exported and scored with `seerpredict --predictions` on every
    graph of the other space. Reported at the shared batches (1 and 32): MAPE and Spearman per GPU
    and batch, and their mean.
-2. Leave-one-style-out on the design space measured on this machine's CPU (datasets/space_cpu/,
-   built into WORK/space_xeon.h5 with scripts/space/make_dataset.py): for each stage style, every
+2. Leave-one-style-out on the design space measured on a CPU (--cpu: the Xeon's or the EPYC's
+   measurements in datasets/space_cpu/, default the machine it runs on; built into
+   WORK/space_<cpu>.h5 with scripts/space/make_dataset.py): for each stage style, every
    network that has a stage of that style is the test split (data.test_family), the others train;
    labels train_time_ms and infer_time_ms.
 3. Leave one family out on the widened space on the same CPU (the CNNs above plus the ConvNeXt,
    ViT, DeiT and MLP-Mixer networks of specs_w.jsonl, WORK/space_all.h5): each of the four
    families held out in turn, and all four at once (trained on CNNs alone: CNN -> transformers).
+   Sections 2 and 3 take the measurement files as they are (a running measure.py's last,
+   incomplete line is left out) and say how many configurations they hold.
 
 Models: seernet as PerfSeer describes it (target = log, no clamp), seernet / perfsage / gcn with
 [model] target = roofline and clamp = range, the linear baseline (ridge on a bag of operators,
@@ -48,6 +51,9 @@ STYLES = ["vgg", "inception", "resnext", "densenet", "mobilenet"]
 NEW_FAMILIES = ["convnext", "vit", "deit", "mixer"]
 HOLDOUTS = [[f] for f in NEW_FAMILIES] + [NEW_FAMILIES]  # leave-one-family-out, then all four
 CPU_LABELS = ["train_time_ms", "infer_time_ms"]
+# --cpu -> the measurement files of datasets/space_cpu: (CNN stages of specs_r, the widened families of specs_w)
+CPUS = {"xeon": (["measurements_xeon.jsonl"], ["measurements_xeon.jsonl", "measurements_xeon_w.jsonl"]),
+        "epyc": (["measurements_epyc.jsonl"], ["measurements_epyc.jsonl"])}
 
 # name -> seertrain overrides (the roofline variants are this round's extrapolating options)
 ROOF = ["model.target=roofline", "model.clamp=range"]
@@ -110,14 +116,20 @@ def calibration_groups(d):
 
 
 def calibrate(pred, d, shots):
-    """Each label's predictions times the median measured / predicted over the graphs of the shot
-    architectures; returns them and the mask of the graphs left to score."""
+    """What `seercalibrate` does with the shot architectures' graphs: each label's predictions times
+    the median measured / predicted at each batch (log factor linear in log1p(batch) between the
+    batches measured, constant beyond); returns them and the mask of the graphs left to score."""
     shot = np.array([n.split("@")[0] in shots for n in d["name"]])
     out = pred.copy()
+    lb = np.log1p(d["batch"].astype(np.float32)).astype(np.float64)
     for k in range(pred.shape[1]):
-        ok = shot & np.isfinite(d["y"][:, k])
-        if ok.any():
-            out[:, k] *= np.median(d["y"][ok, k] / pred[ok, k])
+        x, f = [], []
+        for b in np.unique(d["batch"][shot]):
+            ok = shot & np.isfinite(d["y"][:, k]) & (d["batch"] == b)
+            if ok.any():
+                x.append(np.log1p(np.float32(b))), f.append(np.log(np.median(d["y"][ok, k] / pred[ok, k])))
+        if x:
+            out[:, k] *= np.exp(np.interp(lb, x, f))
     return out, ~shot
 
 
@@ -167,7 +179,7 @@ def export(a, run_dir):
 
 def loso_job(a, style, name, families):
     held = sorted(f for f in families if style in f.split("/", 1)[1].split("+"))
-    tag = "loso_%s_%s" % (style, name.replace(" ", "_").replace("(", "").replace(")", ""))
+    tag = "loso_%s_%s_%s" % (a.cpu, style, name.replace(" ", "_").replace("(", "").replace(")", ""))
     run_dir = os.path.join(a.work, tag)
     sets = ["data.path=" + a.space, "data.labels=" + ",".join(CPU_LABELS), "train.multi_task=sum",
             "data.test_family=" + ",".join(held), "data.train_frac=0.8", "data.val_frac=0.1",
@@ -180,7 +192,7 @@ def loso_job(a, style, name, families):
 
 
 def lofo_job(a, held, name):
-    tag = "lofo_%s_%s" % ("+".join(held), name.replace(" ", "_").replace("(", "").replace(")", ""))
+    tag = "lofo_%s_%s_%s" % (a.cpu, "+".join(held), name.replace(" ", "_").replace("(", "").replace(")", ""))
     run_dir = os.path.join(a.work, tag)
     sets = ["data.path=" + a.space_all, "data.labels=" + ",".join(CPU_LABELS), "train.multi_task=sum",
             "data.test_family=" + ",".join("space/" + f for f in held), "data.train_frac=0.8",
@@ -193,15 +205,15 @@ def lofo_job(a, held, name):
 
 
 def lofo(a, names):
-    a.space_all = os.path.join(a.work, "space_all.h5")
+    a.space_all = os.path.join(a.work, "space_all_%s.h5" % a.cpu)
     sd = os.path.join(ROOT, "datasets/space_cpu")
     if not (a.reuse and os.path.exists(a.space_all)):  # --reuse: the data the kept runs trained on
         run([sys.executable, os.path.join(ROOT, "scripts/space/make_dataset.py"), "--specs",
              os.path.join(sd, "specs_r.jsonl") + "," + os.path.join(sd, "specs_w.jsonl"), "--measurements",
-             os.path.join(sd, "measurements_xeon.jsonl") + "," + os.path.join(sd, "measurements_xeon_w.jsonl"),
-             "-o", a.space_all, "--onnx-dir", os.path.join(a.work, "space_all_onnx"),
-             "--card", os.path.join(a.work, "space_all_card.md"), "--seerconvert", os.path.join(a.build, "seerconvert")],
-            os.path.join(a.work, "space_all_build.log"))
+             ",".join(cpu_measurements(a, "w", CPUS[a.cpu][1])),
+             "-o", a.space_all, "--onnx-dir", os.path.join(a.work, "space_all_onnx_" + a.cpu),
+             "--card", os.path.join(a.work, "space_all_card_%s.md" % a.cpu), "--seerconvert",
+             os.path.join(a.build, "seerconvert")], os.path.join(a.work, "space_all_build_%s.log" % a.cpu))
     sp = read_h5(a.space_all, CPU_LABELS)
     fam = np.array([f.split("/", 1)[1] for f in sp["family"]])
     counts = {f: len({n.split("@")[0] for n, g in zip(sp["name"], fam) if g == f}) for f in NEW_FAMILIES}
@@ -218,7 +230,7 @@ def lofo(a, names):
             l: scores(logflops_fit(sp["x"][~held], sp["y"][~held, k])(sp["x"][held]), sp["y"][held, k])
             for k, l in enumerate(CPU_LABELS)}
     heads = ["without %s" % h[0] if len(h) == 1 else "CNNs only (without all four)" for h in HOLDOUTS]
-    lines = ["## Leave one family out: CNNs, ConvNeXt, ViT, DeiT and MLP-Mixer on this machine's CPU", "",
+    lines = ["## Leave one family out: CNNs, ConvNeXt, ViT, DeiT and MLP-Mixer on the %s" % cpu_name(a, "w"), "",
              "%d graphs (%d architectures x batch 1/4/16: the CNNs of section 2 and %s) measured with "
              "scripts/measure/measure.py; the test split is every network of the held-out family (data.test_family), "
              "the rest trains (80/10 train/val, the 10%% test share trains too), %d epochs. Cells: MAPE %% / "
@@ -255,6 +267,9 @@ def main():
     ap.add_argument("--models", default=",".join(MODELS),
                     help="comma-separated subset of the learned models (default: all): " + ", ".join(MODELS))
     ap.add_argument("--skip-families", action="store_true", help="leave out section 3 (the widened space)")
+    here = "epyc" if "EPYC" in machine() else "xeon"
+    ap.add_argument("--cpu", choices=sorted(CPUS), default=here,
+                    help="whose CPU measurements sections 2 and 3 train on (default: this machine's, %s)" % here)
     a = ap.parse_args()
     unknown = [m for m in a.models.split(",") if m not in MODELS]
     if unknown:
@@ -324,9 +339,10 @@ def main():
              % ("the first %d" % a.limit if a.limit else "all", a.epochs), "",
              "Targets (issue: generalisation): Spearman >= 0.9 and MAPE <= 15% on both directions; the best model at "
              "least as good as the log-FLOPs regression.", "",
-             "Rows marked *+10 measured* rescale each label's predictions by one factor, the median of measured / "
-             "predicted over %d target architectures (all their batches; seeded), and score the other graphs: what "
-             "a user gets after measuring a handful of networks of the new space (HELP's few-shot setting)." % SHOTS, ""]
+             "Rows marked *+10 measured* rescale each label's predictions at each batch by one factor, the median of "
+             "measured / predicted over %d target architectures at that batch (seeded; what `seercalibrate` does "
+             "with a file of them), and score the other graphs: what a user gets after measuring a handful of "
+             "networks of the new space (HELP's few-shot setting)." % SHOTS, ""]
     for s, d in (("nb201", "fbnet"), ("fbnet", "nb201")):
         dst = data[d]
         lines += ["## %s -> %s" % (s, d), "",
@@ -431,13 +447,14 @@ def kept_section(old, header):
 
 
 def loso(a, names):
-    a.space = os.path.join(a.work, "space_xeon.h5")
+    a.space = os.path.join(a.work, "space_%s.h5" % a.cpu)
     if not (a.reuse and os.path.exists(a.space)):  # --reuse: the data the kept runs trained on
         run([sys.executable, os.path.join(ROOT, "scripts/space/make_dataset.py"), "--specs",
              os.path.join(ROOT, "datasets/space_cpu/specs_r.jsonl"), "--measurements",
-             os.path.join(ROOT, "datasets/space_cpu/measurements_xeon.jsonl"), "-o", a.space,
-             "--onnx-dir", os.path.join(a.work, "space_onnx"), "--card", os.path.join(a.work, "space_card.md"),
-             "--seerconvert", os.path.join(a.build, "seerconvert")], os.path.join(a.work, "space_build.log"))
+             ",".join(cpu_measurements(a, "r", CPUS[a.cpu][0])), "-o", a.space,
+             "--onnx-dir", os.path.join(a.work, "space_onnx_" + a.cpu),
+             "--card", os.path.join(a.work, "space_card_%s.md" % a.cpu),
+             "--seerconvert", os.path.join(a.build, "seerconvert")], os.path.join(a.work, "space_build_%s.log" % a.cpu))
     sp = read_h5(a.space, CPU_LABELS)
     families = sorted(set(sp["family"]))
     res = {}
@@ -454,7 +471,7 @@ def loso(a, names):
             pred = logflops_fit(sp["x"][~held], sp["y"][~held, k])(sp["x"][held])
             out[l] = scores(pred, sp["y"][held, k])
         res[(st, "log-FLOPs regression")] = out
-    lines = ["## Leave one stage style out: the design space on this machine's CPU", "",
+    lines = ["## Leave one stage style out: the design space on the %s" % cpu_name(a, "r"), "",
              "%d graphs (%d architectures x batch 1/4/16) measured with scripts/measure/measure.py; for each style "
              "the test split is every network with a stage of that style (data.test_family), the rest trains "
              "(80/10 train/val, the 10%% test share trains too), %d epochs. Cells: MAPE %% / Spearman of train_time_ms, then infer_time_ms."
@@ -467,6 +484,32 @@ def loso(a, names):
             cells.append("<br>".join(fmt(r[l]) for l in CPU_LABELS))
         lines.append("| %s | %s |" % (m, " | ".join(cells)))
     return lines + [""]
+
+
+def cpu_measurements(a, part, files):
+    """Copies of the measurement files under WORK: their complete lines (measure.py may be appending to
+    them), and for part "r" only the CNN-stage architectures (ids r...: specs_r.jsonl's)."""
+    out = []
+    for fn in files:
+        dst = os.path.join(a.work, "%s.%s" % (part, fn))
+        with open(os.path.join(ROOT, "datasets/space_cpu", fn)) as f, open(dst, "w") as o:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue  # the line a running measure.py is writing (or a blank one)
+                if part == "w" or r["id"].startswith("r"):
+                    o.write(line if line.endswith("\n") else line + "\n")
+        out.append(dst)
+    return out
+
+
+def cpu_name(a, part):
+    """The section's machine (the device_name its measurements record) and its files."""
+    files = CPUS[a.cpu][0 if part == "r" else 1]
+    with open(os.path.join(ROOT, "datasets/space_cpu", files[0])) as f:
+        device = json.loads(f.readline()).get("device_name", a.cpu)
+    return "%s (datasets/space_cpu/%s)" % (device, ", ".join(files))
 
 
 def machine():

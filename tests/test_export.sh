@@ -163,6 +163,34 @@ for m in ms:
 print("seercalibrate --device: %d metrics renamed, predictions equal to the same-device calibration" % len(ms))
 PY
 
+# seercalibrate with several batches: one factor per metric and batch (x2 at batch 1, x0.5 at 32,
+# a fifth of the graphs 10 times off to show it is the median), log-linear in log_batch between
+# them, constant beyond (batch 8 between, 256 beyond); the output is format version 3
+cc="$python $here/calib_check.py"
+version() { "$python" -c 'import struct, sys; print(struct.unpack("<I", open(sys.argv[1], "rb").read()[8:12])[0])' "$1"; }
+$cc copies "$data" 100 "$work/probe.h5" 1,8,32,256 && $cc copies "$data" 100 "$work/two.h5" 1,32 ||
+    fail "writing the batch files"
+"$seerpredict" "$work/m_fp32.seer" "$work/probe.h5" --predictions "$work/probe0.csv" >/dev/null
+$cc label "$work/two.h5" "$work/probe0.csv" "$work/two_y.h5" 1:2,32:0.5 || fail "labelling two.h5"
+"$seercalibrate" "$work/m_fp32.seer" "$work/two_y.h5" -o "$work/calb.seer" | tee "$work/calb.txt" ||
+    fail "seercalibrate by batch"
+grep -q "titan_rtx_1_ms .* x 2.0000 at batch 1 (median of measured / predicted over 100 graphs)" "$work/calb.txt" &&
+    grep -q "titan_rtx_1_ms .* x 0.5000 at batch 32 " "$work/calb.txt" || fail "seercalibrate: the factors by batch"
+[ "$(version "$work/calb.seer")" = 3 ] && [ "$(version "$work/m_fp32.seer")" = 2 ] || fail "format versions"
+"$seerpredict" "$work/calb.seer" "$work/probe.h5" --predictions "$work/probe1.csv" >/dev/null
+$cc ratio "$work/probe0.csv" "$work/probe1.csv" 1:2,32:0.5 || fail "the calibrated predictions by batch"
+# calibrated again at batches 8 and 256 (x3, x1): the two compose, on the union of the batches
+$cc copies "$data" 100 "$work/two2.h5" 8,256 && $cc label "$work/two2.h5" "$work/probe1.csv" "$work/two2_y.h5" 8:3,256:1 ||
+    fail "labelling two2.h5"
+"$seercalibrate" "$work/calb.seer" "$work/two2_y.h5" -o "$work/calb2.seer" >/dev/null || fail "seercalibrate twice"
+"$seerpredict" "$work/calb2.seer" "$work/probe.h5" --predictions "$work/probe2.csv" >/dev/null
+$cc ratio "$work/probe1.csv" "$work/probe2.csv" 8:3,256:1 || fail "a second calibration by batch"
+# --one-factor: one median over both batches, a version-2 file
+"$seercalibrate" "$work/m_fp32.seer" "$work/two_y.h5" -o "$work/cal1.seer" --one-factor >"$work/cal1.txt" ||
+    fail "seercalibrate --one-factor"
+[ "$(grep -c "titan_rtx_1_ms .* x .* (median of measured / predicted over 200 graphs)" "$work/cal1.txt")" = 1 ] &&
+    [ "$(version "$work/cal1.seer")" = 2 ] || { cat "$work/cal1.txt"; fail "--one-factor"; }
+
 # seerexport --ensemble: one file of two exports; it predicts the geometric mean of theirs
 "$seerexport" --ensemble "$work/m_fp32.seer" "$work/m_int8.seer" -o "$work/ens.seer" | tee "$work/ens.txt" ||
     fail "seerexport --ensemble"
@@ -212,6 +240,17 @@ for m in ms:
     assert abs(med - 1) < 1e-5, (t, med)
 print("seercalibrate on an ensemble: %d metrics x one factor each, medians now 1" % len(ms))
 PY
+# by batch too: every member takes the knots, the ensemble (version 3 like them) moves by them,
+# and an ensemble with a calibrated member is as new as it
+"$seerpredict" "$work/ens.seer" "$work/probe.h5" --predictions "$work/probe_e0.csv" >/dev/null
+$cc label "$work/two.h5" "$work/probe_e0.csv" "$work/two_e.h5" 1:2,32:0.5 || fail "labelling two_e.h5"
+"$seercalibrate" "$work/ens.seer" "$work/two_e.h5" -o "$work/ensb.seer" >/dev/null || fail "seercalibrate by batch on an ensemble"
+"$seerpredict" "$work/ensb.seer" "$work/probe.h5" --predictions "$work/probe_e1.csv" >/dev/null
+$cc ratio "$work/probe_e0.csv" "$work/probe_e1.csv" 1:2,32:0.5 || fail "the ensemble calibrated by batch"
+"$seerexport" --ensemble "$work/calb.seer" "$work/m_fp32.seer" -o "$work/ens_mixed.seer" >/dev/null ||
+    fail "seerexport --ensemble with a calibrated member"
+[ "$(version "$work/ensb.seer")" = 3 ] && [ "$(version "$work/ens_mixed.seer")" = 3 ] &&
+    [ "$(version "$work/ens.seer")" = 2 ] || fail "the ensembles' format versions"
 
 # an ensemble given to --ensemble contributes its members: (fp32, int8) + fp32 = three members,
 # the geometric mean of fp32, int8 and fp32

@@ -29,6 +29,8 @@ typedef struct {
     int64_t sizes_override_idx, sizes_override_val;
     int short_schema, zero_std, nan_mu, other_label;
     const char *name, *dtype_str;
+    const double *calib; // calib.batch values (n_calib of them), or NULL
+    int n_calib;
 } breakage;
 
 static char *names_n(int n, const char *stem, char ***out) {
@@ -104,6 +106,7 @@ static uint8_t *build_model(int dtype, const breakage *b, size_t *len) {
     ctr_add_arr(&c, "norm.label_mu", KV_F64ARR, mu, M);
     ctr_add_arr(&c, "norm.label_sigma", KV_F64ARR, sg, M);
     ctr_add_str(&c, "info.dataset", "test");
+    if (b && b->calib) ctr_add_arr(&c, "calib.batch", KV_F64ARR, b->calib, b->n_calib);
     uint8_t *conv = calloc((size_t)net.pt.total * 4 + 64, 1);
     float *scales = calloc((size_t)net.pt.total + 16, sizeof(float));
     for (int i = 0; i < net.pt.n; i++) {
@@ -303,6 +306,19 @@ int main(int argc, char **argv) {
         {"a node feature width the schema lacks", "schema.node_features", {.short_schema = 1, .sizes_override_idx = -1}, 0},
         {"a zero std", "statistics", {.zero_std = 1, .sizes_override_idx = -1}, 0},
         {"a NaN label mean", "label statistics", {.nan_mu = 1, .sizes_override_idx = -1}, 0},
+        // calib.batch (seercalibrate): column, knots, the knots' x, then M rows of log factors
+        {"calibration knots out of order", "knot 1 (0)",
+         {.calib = (double[]){0, 2, 1, 0, 0, 0, 0, 0}, .n_calib = 8, .sizes_override_idx = -1}, 0},
+        {"a calibration one value short", "calib.batch has 7 values",
+         {.calib = (double[]){0, 2, 0, 1, 0, 0, 0}, .n_calib = 7, .sizes_override_idx = -1}, 0},
+        {"a calibration on a missing column", "column 5",
+         {.calib = (double[]){5, 2, 0, 1, 0, 0, 0, 0}, .n_calib = 8, .sizes_override_idx = -1}, 0},
+        {"a calibration of one knot", "1 knots",
+         {.calib = (double[]){0, 1, 0, 0, 0}, .n_calib = 5, .sizes_override_idx = -1}, 0},
+        {"a calibration factor of e^100", "within",
+         {.calib = (double[]){0, 2, 0, 1, 100, 0, 0, 0}, .n_calib = 8, .sizes_override_idx = -1}, 0},
+        {"a calibration factor NaN", "within",
+         {.calib = (double[]){0, 2, 0, 1, 0, NAN, 0, 0}, .n_calib = 8, .sizes_override_idx = -1}, 0},
         {"another model", "not one this build knows", {.name = "transformer", .sizes_override_idx = -1}, 0},
         {"dtype fp8", "fp8", {.dtype_str = "fp8", .sizes_override_idx = -1}, 0},
     };
@@ -311,6 +327,25 @@ int main(int argc, char **argv) {
         uint8_t *img = build_model(cases[i].dtype, &cases[i].b, &len);
         expect_refused(img, len, cases[i].what, cases[i].want);
         free(img);
+    }
+    // a valid calibration by batch: metric 0 x2 at global feature 0 = 0 and x4 at 1, so x2^1.5 at
+    // the graph's 0.5 (linear in the feature between knots), metric 1 unchanged
+    {
+        size_t l0, l1;
+        uint8_t *plain = build_model(0, NULL, &l0);
+        breakage cb = {.calib = (double[]){0, 2, 0, 1, log(2), log(4), 0, 0}, .n_calib = 8, .sizes_override_idx = -1};
+        uint8_t *cal = build_model(0, &cb, &l1);
+        seer_model *a = NULL, *c = NULL;
+        seer_graph g = small_graph();
+        double ya[M], yc[M];
+        CHECK(seer_load_memory(plain, l0, "plain", &a, err, sizeof err) == SEER_OK, "%s", err);
+        CHECK(seer_load_memory(cal, l1, "calibrated", &c, err, sizeof err) == SEER_OK, "%s", err);
+        CHECK(seer_predict(a, &g, ya, err, sizeof err) == SEER_OK && seer_predict(c, &g, yc, err, sizeof err) == SEER_OK,
+              "predict: %s", err);
+        CHECK(fabs(yc[0] / ya[0] / pow(2, 1.5) - 1) < 1e-9 && fabs(yc[1] / ya[1] - 1) < 1e-12,
+              "calibrated by batch: x%.9g and x%.9g, want x%.9g and x1", yc[0] / ya[0], yc[1] / ya[1], pow(2, 1.5));
+        printf("calib.batch: metric 0 x%.6f between its knots (x2, x4), metric 1 unchanged\n", yc[0] / ya[0]);
+        seer_free(a), seer_free(c), free(plain), free(cal);
     }
     // 4. ensembles: the geometric mean of the members; members that disagree are refused
     {

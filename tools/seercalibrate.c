@@ -9,26 +9,35 @@
 
 #include "common/container.h"
 #include "eval/score.h"
+#include "data/prep.h"
 #include "infer/seer_format.h"
 
 static void usage(FILE *f) {
-    fputs("usage: seercalibrate MODEL.seer MEASURED.h5 -o CALIBRATED.seer [--device FROM=TO]\n\n"
-          "Across search spaces most of a predictor's error is one scale factor per metric (the\n"
-          "ranking holds, the level is off: benchmarks/transfer.md). MEASURED.h5 holds a few\n"
-          "networks of the new space measured on the target (a PerfGraph file: seerconvert\n"
+    fputs("usage: seercalibrate MODEL.seer MEASURED.h5 -o CALIBRATED.seer [--device FROM=TO]\n"
+          "                     [--one-factor]\n\n"
+          "Across search spaces most of a predictor's error is one scale factor per metric and\n"
+          "batch (the ranking holds, the level is off: benchmarks/transfer.md). MEASURED.h5 holds\n"
+          "a few networks of the new space measured on the target (a PerfGraph file: seerconvert\n"
           "--manifest with label columns named like the model's metrics; ten networks already\n"
           "help). Each metric is multiplied by the median of measured / predicted over the graphs\n"
-          "that carry its label; metrics the file does not measure are left alone. The factors\n"
-          "and the file are recorded in the output (seer_info(model, \"calibration\")); the\n"
-          "training range it reports is unchanged, so unlike networks still carry the warning.\n"
-          "An ensemble (seerexport --ensemble) is calibrated as a whole: its members each take\n"
-          "the same factors, which scale their geometric mean by exactly those.\n\n"
+          "that carry its label; when the file measures several batch sizes, one median per batch\n"
+          "(log_batch), and between those batches the log factor is interpolated linearly in\n"
+          "log_batch, beyond them the nearest one holds (the output is then format version 3,\n"
+          "which libseer before 0.5 refuses). Metrics the file does not measure are left alone; a\n"
+          "metric measured at some of the batches takes the others from its nearest ones. The\n"
+          "factors and the file are recorded in the output (seer_info(model, \"calibration\"));\n"
+          "the training range it reports is unchanged, so unlike networks still carry the warning.\n"
+          "A calibrated model calibrated again composes the two. An ensemble (seerexport\n"
+          "--ensemble) is calibrated as a whole: its members each take the same factors, which\n"
+          "scale their geometric mean by exactly those.\n\n"
           "  --device FROM=TO  a device the model was not trained on: the metrics of device FROM\n"
           "                    (<FROM>_<metric>_<unit>) are calibrated against the file's labels\n"
           "                    <TO>_<metric>_<unit> and renamed so, and the output predicts for TO\n"
           "                    (seerpredict --device TO); every one of them must be measured there.\n"
           "                    E.g. --device cpu_xeon=cpu_epyc: the Xeon predictor, rescaled to an\n"
-          "                    EPYC by ten networks timed on it (benchmarks/cross_device.md).\n",
+          "                    EPYC by ten networks timed on it (benchmarks/cross_device.md).\n"
+          "  --one-factor      one factor per metric over all batches, even when the file measures\n"
+          "                    several (a file readable by libseer 0.3 and 0.4)\n",
           f);
 }
 
@@ -37,12 +46,12 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* A copy of c's keys (all but skip) and tensors into o, a new container of the same kind. */
-static void copy_container(const seer_container *c, const char *skip, seer_container *o) {
+/* A copy of c's keys (all but skip and skip2) and tensors into o, a new container of the same kind. */
+static void copy_container(const seer_container *c, const char *skip, const char *skip2, seer_container *o) {
     ctr_init(o, c->magic, c->version);
     for (int i = 0; i < c->n_kv; i++) {
         const ctr_kv *kv = &c->kv[i];
-        if (!strcmp(kv->key, skip)) continue;
+        if (!strcmp(kv->key, skip) || !strcmp(kv->key, skip2)) continue;
         switch (kv->type) {
         case KV_STR: ctr_add_str(o, kv->key, kv->data); break;
         case KV_I64: ctr_add_i64(o, kv->key, *(const int64_t *)kv->data); break;
@@ -63,25 +72,70 @@ static void target_name(const char *name, const char *from, const char *to, char
     else snprintf(out, len, "%s", name);
 }
 
-/* What a calibration does to one model's container: y x factor[k] for each metric, recorded. */
+/* What a calibration does to one model's container: y x factor[k] for each metric, or by batch
+ * (calib.batch), recorded. */
 typedef struct {
     int M;
-    const double *factor;
+    const double *factor; // one factor per metric (folded into norm.label_mu), or NULL
+    int col, n;           // by batch: the global column and n knots x (n), log factors y (M, n)
+    const double *x, *y;
     char (*names)[128]; // each metric's name on the target
     int rename;         // --device: the metrics take those names
     const char *info;   // info.calibration
 } calib;
 
+/* calib.batch of a model calibrated before composed with cb's knots: the union of the knots, at
+ * each the sum of the two log factors (both are linear between knots and constant beyond, so the
+ * sum is exactly that function again). Returns the new calib.batch values; *len their count. */
+static double *compose_knots(const ctr_kv *old, const calib *cb, const char *origin, int64_t *len) {
+    const double *v = old ? old->data : NULL;
+    int on = v ? (int)v[1] : 0;
+    if (v && (int)v[0] != cb->col)
+        seer_die("%s: calibrated before against global feature %d, now %d: calibrate the "
+                 "uncalibrated model", origin, (int)v[0], cb->col);
+    double *x = seer_malloc(sizeof(double) * (size_t)(on + cb->n));
+    int n = 0;
+    for (int j = 0; j < on; j++) x[n++] = v[2 + j];
+    for (int j = 0; j < cb->n; j++) x[n++] = cb->x[j];
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    int u = 0;
+    for (int j = 0; j < n; j++)
+        if (!u || x[j] != x[u - 1]) x[u++] = x[j];
+    if (u > NORM_CALIB_MAX)
+        seer_die("%s: %d batch sizes with the earlier calibration's, at most %d: calibrate the "
+                 "uncalibrated model, or use --one-factor", origin, u, NORM_CALIB_MAX);
+    *len = 2 + u + (int64_t)cb->M * u;
+    double *out = seer_malloc(sizeof(double) * (size_t)*len);
+    out[0] = cb->col, out[1] = u;
+    memcpy(out + 2, x, sizeof(double) * (size_t)u);
+    for (int k = 0; k < cb->M; k++)
+        for (int j = 0; j < u; j++)
+            out[2 + u + k * u + j] = norm_interp(cb->x, cb->y + (int64_t)k * cb->n, cb->n, x[j]) +
+                                     (v ? norm_interp(v + 2, v + 2 + on + (int64_t)k * on, on, x[j]) : 0);
+    free(x);
+    return out;
+}
+
 /* o = c calibrated (one model, not an ensemble). */
 static void calibrate(const seer_container *c, const calib *cb, const char *origin, seer_container *o) {
     seer_err err;
-    copy_container(c, "info.calibration", o);
+    const ctr_kv *old = ctr_find(c, "calib.batch");
+    if (old && (old->type != KV_F64ARR || old->n < 2))
+        seer_die("%s: calib.batch is not a calibration's (the file does not load either)", origin);
+    copy_container(c, "info.calibration", cb->factor ? "" : "calib.batch", o);
     ctr_add_str(o, "info.calibration", cb->info);
+    if (!cb->factor) { // by batch: the knots, composed with an earlier calibration's
+        int64_t len;
+        double *kv = compose_knots(old, cb, origin, &len);
+        ctr_add_arr(o, "calib.batch", KV_F64ARR, kv, len);
+        free(kv);
+        if (o->version < 3) o->version = 3; // a reader of version 2 would ignore calib.batch
+    }
     const ctr_kv *mu = ctr_get(o, "norm.label_mu", KV_F64ARR, origin, &err);
     if (!mu || mu->n != cb->M)
         seer_die("%s", mu ? "norm.label_mu does not have one value per metric" : err.msg);
     // y = exp(t sigma + mu + log cost): a factor on y is log(factor) on mu
-    for (int k = 0; k < cb->M; k++) ((double *)mu->data)[k] += log(cb->factor[k]);
+    for (int k = 0; cb->factor && k < cb->M; k++) ((double *)mu->data)[k] += log(cb->factor[k]);
     if (!cb->rename) return;
     const ctr_kv *kv = ctr_get(o, "metrics.names", KV_STRARR, origin, &err);
     if (!kv || kv->n != cb->M)
@@ -100,7 +154,7 @@ static void write_ensemble(const seer_container *c, const calib *cb, const char 
     seer_err err;
     seer_container o;
     char tmp[1200], name[64], msg[1024];
-    ctr_init(&o, c->magic, c->version);
+    ctr_init(&o, c->magic, c->version < 3 && !cb->factor ? 3 : c->version); // as new as its members
     for (int i = 0; i < c->n_kv; i++) // the ensemble's own keys (its info falls back to member 0)
         if (c->kv[i].type == KV_STR && strcmp(c->kv[i].key, "info.calibration"))
             ctr_add_str(&o, c->kv[i].key, c->kv[i].data);
@@ -152,6 +206,7 @@ static int valid_device(const char *s) {
 int main(int argc, char **argv) {
     const char *model = NULL, *data = NULL, *out = NULL;
     char from[128] = "", *to = NULL;
+    int one_factor = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
@@ -172,6 +227,8 @@ int main(int argc, char **argv) {
                                 "letters, digits and '_')\n", v, from);
                 return 2;
             }
+        } else if (!strcmp(argv[i], "--one-factor")) {
+            one_factor = 1;
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "seercalibrate: unknown or incomplete option '%s' (see --help)\n", argv[i]);
             return 2;
@@ -207,25 +264,52 @@ int main(int argc, char **argv) {
         seer_die("%s: --device %s=%s: the model has no metric of device '%s' (its metrics: %s%s; "
                  "seerpredict --list-devices names the devices)", model, from, to, from,
                  seer_metric_name(m, 0), M > 1 ? ", ..." : "");
-    double *factor = seer_malloc(sizeof(double) * (size_t)M), *r = seer_malloc(sizeof(double) * (size_t)(ds.G + 1));
-    int64_t *count = seer_calloc((size_t)M, sizeof(int64_t));
-    char note[4096];
+    // the batches the file measures: the distinct values of the model's log_batch feature
+    int col = -1, nk = 0;
+    for (int j = 0; j < seer_n_features(m, SEER_GLOBAL); j++)
+        if (!strcmp(seer_feature_name(m, SEER_GLOBAL, j), "log_batch")) col = j;
+    double *knot = seer_malloc(sizeof(double) * (size_t)(ds.G + 1));
+    for (int64_t g = 0; col >= 0 && g < ds.G; g++) knot[nk++] = ds.global_x[g * ds.Fg + col];
+    qsort(knot, (size_t)nk, sizeof *knot, cmp_double);
+    int u = 0;
+    for (int j = 0; j < nk; j++)
+        if (!u || knot[j] != knot[u - 1]) knot[u++] = knot[j];
+    nk = one_factor || u < 2 ? 1 : u; // one knot: one factor per metric over all the file's graphs
+    if (nk > NORM_CALIB_MAX)
+        seer_die("%s: %d batch sizes, at most %d get a factor each: use --one-factor, or measure "
+                 "fewer batch sizes", data, nk, NORM_CALIB_MAX);
+    // logf (M, nk): the log of the median measured / predicted of each metric at each knot
+    double *logf = seer_calloc((size_t)M * (size_t)nk, sizeof(double)), *r = seer_malloc(sizeof(double) * (size_t)(ds.G + 1));
+    double *mx = seer_malloc(sizeof(double) * (size_t)nk), *my = seer_malloc(sizeof(double) * (size_t)nk);
+    int64_t *count = seer_calloc((size_t)M * (size_t)nk, sizeof(int64_t));
+    char note[8192];
     int len = snprintf(note, sizeof note, "%s:", data);
     for (int k = 0; k < M; k++) {
-        int col = pg_find_name(ds.labels, ds.M, names[k]);
-        int64_t n = 0;
-        for (int64_t g = 0; col >= 0 && g < ds.G; g++) {
-            double y = ds.label_y[g * ds.M + col], p = pred[g * M + k];
-            if (y > 0 && isfinite(y) && p > 0 && isfinite(p)) r[n++] = y / p;
-        }
-        factor[k] = 1, count[k] = n;
-        if (n) {
+        int col_y = pg_find_name(ds.labels, ds.M, names[k]), measured = 0;
+        for (int j = 0; j < nk; j++) {
+            int64_t n = 0;
+            for (int64_t g = 0; col_y >= 0 && g < ds.G; g++) {
+                double y = ds.label_y[g * ds.M + col_y], p = pred[g * M + k];
+                if (nk > 1 && ds.global_x[g * ds.Fg + col] != knot[j]) continue;
+                if (y > 0 && isfinite(y) && p > 0 && isfinite(p)) r[n++] = y / p;
+            }
+            count[k * nk + j] = n;
+            if (!n) continue;
             qsort(r, (size_t)n, sizeof *r, cmp_double);
-            factor[k] = n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
-            used++;
+            mx[measured] = knot[j];
+            my[measured++] = logf[k * nk + j] = log(n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]));
             if (len < (int)sizeof note - 1)
-                len += snprintf(note + len, sizeof note - (size_t)len, " %s x%.6g (%lld graphs)",
-                                names[k], factor[k], (long long)n);
+                len += snprintf(note + len, sizeof note - (size_t)len, " %s x%.6g", names[k],
+                                exp(logf[k * nk + j]));
+            if (nk > 1 && len < (int)sizeof note - 1)
+                len += snprintf(note + len, sizeof note - (size_t)len, " at batch %.0f", expm1(knot[j]));
+            if (len < (int)sizeof note - 1)
+                len += snprintf(note + len, sizeof note - (size_t)len, " (%lld graphs)", (long long)n);
+        }
+        if (measured) {
+            used++;
+            for (int j = 0; j < nk; j++) // a batch this metric was not measured at: its nearest ones
+                if (!count[k * nk + j]) logf[k * nk + j] = norm_interp(mx, my, measured, knot[j]);
         } else if (to && strcmp(names[k], seer_metric_name(m, k))) {
             seer_die("%s: no measured label %s: with --device %s=%s every metric of %s must be "
                      "measured on %s, or the output would predict it unmeasured (add the column)",
@@ -237,12 +321,17 @@ int main(int argc, char **argv) {
                  "nothing to calibrate with (name the label columns as the metrics%s)", data,
                  names[0], M > 1 ? ", ..." : "", to ? "" : ", or --device FROM=TO for another device");
     }
+    double *factor = NULL;
+    if (nk == 1) {
+        factor = seer_malloc(sizeof(double) * (size_t)M);
+        for (int k = 0; k < M; k++) factor[k] = exp(logf[k]);
+    }
     const char *prev = seer_info(m, "calibration"); // a second calibration composes with the first
     char info[8192];
     snprintf(info, sizeof info, "%s%s%s%s%s%s%s", prev ? prev : "", prev ? "; then " : "",
              to ? "device " : "", to ? from : "", to ? " -> " : "", to ? to : "", to ? ", " : "");
     snprintf(info + strlen(info), sizeof info - strlen(info), "%s", note);
-    calib cb = {M, factor, names, to != NULL, info};
+    calib cb = {M, factor, col, nk, knot, logf, names, to != NULL, info};
     seer_container c, o;
     if (ctr_read(&c, model, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err)) seer_die("%s", err.msg);
     if (!strcmp(seer_info(m, "model"), "ensemble")) {
@@ -253,17 +342,28 @@ int main(int argc, char **argv) {
         ctr_free(&o);
     }
     for (int k = 0; k < M; k++) {
-        if (count[k])
-            printf("%-28s x %.4f (median of measured / predicted over %lld graphs)%s%s\n",
-                   names[k], factor[k], (long long)count[k],
-                   strcmp(names[k], seer_metric_name(m, k)) ? ", was " : "",
-                   strcmp(names[k], seer_metric_name(m, k)) ? seer_metric_name(m, k) : "");
-        else
+        const char *was = strcmp(names[k], seer_metric_name(m, k)) ? seer_metric_name(m, k) : NULL;
+        int64_t all = 0;
+        for (int j = 0; j < nk; j++) all += count[k * nk + j];
+        if (!all) {
             printf("%-28s not measured in the file: unchanged\n", names[k]);
+            continue;
+        }
+        for (int j = 0; j < nk; j++) {
+            printf("%-28s x %.4f ", names[k], exp(logf[k * nk + j]));
+            if (nk == 1)
+                printf("(median of measured / predicted over %lld graphs)", (long long)count[k]);
+            else if (count[k * nk + j])
+                printf("at batch %.0f (median of measured / predicted over %lld graphs)",
+                       expm1(knot[j]), (long long)count[k * nk + j]);
+            else
+                printf("at batch %.0f (not measured there: from the batches beside it)", expm1(knot[j]));
+            printf("%s%s\n", was ? ", was " : "", was ? was : "");
+        }
     }
     printf("wrote %s\n", out);
     ctr_free(&c);
-    free(factor), free(r), free(count), free(pred), free(names);
+    free(factor), free(r), free(count), free(pred), free(names), free(knot), free(logf), free(mx), free(my);
     pg_free(&ds);
     seer_free(m);
     return 0;

@@ -48,7 +48,7 @@ static int write_ensemble(char **paths, int n, const char *out) {
     char **bufs = calloc((size_t)n, sizeof *bufs), desc[4096], tmp[1200], msg[1024];
     size_t used = 0;
     int rc = 1, k = 0; // k: members so far
-    ctr_init(&c, SEER_MODEL_MAGIC, SEER_MODEL_VERSION);
+    ctr_init(&c, SEER_MODEL_MAGIC, SEER_MODEL_VERSION_PLAIN); // raised to its newest member's
     ctr_add_str(&c, "model.name", "ensemble");
     for (int i = 0; i < n; i++) {
         size_t len;
@@ -98,6 +98,8 @@ static int write_ensemble(char **paths, int n, const char *out) {
             }
             snprintf(name, sizeof name, "ensemble.member.%d", k);
             ctr_add_tensor(&c, name, DT_I8, 1, (int64_t[]){ilen}, img);
+            uint32_t v = ctr_image_version(img, (size_t)ilen); // a calibrated member (calib.batch)
+            if (v > c.version) c.version = v;                 // makes the ensemble as new as it
         }
     }
     ctr_add_i64(&c, "ensemble.members", k);

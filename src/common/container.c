@@ -285,6 +285,11 @@ static char *get_str(cursor *r, const char *what) {
     return s;
 }
 
+uint32_t ctr_image_version(const void *buf, size_t len) {
+    cursor r = {.p = buf, .n = len, .pos = 8, .origin = "", .err = NULL};
+    return len >= 12 ? get_u32(&r, "version") : 0;
+}
+
 static int parse(seer_container *c, const char *origin, const char magic[8], uint32_t max_version,
                  seer_err *err) {
     cursor r = {.p = c->file, .n = c->file_len, .origin = origin, .err = err};

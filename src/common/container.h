@@ -82,6 +82,10 @@ int ctr_read(seer_container *c, const char *path, const char magic[8], uint32_t 
 int ctr_read_mem(seer_container *c, const void *buf, size_t len, const char *origin,
                  const char magic[8], uint32_t max_version, seer_err *err);
 
+/* The format version in a container image's header (0 when buf is too short to hold one); the
+ * image is not checked. */
+uint32_t ctr_image_version(const void *buf, size_t len);
+
 /* Lookups; return NULL (and fill err naming origin and key) when missing or of another type. */
 const ctr_kv *ctr_get(const seer_container *c, const char *key, int type, const char *origin,
                       seer_err *err);

@@ -132,12 +132,23 @@ static void roof_terms(const norm_stats *s, const float *xg, double x[ROOF_TERMS
     for (int k = 0; k < 3; k++) x[k + 1] = expm1((double)xg[s->roof_col[k]]);
 }
 
+double norm_interp(const double *x, const double *y, int n, double v) {
+    if (v <= x[0]) return y[0];
+    if (v >= x[n - 1]) return y[n - 1];
+    int j = 1;
+    while (x[j] < v) j++; // x[j - 1] < v <= x[j]
+    double t = (v - x[j - 1]) / (x[j] - x[j - 1]);
+    return y[j - 1] + t * (y[j] - y[j - 1]);
+}
+
 double norm_log_cost(const norm_stats *s, int m, const float *global_raw) {
-    if (s->target != TARGET_ROOFLINE) return 0;
+    double calib = s->calib_n ? norm_interp(s->calib_x, s->calib_y + (int64_t)m * s->calib_n, s->calib_n,
+                                            (double)global_raw[s->calib_col]) : 0;
+    if (s->target != TARGET_ROOFLINE) return calib;
     double x[ROOF_TERMS], cost = 0;
     roof_terms(s, global_raw, x);
     for (int k = 0; k < ROOF_TERMS; k++) cost += s->roof[m * ROOF_TERMS + k] * x[k];
-    return log(cost > 1e-30 ? cost : 1e-30); // a graph with none of the fitted terms
+    return calib + log(cost > 1e-30 ? cost : 1e-30); // a graph with none of the fitted terms
 }
 
 /* Non-negative least squares min |A c - 1|^2 over c >= 0 from the normal equations (AtA
@@ -325,5 +336,28 @@ int norm_target_unpack(norm_stats *s, const double *v, int64_t n, const char *or
             return seer_fail(err, "%s: norm.target: roofline cost term %lld = %g is not finite "
                                   "and non-negative", origin, (long long)i, v[NORM_TARGET_HEAD + i]);
     s->roof = (double *)(v + NORM_TARGET_HEAD);
+    return 0;
+}
+
+int norm_calib_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err) {
+    if (n < 2 || !(v[0] >= 0 && v[0] < s->Fg && v[0] == (int)v[0]))
+        return seer_fail(err, "%s: calib.batch: column %g is not a global feature (0..%d)", origin,
+                         n ? v[0] : -1.0, s->Fg - 1);
+    if (!(v[1] >= 2 && v[1] <= NORM_CALIB_MAX && v[1] == (int)v[1]))
+        return seer_fail(err, "%s: calib.batch: %g knots (2..%d)", origin, v[1], NORM_CALIB_MAX);
+    int k = (int)v[1];
+    if (n != 2 + k + (int64_t)s->M * k)
+        return seer_fail(err, "%s: calib.batch has %lld values, %d knots of %d metrics need %lld",
+                         origin, (long long)n, k, s->M, (long long)(2 + k + (int64_t)s->M * k));
+    for (int j = 0; j < k; j++)
+        if (!isfinite(v[2 + j]) || (j && !(v[2 + j] > v[1 + j])))
+            return seer_fail(err, "%s: calib.batch: knot %d (%g) is not finite and above the one "
+                                  "before: re-run seercalibrate", origin, j, v[2 + j]);
+    for (int64_t i = 0; i < (int64_t)s->M * k; i++)
+        if (!(fabs(v[2 + k + i]) < 50)) // a factor beyond e^50 is no calibration
+            return seer_fail(err, "%s: calib.batch: log factor %lld = %g is not finite and within "
+                                  "+-50", origin, (long long)i, v[2 + k + i]);
+    s->calib_col = (int)v[0], s->calib_n = k;
+    s->calib_x = v + 2, s->calib_y = v + 2 + k;
     return 0;
 }

@@ -43,6 +43,11 @@ typedef struct {
     int clamp;                      // 1: features are clamped to the training range (coverage.h)
     int roof_col[3];                // global columns of log_nodes, log_flops_total, log_mem_total
     double *roof;                   // (M, ROOF_TERMS) the fitted costs (TARGET_ROOFLINE)
+    // seercalibrate's batch-dependent factors (calib.batch; libseer only, 0 knots: none): log y
+    // gains calib_y[m * calib_n + j] where the raw global feature calib_col equals calib_x[j],
+    // linear in between, constant beyond the first and last knot
+    int calib_col, calib_n;
+    const double *calib_x, *calib_y;
 } norm_stats;
 
 /* How norm_fit combines the shards of several ranks: sum_f64 sums a buffer over all ranks in
@@ -68,8 +73,8 @@ void norm_apply(const norm_stats *s, pg_dataset *ds);
 int norm_roof_columns(char *const *global_names, int Fg, int col[3], const char *origin,
                       seer_err *err);
 
-/* log cost(g) of label m from one graph's raw (unstandardised) global features; 0 when the target
- * is plain log. */
+/* log cost(g) of label m from one graph's raw (unstandardised) global features (0 when the target
+ * is plain log), plus the calibration's log factor at the graph's knot feature when there is one. */
 double norm_log_cost(const norm_stats *s, int m, const float *global_raw);
 
 /* targets (G, M) = (log y - log cost - mu) / sigma of the selected columns; NaN stays NaN. Reads
@@ -87,5 +92,15 @@ double norm_to_native(const norm_stats *s, int m, double t, double log_cost);
  * (a message naming origin) and points s->roof into v. */
 int64_t norm_target_pack(const norm_stats *s, double *v);
 int norm_target_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err);
+
+/* y at v of the piecewise-linear function through the n knots (x ascending, y): linear between
+ * knots, y[0] before the first, y[n-1] after the last. */
+double norm_interp(const double *x, const double *y, int n, double v);
+
+/* calib.batch as stored in a calibrated .seer: (2 + n + M n) float64 values: the global feature
+ * column, n, the knots x (strictly ascending), then each metric's n log factors. unpack checks
+ * every value (a message naming origin) and points s's calib_* into v. */
+#define NORM_CALIB_MAX 256 // knots
+int norm_calib_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err);
 
 #endif

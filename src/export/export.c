@@ -143,7 +143,7 @@ static double *recount_ops(const ckpt_view *v, const char *ckpt_path, int64_t n_
     trainer *t = seer_calloc(1, sizeof *t);
     double *out = NULL;
     seer_container fit;
-    ctr_init(&fit, SEER_MODEL_MAGIC, SEER_MODEL_VERSION);
+    ctr_init(&fit, SEER_MODEL_MAGIC, SEER_MODEL_VERSION_PLAIN);
     if (trainer_init(t, &cfg, &e)) {
         snprintf(why, len, "its data could not be read again: %.600s", e.msg);
         goto done;
@@ -179,7 +179,7 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
     ckpt_view v;
     if (view_open(&v, ckpt_path, err)) return -1;
     seer_container o;
-    ctr_init(&o, SEER_MODEL_MAGIC, SEER_MODEL_VERSION);
+    ctr_init(&o, SEER_MODEL_MAGIC, SEER_MODEL_VERSION_PLAIN);
     ctr_add_str(&o, "model.name", v.name);
     if (v.closed) ridge_store(&v.ridge, &o);
     else ctr_add_arr(&o, "model.sizes", KV_I64ARR, v.sizes->data, v.sizes->n);

@@ -32,7 +32,7 @@
 #include "model/model.h"
 #include "model/ridge.h"
 
-#define SEER_VERSION_STRING "0.4.0"
+#define SEER_VERSION_STRING "0.5.0"
 // One forward pass covers about 32 MiB of activations (a SeerNet keeps some 24 H-wide rows per
 // node or edge); larger batches run in chunks of whole graphs.
 #define CHUNK_FLOATS ((int64_t)8 << 20)
@@ -214,6 +214,10 @@ static int build(seer_model *m, seer_err *e) {
     if (tk && tk->type != KV_F64ARR)
         return seer_fail(e, "%s: norm.target is not a float64 array", m->origin);
     if (tk && norm_target_unpack(n, tk->data, tk->n, m->origin, e)) return -1;
+    const ctr_kv *cb = ctr_find(&m->c, "calib.batch"); // seercalibrate's factors by batch
+    if (cb && cb->type != KV_F64ARR)
+        return seer_fail(e, "%s: calib.batch is not a float64 array", m->origin);
+    if (cb && norm_calib_unpack(n, cb->data, cb->n, m->origin, e)) return -1;
     if (n->clamp && !m->has_cov)
         return seer_fail(e, "%s: the model clamps its features to the training range, but the "
                             "file records no range (coverage.*): re-export it", m->origin);
