@@ -179,6 +179,14 @@ grep -q "titan_rtx_1_ms .* x 2.0000 at batch 1 (median of measured / predicted o
 [ "$(version "$work/calb.seer")" = 3 ] && [ "$(version "$work/m_fp32.seer")" = 2 ] || fail "format versions"
 "$seerpredict" "$work/calb.seer" "$work/probe.h5" --predictions "$work/probe1.csv" >/dev/null
 $cc ratio "$work/probe0.csv" "$work/probe1.csv" 1:2,32:0.5 || fail "the calibrated predictions by batch"
+"$seerpredict" "$work/calb.seer" "$onnx" --json | "$python" -c '
+import json, sys
+c = json.load(sys.stdin)["model_info"]["calibration"]
+assert "two_y.h5: titan_rtx_256_ms x2 at batch 1 (100 graphs)" in c and "x0.5 at batch 32" in c, c' ||
+    fail "seerpredict --json: the calibration"
+"$seerpredict" "$work/m_fp32.seer" "$onnx" --json | "$python" -c '
+import json, sys
+assert json.load(sys.stdin)["model_info"]["calibration"] is None' || fail "seerpredict --json: an uncalibrated model"
 # calibrated again at batches 8 and 256 (x3, x1): the two compose, on the union of the batches
 $cc copies "$data" 100 "$work/two2.h5" 8,256 && $cc label "$work/two2.h5" "$work/probe1.csv" "$work/two2_y.h5" 8:3,256:1 ||
     fail "labelling two2.h5"

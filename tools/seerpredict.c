@@ -165,6 +165,9 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                seer_info(m, "model"), seer_info(m, "dtype"));
         if (seer_info(m, "families")) json_str(seer_info(m, "families")); // what it was trained on
         else fputs("null", stdout);
+        printf(",\"calibration\":"); // seercalibrate's factors and file, or null
+        if (seer_info(m, "calibration")) json_str(seer_info(m, "calibration"));
+        else fputs("null", stdout);
         if (picked) { // --device: the shipped predictor it chose
             printf(",\"predictor\":");
             json_str(picked);
