@@ -31,7 +31,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
-from transfer import logflops_fit, machine, read_h5, scores  # noqa: E402
+from transfer import batch_factors, logflops_fit, machine, read_h5, scores  # noqa: E402
 
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
 SPECS = ",".join(os.path.join(ROOT, "datasets/space_cpu", f) for f in ("specs_r.jsonl", "specs_w.jsonl"))
@@ -119,7 +119,7 @@ def main():
     for k in sorted(shots):
         s = read_h5(shot_h5[k], ["cpu_epyc_" + m for m in METRICS])
         at_shots = np.column_stack([logflops_fit(xeon["x"], xeon["y"][:, j])(s["x"]) for j in range(len(METRICS))])
-        f = np.nanmedian(s["y"] / at_shots, axis=0)
+        f = batch_factors(at_shots, s["y"], s["batch"])(d["batch"])  # as seercalibrate: by batch
         rows.append(("log-FLOPs regression fitted on the Xeon, calibrated on %d EPYC architectures" % k, reg * f))
         rows.append(("log-FLOPs regression fitted on %d EPYC architectures alone" % k,
                      np.column_stack([logflops_fit(s["x"], s["y"][:, j])(d["x"]) for j in range(len(METRICS))])))

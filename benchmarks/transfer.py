@@ -115,22 +115,30 @@ def calibration_groups(d):
     return set(rng.choice(arch, size=SHOTS, replace=False))
 
 
-def calibrate(pred, d, shots):
-    """What `seercalibrate` does with the shot architectures' graphs: each label's predictions times
-    the median measured / predicted at each batch (log factor linear in log1p(batch) between the
-    batches measured, constant beyond); returns them and the mask of the graphs left to score."""
-    shot = np.array([n.split("@")[0] in shots for n in d["name"]])
-    out = pred.copy()
-    lb = np.log1p(d["batch"].astype(np.float32)).astype(np.float64)
+def batch_factors(pred, y, batch):
+    """What `seercalibrate` fits on graphs measured at these batches: per label, the median measured /
+    predicted at each batch; returns at(batches) -> the factors (len, labels), log-linear in
+    log1p(batch) between the batches measured, constant beyond them."""
+    knots = []
     for k in range(pred.shape[1]):
         x, f = [], []
-        for b in np.unique(d["batch"][shot]):
-            ok = shot & np.isfinite(d["y"][:, k]) & (d["batch"] == b)
+        for b in np.unique(batch):
+            ok = np.isfinite(y[:, k]) & (batch == b)
             if ok.any():
-                x.append(np.log1p(np.float32(b))), f.append(np.log(np.median(d["y"][ok, k] / pred[ok, k])))
-        if x:
-            out[:, k] *= np.exp(np.interp(lb, x, f))
-    return out, ~shot
+                x.append(np.log1p(np.float32(b))), f.append(np.log(np.median(y[ok, k] / pred[ok, k])))
+        knots.append((x, f))
+
+    def at(batches):
+        lb = np.log1p(np.asarray(batches).astype(np.float32)).astype(np.float64)
+        return np.column_stack([np.exp(np.interp(lb, x, f)) if x else np.ones(len(lb)) for x, f in knots])
+    return at
+
+
+def calibrate(pred, d, shots):
+    """Each label's predictions times seercalibrate's factors from the graphs of the shot
+    architectures; returns them and the mask of the graphs left to score."""
+    shot = np.array([n.split("@")[0] in shots for n in d["name"]])
+    return pred * batch_factors(pred[shot], d["y"][shot], d["batch"][shot])(d["batch"]), ~shot
 
 
 def logflops_fit(X, y):
