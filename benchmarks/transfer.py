@@ -117,15 +117,19 @@ def calibration_groups(d):
 
 def batch_factors(pred, y, batch):
     """What `seercalibrate` fits on graphs measured at these batches: per label, the median measured /
-    predicted at each batch; returns at(batches) -> the factors (len, labels), log-linear in
-    log1p(batch) between the batches measured, constant beyond them."""
+    predicted at each batch with 3 graphs or more (over all graphs when none has); returns
+    at(batches) -> the factors (len, labels), log-linear in log1p(batch) between those batches,
+    constant beyond them."""
     knots = []
     for k in range(pred.shape[1]):
         x, f = [], []
         for b in np.unique(batch):
             ok = np.isfinite(y[:, k]) & (batch == b)
-            if ok.any():
+            if ok.sum() >= 3:
                 x.append(np.log1p(np.float32(b))), f.append(np.log(np.median(y[ok, k] / pred[ok, k])))
+        ok = np.isfinite(y[:, k])
+        if not x and ok.any():
+            x, f = [0.0], [np.log(np.median(y[ok, k] / pred[ok, k]))]
         knots.append((x, f))
 
     def at(batches):

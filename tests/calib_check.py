@@ -3,9 +3,11 @@
 
     calib_check.py copies SRC.h5 N OUT.h5 B1,B2,..   the first N graphs of SRC once per batch B
                                                       (log_batch = log1p(B), names @bsB)
-    calib_check.py label IN.h5 PRED.csv OUT.h5 B:F,..  IN with every label PRED.csv predicts set to
-                                                      that prediction x F at batch B, a fifth of
-                                                      the graphs x 10 more (the median ignores them)
+    calib_check.py label IN.h5 PRED.csv OUT.h5 B:F[:K],..  IN with every label PRED.csv predicts
+                                                      set to that prediction x F at batch B (only
+                                                      the first K graphs there: the rest NaN), a
+                                                      fifth of the graphs x 10 more (the median
+                                                      ignores them)
     calib_check.py ratio BEFORE.csv AFTER.csv B:F,..  AFTER / BEFORE of every prediction equals the
                                                       calibration through the knots B:F (log F
                                                       linear in log1p(B), constant beyond) to 1e-5
@@ -19,7 +21,7 @@ import numpy as np
 
 
 def knots(spec):
-    b, f = zip(*[(float(x.split(":")[0]), float(x.split(":")[1])) for x in spec.split(",")])
+    b, f = zip(*[(float(x.split(":")[0]), float(x.split(":")[1])) for x in spec.split(",")])  # (K ignored)
     # the knot positions as the file stores log_batch: float32
     return np.log1p(np.array(b, np.float32)).astype(np.float32).astype(np.float64), np.log(f)
 
@@ -64,6 +66,8 @@ def copies(src_path, n, out, batches):
 def label(inp, pred_csv, out, spec):
     rows = {r["name"]: r for r in csv.DictReader(open(pred_csv))}
     kx, ky = knots(spec)
+    only = {int(x.split(":")[0]): int(x.split(":")[2]) for x in spec.split(",") if x.count(":") == 2}
+    seen = {}
     with h5py.File(inp, "r") as src, h5py.File(out, "w") as f:
         for k, v in src.attrs.items():
             f.attrs[k] = v
@@ -71,7 +75,11 @@ def label(inp, pred_csv, out, spec):
         labels = [x.decode() for x in src["schema/labels"][:]]
         y = np.full(src["label/y"].shape, np.nan, np.float32)
         for g, nm in enumerate(names):
-            lb = np.float32(math.log1p(batch_of(nm)))
+            b = batch_of(nm)
+            seen[b] = seen.get(b, 0) + 1
+            if seen[b] > only.get(b, seen[b]):
+                continue
+            lb = np.float32(math.log1p(b))
             fac = math.exp(np.interp(lb, kx, ky)) * (10 if g % 5 == 0 else 1)
             for j, l in enumerate(labels):
                 if l in rows[nm]:

@@ -193,6 +193,21 @@ $cc copies "$data" 100 "$work/two2.h5" 8,256 && $cc label "$work/two2.h5" "$work
 "$seercalibrate" "$work/calb.seer" "$work/two2_y.h5" -o "$work/calb2.seer" >/dev/null || fail "seercalibrate twice"
 "$seerpredict" "$work/calb2.seer" "$work/probe.h5" --predictions "$work/probe2.csv" >/dev/null
 $cc ratio "$work/probe1.csv" "$work/probe2.csv" 8:3,256:1 || fail "a second calibration by batch"
+# a batch with under 3 graphs of a metric gets no factor of its own (2 graphs x100 at batch 8:
+# ignored, the factor there comes from batches 1 and 32); under 3 at every batch: one factor
+$cc copies "$data" 100 "$work/three.h5" 1,8,32 && $cc label "$work/three.h5" "$work/probe0.csv" "$work/three_y.h5" 1:2,8:100:2,32:0.5 ||
+    fail "labelling three.h5"
+"$seercalibrate" "$work/m_fp32.seer" "$work/three_y.h5" -o "$work/calb3.seer" >"$work/calb3.txt" || fail "seercalibrate, 2 graphs at a batch"
+grep -q "titan_rtx_1_ms .* at batch 8 (only 2 graphs there: from the batches beside it)" "$work/calb3.txt" ||
+    { cat "$work/calb3.txt"; fail "seercalibrate: a batch with 2 graphs"; }
+"$seerpredict" "$work/calb3.seer" "$work/probe.h5" --predictions "$work/probe3.csv" >/dev/null
+$cc ratio "$work/probe0.csv" "$work/probe3.csv" 1:2,32:0.5 || fail "the batch with 2 graphs is not ignored"
+$cc copies "$data" 2 "$work/few.h5" 1,32 && $cc label "$work/few.h5" "$work/probe0.csv" "$work/few_y.h5" 1:2,32:0.5 ||
+    fail "labelling few.h5"
+"$seercalibrate" "$work/m_fp32.seer" "$work/few_y.h5" -o "$work/calf.seer" >"$work/calf.txt" || fail "seercalibrate, 2 graphs a batch"
+grep -q "^note: .*few_y.h5 measures 2 batch sizes but no metric at 3 graphs at any of them: one factor per metric" "$work/calf.txt" &&
+    grep -q "titan_rtx_1_ms .* x 1.2500 (median of measured / predicted over 4 graphs)" "$work/calf.txt" &&
+    [ "$(version "$work/calf.seer")" = 2 ] || { cat "$work/calf.txt"; fail "seercalibrate: too few graphs at every batch"; }
 # --one-factor: one median over both batches, a version-2 file
 "$seercalibrate" "$work/m_fp32.seer" "$work/two_y.h5" -o "$work/cal1.seer" --one-factor >"$work/cal1.txt" ||
     fail "seercalibrate --one-factor"

@@ -21,10 +21,11 @@ static void usage(FILE *f) {
           "--manifest with label columns named like the model's metrics; ten networks already\n"
           "help). Each metric is multiplied by the median of measured / predicted over the graphs\n"
           "that carry its label; when the file measures several batch sizes, one median per batch\n"
-          "(log_batch), and between those batches the log factor is interpolated linearly in\n"
-          "log_batch, beyond them the nearest one holds (the output is then format version 3,\n"
-          "which libseer before 0.5 refuses). Metrics the file does not measure are left alone; a\n"
-          "metric measured at some of the batches takes the others from its nearest ones. The\n"
+          "(log_batch) with 3 graphs or more, and between those batches the log factor is\n"
+          "interpolated linearly in log_batch, beyond them the nearest one holds (the output is\n"
+          "then format version 3, which libseer before 0.5 refuses). Metrics the file does not\n"
+          "measure are left alone; a batch with fewer graphs of a metric takes its factor from the\n"
+          "batches beside it (from all the metric's graphs when no batch has 3). The\n"
           "factors and the file are recorded in the output (seer_info(model, \"calibration\"));\n"
           "the training range it reports is unchanged, so unlike networks still carry the warning.\n"
           "A calibrated model calibrated again composes the two. An ensemble (seerexport\n"
@@ -44,6 +45,30 @@ static void usage(FILE *f) {
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+#define MIN_PER_BATCH 3 // graphs of a metric at a batch for that batch to get its own factor
+
+/* Metric k's ratios measured / predicted (label column col_y of ds) into r (may be NULL: only
+ * counted): over the graphs whose global feature col is kv, or over all graphs when col < 0. */
+static int64_t ratios(const pg_dataset *ds, const double *pred, int M, int k, int col_y, int col,
+                      double kv, double *r) {
+    int64_t n = 0;
+    for (int64_t g = 0; col_y >= 0 && g < ds->G; g++) {
+        double y = ds->label_y[g * ds->M + col_y], p = pred[g * M + k];
+        if (col >= 0 && ds->global_x[g * ds->Fg + col] != kv) continue;
+        if (y > 0 && isfinite(y) && p > 0 && isfinite(p)) {
+            if (r) r[n] = y / p;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* log of the median of r (n > 0; sorts r). */
+static double log_median(double *r, int64_t n) {
+    qsort(r, (size_t)n, sizeof *r, cmp_double);
+    return log(n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]));
 }
 
 /* A copy of c's keys (all but skip and skip2) and tensors into o, a new container of the same kind. */
@@ -278,42 +303,60 @@ int main(int argc, char **argv) {
     if (nk > NORM_CALIB_MAX)
         seer_die("%s: %d batch sizes, at most %d get a factor each: use --one-factor, or measure "
                  "fewer batch sizes", data, nk, NORM_CALIB_MAX);
-    // logf (M, nk): the log of the median measured / predicted of each metric at each knot
+    // which batches get a factor of their own: those with MIN_PER_BATCH graphs of a metric
+    if (nk > 1) {
+        int any = 0;
+        for (int k = 0; k < M && !any; k++)
+            for (int j = 0; j < nk && !any; j++)
+                any = ratios(&ds, pred, M, k, pg_find_name(ds.labels, ds.M, names[k]), col, knot[j], NULL) >= MIN_PER_BATCH;
+        if (!any) {
+            printf("note: %s measures %d batch sizes but no metric at %d graphs at any of them: one "
+                   "factor per metric\n", data, nk, MIN_PER_BATCH);
+            nk = 1;
+        }
+    }
+    // logf (M, nk): the log of the median measured / predicted of each metric at each knot; own:
+    // 1 fitted there, 2 fitted over all batches (too few graphs at each), 0 from the knots beside
     double *logf = seer_calloc((size_t)M * (size_t)nk, sizeof(double)), *r = seer_malloc(sizeof(double) * (size_t)(ds.G + 1));
     double *mx = seer_malloc(sizeof(double) * (size_t)nk), *my = seer_malloc(sizeof(double) * (size_t)nk);
-    int64_t *count = seer_calloc((size_t)M * (size_t)nk, sizeof(int64_t));
+    int64_t *count = seer_calloc((size_t)M * (size_t)nk, sizeof(int64_t)), *total = seer_calloc((size_t)M, sizeof(int64_t));
+    uint8_t *own = seer_calloc((size_t)M * (size_t)nk, 1);
     char note[8192];
     int len = snprintf(note, sizeof note, "%s:", data);
     for (int k = 0; k < M; k++) {
         int col_y = pg_find_name(ds.labels, ds.M, names[k]), measured = 0;
-        for (int j = 0; j < nk; j++) {
-            int64_t n = 0;
-            for (int64_t g = 0; col_y >= 0 && g < ds.G; g++) {
-                double y = ds.label_y[g * ds.M + col_y], p = pred[g * M + k];
-                if (nk > 1 && ds.global_x[g * ds.Fg + col] != knot[j]) continue;
-                if (y > 0 && isfinite(y) && p > 0 && isfinite(p)) r[n++] = y / p;
-            }
-            count[k * nk + j] = n;
-            if (!n) continue;
-            qsort(r, (size_t)n, sizeof *r, cmp_double);
-            mx[measured] = knot[j];
-            my[measured++] = logf[k * nk + j] = log(n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]));
-            if (len < (int)sizeof note - 1)
-                len += snprintf(note + len, sizeof note - (size_t)len, " %s x%.6g", names[k],
-                                exp(logf[k * nk + j]));
-            if (nk > 1 && len < (int)sizeof note - 1)
-                len += snprintf(note + len, sizeof note - (size_t)len, " at batch %.0f", expm1(knot[j]));
-            if (len < (int)sizeof note - 1)
-                len += snprintf(note + len, sizeof note - (size_t)len, " (%lld graphs)", (long long)n);
+        if (!(total[k] = ratios(&ds, pred, M, k, col_y, -1, 0, r))) {
+            if (to && strcmp(names[k], seer_metric_name(m, k)))
+                seer_die("%s: no measured label %s: with --device %s=%s every metric of %s must be "
+                         "measured on %s, or the output would predict it unmeasured (add the column)",
+                         data, names[k], from, to, from, to);
+            continue;
         }
-        if (measured) {
-            used++;
-            for (int j = 0; j < nk; j++) // a batch this metric was not measured at: its nearest ones
-                if (!count[k * nk + j]) logf[k * nk + j] = norm_interp(mx, my, measured, knot[j]);
-        } else if (to && strcmp(names[k], seer_metric_name(m, k))) {
-            seer_die("%s: no measured label %s: with --device %s=%s every metric of %s must be "
-                     "measured on %s, or the output would predict it unmeasured (add the column)",
-                     data, names[k], from, to, from, to);
+        used++;
+        for (int j = 0; j < nk; j++) {
+            int64_t n = nk == 1 ? total[k] : ratios(&ds, pred, M, k, col_y, col, knot[j], r);
+            count[k * nk + j] = n;
+            if (nk > 1 && n < MIN_PER_BATCH) continue;
+            own[k * nk + j] = 1;
+            mx[measured] = knot[j];
+            my[measured++] = logf[k * nk + j] = log_median(r, n);
+        }
+        if (!measured) { // too few graphs at every batch: one factor over all of them
+            double lf = log_median(r, ratios(&ds, pred, M, k, col_y, -1, 0, r));
+            for (int j = 0; j < nk; j++) logf[k * nk + j] = lf, own[k * nk + j] = 2;
+        } else {
+            for (int j = 0; j < nk; j++) // a batch without enough graphs: the ones beside it
+                if (!own[k * nk + j]) logf[k * nk + j] = norm_interp(mx, my, measured, knot[j]);
+        }
+        for (int j = 0; j < nk && len < (int)sizeof note - 1; j++) {
+            size_t left = sizeof note - (size_t)len;
+            double f = exp(logf[k * nk + j]);
+            if (nk == 1)
+                len += snprintf(note + len, left, " %s x%.6g (%lld graphs)", names[k], f, (long long)total[k]);
+            else if (own[k * nk + j])
+                len += snprintf(note + len, left, " %s x%.6g at batch %.0f (%s%lld graphs)", names[k], f,
+                                expm1(knot[j]), own[k * nk + j] == 2 ? "of all " : "",
+                                (long long)(own[k * nk + j] == 1 ? count[k * nk + j] : total[k]));
         }
     }
     if (!used) {
@@ -343,19 +386,23 @@ int main(int argc, char **argv) {
     }
     for (int k = 0; k < M; k++) {
         const char *was = strcmp(names[k], seer_metric_name(m, k)) ? seer_metric_name(m, k) : NULL;
-        int64_t all = 0;
-        for (int j = 0; j < nk; j++) all += count[k * nk + j];
-        if (!all) {
+        if (!total[k]) {
             printf("%-28s not measured in the file: unchanged\n", names[k]);
             continue;
         }
         for (int j = 0; j < nk; j++) {
+            int64_t n = count[k * nk + j];
             printf("%-28s x %.4f ", names[k], exp(logf[k * nk + j]));
             if (nk == 1)
-                printf("(median of measured / predicted over %lld graphs)", (long long)count[k]);
-            else if (count[k * nk + j])
-                printf("at batch %.0f (median of measured / predicted over %lld graphs)",
-                       expm1(knot[j]), (long long)count[k * nk + j]);
+                printf("(median of measured / predicted over %lld graphs)", (long long)n);
+            else if (own[k * nk + j] == 1)
+                printf("at batch %.0f (median of measured / predicted over %lld graphs)", expm1(knot[j]), (long long)n);
+            else if (own[k * nk + j] == 2)
+                printf("at batch %.0f (under %d graphs at every batch: the median over all %lld)",
+                       expm1(knot[j]), MIN_PER_BATCH, (long long)total[k]);
+            else if (n)
+                printf("at batch %.0f (only %lld graph%s there: from the batches beside it)", expm1(knot[j]),
+                       (long long)n, n == 1 ? "" : "s");
             else
                 printf("at batch %.0f (not measured there: from the batches beside it)", expm1(knot[j]));
             printf("%s%s\n", was ? ", was " : "", was ? was : "");
@@ -363,7 +410,7 @@ int main(int argc, char **argv) {
     }
     printf("wrote %s\n", out);
     ctr_free(&c);
-    free(factor), free(r), free(count), free(pred), free(names), free(knot), free(logf), free(mx), free(my);
+    free(factor), free(r), free(count), free(pred), free(names), free(knot), free(logf), free(mx), free(my), free(total), free(own);
     pg_free(&ds);
     seer_free(m);
     return 0;
