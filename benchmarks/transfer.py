@@ -409,7 +409,8 @@ def consistency(data):
              "spaces' networks run the same GPUs at the same batches, so a ratio that differs between the rows is "
              "a difference between the two tables' measurement setups, not between the networks: a model learns "
              "the source table's ratios from its labels and carries them to the target, where no feature of the "
-             "graph can correct them (measuring the target can: the *+10 measured* rows).", "",
+             "graph can correct them (measuring the target can: the *+10 measured* rows, whose factor per GPU and "
+             "batch takes exactly such ratios from ten target networks).", "",
              "| space | " + " | ".join("%s bs32 / bs1" % g.split("_infer")[0] for g in GPUS) + " | " +
              " | ".join("%s / %s, bs%d" % (g.split("_infer")[0], GPUS[0].split("_infer")[0], b)
                         for b in SHARED_BATCHES for g in GPUS[1:]) + " |",
