@@ -12,10 +12,11 @@ architectures, all their batches):
   EPYC-measured architectures (what a user with a new CPU does: measure a few networks, calibrate),
 - the regression of log time on log FLOPs and log bytes, fitted on the Xeon (then calibrated the
   same way) and fitted on the handful of EPYC architectures alone,
-- the Xeon predictor's recipe (configs/cpu_xeon.ini) trained on the EPYC architectures outside
-  the test set: what measuring a whole dataset on the new CPU buys,
-- an ensemble of the calibrated Xeon predictor and that one (seerexport --ensemble), written to
-  WORK/cpu_epyc.seer: what predictors/cpu_epyc.seer ships.
+- the Xeon predictor's two recipes (configs/cpu_xeon.ini: PerfSAGE, and the same as a GCN)
+  trained on the EPYC architectures outside the test set, alone and as one ensemble: what
+  measuring a whole dataset on the new CPU buys,
+- an ensemble of the calibrated Xeon pair and that pair (seerexport --ensemble, 4 members),
+  written to WORK/cpu_epyc.seer: what predictors/cpu_epyc.seer ships.
 
     python3 benchmarks/cross_device.py [--work DIR] [--out benchmarks/cross_device.md]
 """
@@ -37,6 +38,9 @@ METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
 SPECS = ",".join(os.path.join(ROOT, "datasets/space_cpu", f) for f in ("specs_r.jsonl", "specs_w.jsonl"))
 SHOTS = (10, 50)  # EPYC architectures measured for calibration
 TEST_SHARE = 0.4  # of the EPYC architectures outside every shot set
+# the two models of predictors/cpu_xeon.seer: configs/cpu_xeon.ini as it is, and with these overrides
+RECIPES = {"perfsage": [], "gcn": ["model.name=gcn", "model.hidden=128", "model.blocks=3", "model.head_hidden=64",
+                                   "model.readout=pooled"]}
 
 
 def run(cmd, log):
@@ -123,30 +127,37 @@ def main():
         rows.append(("log-FLOPs regression fitted on the Xeon, calibrated on %d EPYC architectures" % k, reg * f))
         rows.append(("log-FLOPs regression fitted on %d EPYC architectures alone" % k,
                      np.column_stack([logflops_fit(s["x"], s["y"][:, j])(d["x"]) for j in range(len(METRICS))])))
-    secs = None
+    secs, trained = {}, []
     if len(train) >= 50:
         train_h5 = make_dataset(a, by(train), "train")
-        run_dir = os.path.join(a.work, "epyc_run")
-        t0 = time.time()
-        cmd = [os.path.join(a.build, "seertrain"), os.path.join(ROOT, "configs/cpu_xeon.ini"), "--quiet"]
-        for s in ["data.path=" + train_h5, "data.labels=" + ",".join("cpu_epyc_" + m for m in METRICS),
-                  "data.train_frac=0.85", "data.val_frac=0.1", "train.epochs=%d" % a.epochs,
-                  "train.threads=1", "output.dir=" + a.work, "output.run=epyc_run", "output.plot=0"]:
-            cmd += ["--set", s]
-        run(cmd, run_dir + ".log")
-        secs = time.time() - t0
-        seer = run_dir + ".seer"
-        run([os.path.join(a.build, "seerexport"), run_dir, "-o", seer], seer + ".log")
-        rows.append(("cpu_xeon.ini's recipe trained on %d other EPYC architectures" % len(train),
-                     predictions(a, seer, test_h5, "cpu_epyc")))
+        for recipe, sets in RECIPES.items():  # the two models of cpu_xeon.seer, trained on the EPYC
+            name = "epyc_run" if recipe == "perfsage" else "epyc_" + recipe
+            t0 = time.time()
+            cmd = [os.path.join(a.build, "seertrain"), os.path.join(ROOT, "configs/cpu_xeon.ini"), "--quiet"]
+            for s in sets + ["data.path=" + train_h5, "data.labels=" + ",".join("cpu_epyc_" + m for m in METRICS),
+                             "data.train_frac=0.85", "data.val_frac=0.1", "train.epochs=%d" % a.epochs,
+                             "train.threads=1", "output.dir=" + a.work, "output.run=" + name, "output.plot=0"]:
+                cmd += ["--set", s]
+            run(cmd, os.path.join(a.work, name + ".log"))
+            secs[recipe] = time.time() - t0
+            seer = os.path.join(a.work, name + ".seer")
+            run([os.path.join(a.build, "seerexport"), os.path.join(a.work, name), "-o", seer], seer + ".log")
+            trained.append(seer)
+            rows.append(("cpu_xeon.ini's recipe%s trained on %d other EPYC architectures"
+                         % ("" if recipe == "perfsage" else " as a " + recipe.upper(), len(train)),
+                         predictions(a, seer, test_h5, "cpu_epyc")))
+        both = os.path.join(a.work, "epyc_pair.seer")
+        run([os.path.join(a.build, "seerexport"), "--ensemble"] + trained + ["-o", both], both + ".log")
+        rows.append(("the two above as one ensemble (the pair cpu_xeon.seer is, trained on the EPYC)",
+                     predictions(a, both, test_h5, "cpu_epyc")))
         if shots:  # both sources of knowledge in one predictor: what predictors/cpu_epyc.seer ships
             k = max(shots)
             ens = os.path.join(a.work, "cpu_epyc.seer")
             run([os.path.join(a.build, "seerexport"), "--ensemble", os.path.join(a.work, "cpu_epyc_cal%d.seer" % k),
-                 seer, "-o", ens], ens + ".log")
-            rows.append(("ensemble (seerexport --ensemble, an ensemble contributing its members) of the two rows above: the Xeon predictor calibrated on "
-                         "%d EPYC architectures and the one trained on %d" % (k, len(train)),
-                         predictions(a, ens, test_h5, "cpu_epyc")))
+                 both, "-o", ens], ens + ".log")
+            rows.append(("ensemble of the Xeon pair calibrated on %d EPYC architectures and the pair trained on %d "
+                         "(seerexport --ensemble: 4 members, the Xeon's knowledge and the EPYC's weighing alike)"
+                         % (k, len(train)), predictions(a, ens, test_h5, "cpu_epyc")))
     n_cfg = len(lines)
     out = ["# A CPU the predictor never saw: Intel Xeon -> AMD EPYC", "",
            "Regenerated by `/usr/bin/python3 benchmarks/cross_device.py` on %s (%s)." % (time.strftime("%Y-%m-%d"), machine()),
@@ -173,9 +184,9 @@ def main():
     ratio = np.nanmedian(d["y"] / rows[0][1], axis=0)
     out += ["", "Median EPYC / Xeon-predicted ratio on the test graphs: %s." % ", ".join(
         "%s %.2f" % (m, r) for m, r in zip(METRICS, ratio))]
-    if secs is not None:
-        out.append("The model trained on the EPYC took %.0f s (%d epochs, one thread). The ensemble is what "
-                   "`predictors/cpu_epyc.seer` ships (copied from the work folder)." % (secs, a.epochs))
+    if secs:
+        out.append("Trained on the EPYC (%d epochs, one thread): %s. The last row is what `predictors/cpu_epyc.seer` "
+                   "ships (copied from the work folder)." % (a.epochs, ", ".join("%s %.0f s" % kv for kv in secs.items())))
     out += ["", "Runs, logs and the calibrated predictors: `%s`." % a.work, ""]
     with open(a.out, "w") as f:
         f.write("\n".join(out))
