@@ -47,7 +47,7 @@ class _RangeItem(ctypes.Structure):
                 ("lo", ctypes.c_double), ("hi", ctypes.c_double)]
 
 
-_RANGE_KINDS = ("node", "edge", "global", "nodes", "edges", "metric", "op")
+_RANGE_KINDS = ("node", "edge", "global", "nodes", "edges", "metric", "op", "calibration")
 _RANGE_MAX = 64
 
 
@@ -207,8 +207,9 @@ class Model:
         Returns {"in_range": True/False (None: the model records no range), "count": how many
         quantities lie outside, "out_of_range": [{"kind", "name", "value", "lo", "hi"}, ...]}
         (kind: node/edge/global feature, nodes/edges count, metric: a prediction more than 10x
-        beyond the training labels, or op: an operator type the training data never had, its
-        value the graph's nodes of it; node_op needed)."""
+        beyond the training labels, op: an operator type the training data never had, its
+        value the graph's nodes of it, node_op needed; or calibration: a batch beyond those
+        seercalibrate fitted factors at, listed first)."""
         keep = []
         g = self._graph((node_x, edge_index, edge_x, global_x, node_op), keep)
         p = None

@@ -187,6 +187,18 @@ assert "two_y.h5: titan_rtx_256_ms x2 at batch 1 (100 graphs)" in c and "x0.5 at
 "$seerpredict" "$work/m_fp32.seer" "$onnx" --json | "$python" -c '
 import json, sys
 assert json.load(sys.stdin)["model_info"]["calibration"] is None' || fail "seerpredict --json: an uncalibrated model"
+# a batch beyond the calibrated ones (1 .. 32) is reported first; one between them is not
+"$seerpredict" "$work/calb.seer" "$onnx" --batch 8,64 --json | "$python" -c '
+import json, sys
+r = json.load(sys.stdin)["results"]
+kinds = [[o["kind"] for o in x["out_of_range"]] for x in r]
+assert "calibration" not in kinds[0] and kinds[1][0] == "calibration", kinds
+o = r[1]["out_of_range"][0]
+assert o["name"] == "log_batch" and abs(o["value"] - 4.174387) < 1e-5 and abs(o["hi"] - 3.496508) < 1e-5, o
+assert r[1]["out_of_range_count"] == r[0]["out_of_range_count"] + 1 or r[1]["out_of_range_count"] > 8, r' ||
+    fail "seerpredict --json: a batch beyond the calibration"
+"$seerpredict" "$work/calb.seer" "$onnx" --batch 64 | grep -q "warning: .*: batch 64 beyond the batches it was calibrated at (1 .. 32: the nearest one.s factor holds)" ||
+    fail "seerpredict: the warning for a batch beyond the calibration"
 # calibrated again at batches 8 and 256 (x3, x1): the two compose, on the union of the batches
 $cc copies "$data" 100 "$work/two2.h5" 8,256 && $cc label "$work/two2.h5" "$work/probe1.csv" "$work/two2_y.h5" 8:3,256:1 ||
     fail "labelling two2.h5"

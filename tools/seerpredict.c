@@ -129,7 +129,8 @@ static void range_text(const seer_model *m, int n, const seer_range_item *it) {
 }
 
 static void range_json(const seer_model *m, int n, const seer_range_item *it) {
-    static const char *const kinds[] = {"node", "edge", "global", "nodes", "edges", "metric", "op"};
+    static const char *const kinds[] = {"node", "edge", "global", "nodes", "edges", "metric", "op",
+                                        "calibration"};
     printf(",\"in_range\":%s,\"out_of_range\":[", n < 0 ? "null" : n == 0 ? "true" : "false");
     for (int i = 0; i < n && i < RANGE_ITEMS; i++) {
         printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "", kinds[it[i].kind]);

@@ -81,21 +81,24 @@ SEER_API seer_status seer_predict_batch(const seer_model *m, const seer_graph *g
  * to items. A prediction counts as outside when it is more than 10 times below the smallest or
  * above the largest training label of its metric. Exports made before libseer 0.4 record no
  * operator types and check none. */
-enum { SEER_NODE_COUNT = 3, SEER_EDGE_COUNT = 4, SEER_METRIC = 5, SEER_OP = 6 };
+enum { SEER_NODE_COUNT = 3, SEER_EDGE_COUNT = 4, SEER_METRIC = 5, SEER_OP = 6, SEER_CALIB = 7 };
 typedef struct {
     int kind;        // SEER_NODE / SEER_EDGE / SEER_GLOBAL feature, SEER_NODE_COUNT,
-                     // SEER_EDGE_COUNT, SEER_METRIC (a prediction) or SEER_OP (an operator type
-                     // the training data never had)
+                     // SEER_EDGE_COUNT, SEER_METRIC (a prediction), SEER_OP (an operator type
+                     // the training data never had) or SEER_CALIB (a batch beyond those the
+                     // model was calibrated at by seercalibrate: it takes the nearest one's
+                     // factor; listed first)
     int index;       // the feature column, metric or op id
     double value;    // the graph's value farthest outside (a feature's min or max over its
                      // rows; SEER_OP: the graph's nodes of that operator)
-    double lo, hi;   // the training range (SEER_OP: 0, 0)
+    double lo, hi;   // the training range (SEER_OP: 0, 0; SEER_CALIB: the calibrated one, in the
+                     // global feature's units, like value; index is that feature's column)
 } seer_range_item;
 SEER_API seer_status seer_check_range(const seer_model *m, const seer_graph *g, const double *pred,
                                       seer_range_item *items, int max_items, int *n_out,
                                       char *err, size_t err_len);
 /* The name of an item's quantity: the feature's name, "nodes", "edges", the metric's name or the
- * operator's. */
+ * operator's (SEER_CALIB: the global feature's, "log_batch"). */
 SEER_API const char *seer_range_item_name(const seer_model *m, const seer_range_item *it);
 
 SEER_API int seer_n_metrics(const seer_model *m);

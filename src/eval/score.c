@@ -67,13 +67,14 @@ static int same_features(const seer_model *m, const pg_dataset *ds, const char *
 static void top_outside(const seer_model *m, const seer_graph *gs, const double *pred,
                         score_result *r, seer_err *err, int *failed) {
     int M = seer_n_metrics(m);
-    int64_t base[SEER_OP + 2] = {0};
-    for (int k = 0; k <= SEER_OP; k++)
+    int64_t base[SEER_CALIB + 2] = {0};
+    for (int k = 0; k <= SEER_CALIB; k++)
         base[k + 1] = base[k] + (k < 3           ? seer_n_features(m, k)
                                  : k == SEER_METRIC ? M
                                  : k == SEER_OP     ? seer_n_op_types(m)
+                                 : k == SEER_CALIB  ? seer_n_features(m, SEER_GLOBAL)
                                                     : 1);
-    int64_t slots = base[SEER_OP + 1];
+    int64_t slots = base[SEER_CALIB + 1];
     int64_t *freq = seer_calloc((size_t)slots, sizeof(int64_t));
     r->range_known = 1;
     for (int64_t g = 0; g < r->graphs && r->range_known; g++) {
@@ -223,12 +224,19 @@ void score_metric_device(const char *name, char *out, size_t len) {
 
 const char *score_range_kind(int kind) {
     static const char *const k[] = {"node feature ", "edge feature ", "global feature ", "", "",
-                                    "prediction ", "operator "};
-    return kind >= 0 && kind <= SEER_OP ? k[kind] : "";
+                                    "prediction ", "operator ", "calibration beyond "};
+    return kind >= 0 && kind <= SEER_CALIB ? k[kind] : "";
 }
 
 void score_range_item_text(const seer_model *m, const seer_range_item *it, char *out, size_t len) {
-    if (it->kind == SEER_OP)
+    const char *name = seer_range_item_name(m, it);
+    if (it->kind == SEER_CALIB && name && !strcmp(name, "log_batch")) // the feature is log1p(batch)
+        snprintf(out, len, "batch %.0f beyond the batches it was calibrated at (%.0f .. %.0f: the "
+                 "nearest one's factor holds)", expm1(it->value), expm1(it->lo), expm1(it->hi));
+    else if (it->kind == SEER_CALIB)
+        snprintf(out, len, "global feature %s = %.4g beyond the calibrated range %.4g .. %.4g", name,
+                 it->value, it->lo, it->hi);
+    else if (it->kind == SEER_OP)
         snprintf(out, len, "operator %s (%.0f node%s) never in the training data",
                  seer_range_item_name(m, it), it->value, it->value == 1 ? "" : "s");
     else

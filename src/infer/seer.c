@@ -584,6 +584,15 @@ _Static_assert(SEER_NODE == 0 && SEER_EDGE == 1 && SEER_GLOBAL == 2 &&
                    (int)SEER_METRIC == (int)COV_KIND_METRIC && (int)SEER_OP == (int)COV_KIND_OP,
                "range kinds differ");
 
+/* The calibration by batch of a model or of its members (each member of a calibrated ensemble
+ * carries the same), or NULL. */
+static const norm_stats *calib_stats(const seer_model *m) {
+    if (!m->n_members) return m->norm.calib_n ? &m->norm : NULL;
+    for (int i = 0; i < m->n_members; i++)
+        if (m->members[i]->norm.calib_n) return &m->members[i]->norm;
+    return NULL;
+}
+
 seer_status seer_check_range(const seer_model *m, const seer_graph *g, const double *pred,
                              seer_range_item *items, int max_items, int *n_out, char *err,
                              size_t err_len) {
@@ -593,8 +602,15 @@ seer_status seer_check_range(const seer_model *m, const seer_graph *g, const dou
     if (check_graph(m, g, 0, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
     *n_out = -1;
     if (!m->has_cov) return SEER_OK;
-    *n_out = coverage_check(&m->cov, g->n_nodes, g->n_edges, g->node_op, g->node_x, g->edge_x,
-                            g->global_x, pred, (coverage_item *)items, max_items);
+    // a batch beyond the calibrated ones comes first (the others describe the model's training)
+    const norm_stats *cs = calib_stats(m);
+    double v = cs ? (double)g->global_x[cs->calib_col] : 0;
+    int beyond = cs && (v < cs->calib_x[0] - 1e-6 || v > cs->calib_x[cs->calib_n - 1] + 1e-6);
+    if (beyond && max_items)
+        items[0] = (seer_range_item){SEER_CALIB, cs->calib_col, v, cs->calib_x[0], cs->calib_x[cs->calib_n - 1]};
+    int skip = beyond && max_items;
+    *n_out = beyond + coverage_check(&m->cov, g->n_nodes, g->n_edges, g->node_op, g->node_x, g->edge_x,
+                                     g->global_x, pred, (coverage_item *)items + skip, max_items - skip);
     return SEER_OK;
 }
 
@@ -606,6 +622,7 @@ const char *seer_range_item_name(const seer_model *m, const seer_range_item *it)
     case SEER_EDGE_COUNT: return "edges";
     case SEER_METRIC: return seer_metric_name(m, it->index);
     case SEER_OP: return seer_op_name(m, it->index);
+    case SEER_CALIB: return seer_feature_name(m, SEER_GLOBAL, it->index);
     default: return NULL;
     }
 }
