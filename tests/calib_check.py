@@ -8,6 +8,8 @@
                                                       the first K graphs there: the rest NaN), a
                                                       fifth of the graphs x 10 more (the median
                                                       ignores them)
+    calib_check.py flops IN.h5 OUT.h5                 IN with every label set to the graph's FLOPs / 1e6
+                                                      (a device whose ranking is the FLOPs')
     calib_check.py ratio BEFORE.csv AFTER.csv B:F,..  AFTER / BEFORE of every prediction equals the
                                                       calibration through the knots B:F (log F
                                                       linear in log1p(B), constant beyond) to 1e-5
@@ -91,6 +93,20 @@ def label(inp, pred_csv, out, spec):
         src.visititems(walk)
 
 
+def flops(inp, out):
+    with h5py.File(inp, "r") as src, h5py.File(out, "w") as f:
+        for k, v in src.attrs.items():
+            f.attrs[k] = v
+        g = [x.decode() for x in src["schema/global_features"][:]].index("log_flops_total")
+        fl = np.expm1(src["global/x"][:, g].astype(np.float64)) / 1e6
+        y = np.repeat(fl[:, None], src["label/y"].shape[1], 1).astype(np.float32)
+
+        def walk(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                f.create_dataset(name, data=y if name == "label/y" else obj[:], dtype=obj.dtype)
+        src.visititems(walk)
+
+
 def ratio(before, after, spec):
     b, a = list(csv.DictReader(open(before))), list(csv.DictReader(open(after)))
     kx, ky = knots(spec)
@@ -111,4 +127,5 @@ def ratio(before, after, spec):
 if __name__ == "__main__":
     {"copies": lambda: copies(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]),
      "label": lambda: label(*sys.argv[2:6]),
+     "flops": lambda: flops(*sys.argv[2:4]),
      "ratio": lambda: ratio(*sys.argv[2:5])}[sys.argv[1]]()

@@ -220,6 +220,16 @@ $cc copies "$data" 2 "$work/few.h5" 1,32 && $cc label "$work/few.h5" "$work/prob
 grep -q "^note: .*few_y.h5 measures 2 batch sizes but no metric at 3 graphs at any of them: one factor per metric" "$work/calf.txt" &&
     grep -q "titan_rtx_1_ms .* x 1.2500 (median of measured / predicted over 4 graphs)" "$work/calf.txt" &&
     [ "$(version "$work/calf.seer")" = 2 ] || { cat "$work/calf.txt"; fail "seercalibrate: too few graphs at every batch"; }
+# the fit on the measured graphs: labels = predictions x the factors, a fifth of them x10 (MAPE
+# 0.9 on 40 of 200 graphs: 18.0%), no warning; labels that follow the graphs' FLOPs (a device unlike
+# the GPU this model learned, where FLOPs rank perfectly) get the warning for the metric whose
+# ranking is far from the FLOPs' (titan_rtx_1_ms: Spearman about 0.76 against 1.00)
+grep -q "titan_rtx_1_ms .* calibrated, on the file's 200 graphs: MAPE 18.0%, Spearman" "$work/calb.txt" &&
+    ! grep -q "^warning:" "$work/calb.txt" || { cat "$work/calb.txt"; fail "seercalibrate: the fit on the measured graphs"; }
+$cc copies "$data" 100 "$work/one.h5" 1 && $cc flops "$work/one.h5" "$work/one_fl.h5" || fail "writing one_fl.h5"
+"$seercalibrate" "$work/m_fp32.seer" "$work/one_fl.h5" -o "$work/calfl.seer" >"$work/calfl.txt" || fail "seercalibrate on FLOPs labels"
+grep -q "^warning: titan_rtx_1_ms: the model ranks the measured networks worse than their FLOPs do" "$work/calfl.txt" ||
+    { cat "$work/calfl.txt"; fail "seercalibrate: no warning for a device unlike the model's"; }
 # --one-factor: one median over both batches, a version-2 file
 "$seercalibrate" "$work/m_fp32.seer" "$work/two_y.h5" -o "$work/cal1.seer" --one-factor >"$work/cal1.txt" ||
     fail "seercalibrate --one-factor"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/container.h"
+#include "eval/metrics.h"
 #include "eval/score.h"
 #include "data/prep.h"
 #include "infer/seer_format.h"
@@ -28,6 +29,9 @@ static void usage(FILE *f) {
           "batches beside it (from all the metric's graphs when no batch has 3). The\n"
           "factors and the file are recorded in the output (seer_info(model, \"calibration\"));\n"
           "the training range it reports is unchanged, so unlike networks still carry the warning.\n"
+          "It prints how the calibrated model fits the file's graphs (MAPE, Spearman, and the\n"
+          "Spearman of their FLOPs alone) and warns when the model ranks them clearly worse than\n"
+          "their FLOPs do: a device unlike the one it learned (benchmarks/new_device.md).\n"
           "A calibrated model calibrated again composes the two. An ensemble (seerexport\n"
           "--ensemble) is calibrated as a whole: its members each take the same factors, which\n"
           "scale their geometric mean by exactly those.\n\n"
@@ -63,6 +67,36 @@ static int64_t ratios(const pg_dataset *ds, const double *pred, int M, int k, in
         }
     }
     return n;
+}
+
+/* How the calibrated metric k fits the file's graphs, against their FLOPs alone: a model that ranks
+ * the measured networks clearly worse than their FLOPs do learned a device unlike this one (a GPU
+ * calibrated to a phone: benchmarks/new_device.md), and the user should know it is guessing. */
+static void fit_report(const pg_dataset *ds, const double *pred, int M, int k, const char *name, int col,
+                       int nk, const double *knot, const double *logf) {
+    int cy = pg_find_name(ds->labels, ds->M, name), cf = pg_find_name(ds->global_features, ds->Fg, "log_flops_total");
+    double *p = seer_malloc(sizeof(double) * (size_t)(3 * ds->G + 1)), *y = p + ds->G, *fl = y + ds->G;
+    int64_t n = 0;
+    for (int64_t g = 0; cy >= 0 && g < ds->G; g++) {
+        double t = ds->label_y[g * ds->M + cy], q = pred[g * M + k];
+        if (!(t > 0 && isfinite(t) && q > 0 && isfinite(q))) continue;
+        double lf = nk == 1 ? logf[0] : norm_interp(knot, logf, nk, ds->global_x[g * ds->Fg + col]);
+        p[n] = q * exp(lf), y[n] = t, fl[n] = cf >= 0 ? ds->global_x[g * ds->Fg + cf] : 0;
+        n++;
+    }
+    label_metrics lm, lf;
+    metrics_compute(p, y, n, &lm);
+    metrics_compute(fl, y, n, &lf);
+    printf("%-28s calibrated, on the file's %lld graphs: MAPE %.1f%%, Spearman %.2f", name, (long long)n,
+           lm.mape, lm.spearman);
+    if (cf >= 0) printf(" (their FLOPs alone: Spearman %.2f)", lf.spearman);
+    putchar('\n');
+    if (cf >= 0 && n >= 5 && lf.spearman - lm.spearman > 0.2)
+        printf("warning: %s: the model ranks the measured networks worse than their FLOPs do (Spearman "
+               "%.2f against %.2f): the device it learned is unlike this one, so its predictions here are "
+               "guesses; a predictor of a like device, or a regression on FLOPs, may do better\n",
+               name, lm.spearman, lf.spearman);
+    free(p);
 }
 
 /* log of the median of r (n > 0; sorts r). */
@@ -408,6 +442,8 @@ int main(int argc, char **argv) {
             printf("%s%s\n", was ? ", was " : "", was ? was : "");
         }
     }
+    for (int k = 0; k < M; k++)
+        if (total[k]) fit_report(&ds, pred, M, k, names[k], col, nk, knot, logf + (int64_t)k * nk);
     printf("wrote %s\n", out);
     ctr_free(&c);
     free(factor), free(r), free(count), free(pred), free(names), free(knot), free(logf), free(mx), free(my), free(total), free(own);
