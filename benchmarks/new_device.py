@@ -12,8 +12,8 @@ play the networks a user measured on the new device; the rest are scored:
   predictions to 1e-8), from the GPU whose calibrated predictions have the lowest MAPE on the ten
   themselves (chosen on the measured networks only),
 - the regression of log latency on log FLOPs and log bytes fitted on the ten alone (the floor),
-- both at once, not in `seercalibrate` yet: log latency = a + b log(GPU prediction) + c log FLOPs
-  fitted on the ten, from the GPU whose fit on the ten is best (three numbers per device: the
+- both at once, `seercalibrate --with-flops`: log latency = a + b log(GPU prediction) + c log FLOPs
+  fitted on the ten (least squares; equal to libseer's to 1e-8), from the GPU whose fit on the ten is best (three numbers per device: the
   predictor's ranking where it holds, FLOPs where it does not).
 
 The predictor was trained on every network of both spaces (on the GPUs): the networks are not

@@ -10,6 +10,10 @@
                                                       ignores them)
     calib_check.py flops IN.h5 OUT.h5                 IN with every label set to the graph's FLOPs / 1e6
                                                       (a device whose ranking is the FLOPs')
+    calib_check.py affine IN.h5 PRED.csv OUT.h5 a,b,c  IN with every label PRED.csv predicts set to
+                                                      exp(a + b log(prediction) + c log_flops_total)
+    calib_check.py affine_check BEFORE.csv AFTER.csv IN.h5 a,b,c[;a,b,c]  AFTER = that of BEFORE
+                                                      (each set in turn) to 1e-5
     calib_check.py ratio BEFORE.csv AFTER.csv B:F,..  AFTER / BEFORE of every prediction equals the
                                                       calibration through the knots B:F (log F
                                                       linear in log1p(B), constant beyond) to 1e-5
@@ -65,27 +69,13 @@ def copies(src_path, n, out, batches):
         src.visititems(walk)
 
 
-def label(inp, pred_csv, out, spec):
-    rows = {r["name"]: r for r in csv.DictReader(open(pred_csv))}
-    kx, ky = knots(spec)
-    only = {int(x.split(":")[0]): int(x.split(":")[2]) for x in spec.split(",") if x.count(":") == 2}
-    seen = {}
+def relabel(inp, out, make):
+    """out = inp with /label/y replaced by make(names, labels, shape) (names and labels decoded)."""
     with h5py.File(inp, "r") as src, h5py.File(out, "w") as f:
         for k, v in src.attrs.items():
             f.attrs[k] = v
-        names = [x.decode() for x in src["graph/name"][:]]
-        labels = [x.decode() for x in src["schema/labels"][:]]
-        y = np.full(src["label/y"].shape, np.nan, np.float32)
-        for g, nm in enumerate(names):
-            b = batch_of(nm)
-            seen[b] = seen.get(b, 0) + 1
-            if seen[b] > only.get(b, seen[b]):
-                continue
-            lb = np.float32(math.log1p(b))
-            fac = math.exp(np.interp(lb, kx, ky)) * (10 if g % 5 == 0 else 1)
-            for j, l in enumerate(labels):
-                if l in rows[nm]:
-                    y[g, j] = float(rows[nm][l]) * fac
+        y = make([x.decode() for x in src["graph/name"][:]], [x.decode() for x in src["schema/labels"][:]],
+                 src["label/y"].shape)
 
         def walk(name, obj):  # (visititems stops at a callback that returns something)
             if isinstance(obj, h5py.Dataset):
@@ -93,18 +83,68 @@ def label(inp, pred_csv, out, spec):
         src.visititems(walk)
 
 
-def flops(inp, out):
-    with h5py.File(inp, "r") as src, h5py.File(out, "w") as f:
-        for k, v in src.attrs.items():
-            f.attrs[k] = v
-        g = [x.decode() for x in src["schema/global_features"][:]].index("log_flops_total")
-        fl = np.expm1(src["global/x"][:, g].astype(np.float64)) / 1e6
-        y = np.repeat(fl[:, None], src["label/y"].shape[1], 1).astype(np.float32)
+def label(inp, pred_csv, out, spec):
+    rows = {r["name"]: r for r in csv.DictReader(open(pred_csv))}
+    kx, ky = knots(spec)
+    only = {int(x.split(":")[0]): int(x.split(":")[2]) for x in spec.split(",") if x.count(":") == 2}
 
-        def walk(name, obj):
-            if isinstance(obj, h5py.Dataset):
-                f.create_dataset(name, data=y if name == "label/y" else obj[:], dtype=obj.dtype)
-        src.visititems(walk)
+    def make(names, labels, shape):
+        y, seen = np.full(shape, np.nan, np.float32), {}
+        for g, nm in enumerate(names):
+            b = batch_of(nm)
+            seen[b] = seen.get(b, 0) + 1
+            if seen[b] > only.get(b, seen[b]):
+                continue
+            fac = math.exp(np.interp(np.float32(math.log1p(b)), kx, ky)) * (10 if g % 5 == 0 else 1)
+            for j, l in enumerate(labels):
+                if l in rows[nm]:
+                    y[g, j] = float(rows[nm][l]) * fac
+        return y
+    relabel(inp, out, make)
+
+
+def _flops(h5):
+    with h5py.File(h5, "r") as f:
+        g = [x.decode() for x in f["schema/global_features"][:]].index("log_flops_total")
+        return {x.decode(): float(v) for x, v in zip(f["graph/name"][:], f["global/x"][:, g])}
+
+
+def flops(inp, out):
+    x = _flops(inp)
+    relabel(inp, out, lambda names, labels, shape: np.array(
+        [[math.expm1(x[nm]) / 1e6] * shape[1] for nm in names], np.float32))
+
+
+def affine(inp, pred_csv, out, spec):
+    a, b, c = (float(v) for v in spec.split(","))
+    rows = {r["name"]: r for r in csv.DictReader(open(pred_csv))}
+    x = _flops(inp)
+
+    def make(names, labels, shape):
+        y = np.full(shape, np.nan, np.float32)
+        for g, nm in enumerate(names):
+            for j, l in enumerate(labels):
+                if l in rows[nm]:
+                    y[g, j] = math.exp(a + b * math.log(float(rows[nm][l])) + c * x[nm])
+        return y
+    relabel(inp, out, make)
+
+
+def affine_check(before, after, h5, specs):
+    b, a = list(csv.DictReader(open(before))), list(csv.DictReader(open(after)))
+    x = _flops(h5)
+    ms = [m for m in b[0] if m not in ("name", "in_range")]
+    worst = 0.0
+    for rb, ra in zip(b, a):
+        for m in ms:
+            v = float(rb[m])
+            for spec in specs.split(";"):
+                ca, cb, cc = (float(t) for t in spec.split(","))
+                v = math.exp(ca + cb * math.log(v) + cc * x[rb["name"]])
+            worst = max(worst, abs(float(ra[m]) / v - 1))
+    assert worst < 1e-5, worst
+    print("calib_check: %d predictions through log y = a + b log y + c log_flops_total (%s) to %.1e"
+          % (len(b) * len(ms), specs, worst))
 
 
 def ratio(before, after, spec):
@@ -128,4 +168,6 @@ if __name__ == "__main__":
     {"copies": lambda: copies(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]),
      "label": lambda: label(*sys.argv[2:6]),
      "flops": lambda: flops(*sys.argv[2:4]),
+     "affine": lambda: affine(*sys.argv[2:6]),
+     "affine_check": lambda: affine_check(*sys.argv[2:6]),
      "ratio": lambda: ratio(*sys.argv[2:5])}[sys.argv[1]]()

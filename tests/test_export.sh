@@ -11,6 +11,12 @@ seercalibrate=${10}
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_err() { # expect_err PATTERN CMD...: one line, non-zero, matching PATTERN
+    pat=$1; shift
+    if "$@" >"$work/err.out" 2>"$work/err.txt"; then fail "accepted: $*"; fi
+    grep -Eq -e "$pat" "$work/err.txt" || { cat "$work/err.txt"; fail "message should mention '$pat': $*"; }
+    [ "$(wc -l <"$work/err.txt")" -eq 1 ] || { cat "$work/err.txt"; fail "more than one line: $*"; }
+}
 
 "$seertrain" "$ini" --quiet --set data.path="$data" --set output.dir="$work" --set output.run=run \
     --set train.epochs=40 --set data.limit=600 >"$work/train.log" 2>&1 || { cat "$work/train.log"; fail "training"; }
@@ -230,6 +236,29 @@ $cc copies "$data" 100 "$work/one.h5" 1 && $cc flops "$work/one.h5" "$work/one_f
 "$seercalibrate" "$work/m_fp32.seer" "$work/one_fl.h5" -o "$work/calfl.seer" >"$work/calfl.txt" || fail "seercalibrate on FLOPs labels"
 grep -q "^warning: titan_rtx_1_ms: the model ranks the measured networks worse than their FLOPs do" "$work/calfl.txt" ||
     { cat "$work/calfl.txt"; fail "seercalibrate: no warning for a device unlike the model's"; }
+# --with-flops: labels = exp(0.5 + 0.8 log(prediction) + 0.1 log_flops_total) exactly: the three
+# numbers recovered, every prediction (batches 1 to 256) moved by them; calibrated again
+# (-0.2, 1.1, 0.05) the two compose; what it refuses
+$cc affine "$work/two.h5" "$work/probe0.csv" "$work/aff_y.h5" 0.5,0.8,0.1 || fail "labelling aff_y.h5"
+"$seercalibrate" "$work/m_fp32.seer" "$work/aff_y.h5" -o "$work/calaf.seer" --with-flops >"$work/calaf.txt" ||
+    fail "seercalibrate --with-flops"
+grep -q "titan_rtx_1_ms .* log y = 0.5000 + 0.8000 log(prediction) + 0.1000 log_flops_total (least squares over 200 graphs)" "$work/calaf.txt" &&
+    [ "$(version "$work/calaf.seer")" = 3 ] || { cat "$work/calaf.txt"; fail "--with-flops: the fit"; }
+"$seerpredict" "$work/calaf.seer" "$work/probe.h5" --predictions "$work/probe_af.csv" >/dev/null
+$cc affine_check "$work/probe0.csv" "$work/probe_af.csv" "$work/probe.h5" 0.5,0.8,0.1 || fail "--with-flops: the predictions"
+$cc affine "$work/two.h5" "$work/probe_af.csv" "$work/aff2_y.h5" -0.2,1.1,0.05 || fail "labelling aff2_y.h5"
+"$seercalibrate" "$work/calaf.seer" "$work/aff2_y.h5" -o "$work/calaf2.seer" --with-flops >/dev/null || fail "--with-flops twice"
+"$seerpredict" "$work/calaf2.seer" "$work/probe.h5" --predictions "$work/probe_af2.csv" >/dev/null
+$cc affine_check "$work/probe0.csv" "$work/probe_af2.csv" "$work/probe.h5" "0.5,0.8,0.1;-0.2,1.1,0.05" ||
+    fail "--with-flops twice: the composition"
+$cc affine "$work/two.h5" "$work/probe0.csv" "$work/neg_y.h5" 0.5,-1,0.1 || fail "labelling neg_y.h5"
+expect_err "neg_y.h5: --with-flops: for titan_rtx_256_ms the fit gives .* do not rise with the measured times" \
+    "$seercalibrate" "$work/m_fp32.seer" "$work/neg_y.h5" -o "$work/x.seer" --with-flops
+expect_err "calibrated with --with-flops before: calibrate it with --with-flops again" \
+    "$seercalibrate" "$work/calaf.seer" "$work/two_y.h5" -o "$work/x.seer"
+expect_err "--one-factor and --with-flops are two calibrations" \
+    "$seercalibrate" "$work/m_fp32.seer" "$work/two_y.h5" -o "$work/x.seer" --with-flops --one-factor
+[ ! -e "$work/x.seer" ] || fail "a refused calibration left a file"
 # --one-factor: one median over both batches, a version-2 file
 "$seercalibrate" "$work/m_fp32.seer" "$work/two_y.h5" -o "$work/cal1.seer" --one-factor >"$work/cal1.txt" ||
     fail "seercalibrate --one-factor"
@@ -313,12 +342,6 @@ print("seerexport --ensemble of an ensemble and a model: the geometric mean of 3
 PY
 
 # errors: one line, non-zero, naming the file
-expect_err() { # expect_err PATTERN CMD...
-    pat=$1; shift
-    if "$@" >"$work/err.out" 2>"$work/err.txt"; then fail "accepted: $*"; fi
-    grep -Eq "$pat" "$work/err.txt" || { cat "$work/err.txt"; fail "message should mention '$pat': $*"; }
-    [ "$(wc -l <"$work/err.txt")" -eq 1 ] || { cat "$work/err.txt"; fail "more than one line: $*"; }
-}
 head -c 1000 "$work/m_fp32.seer" >"$work/trunc.seer"
 expect_err "trunc.seer: (truncated|corrupt)" "$seerpredict" "$work/trunc.seer" "$onnx"
 expect_err "wrong magic" "$seerpredict" "$work/run/best.ckpt" "$onnx"

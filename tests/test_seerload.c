@@ -31,6 +31,8 @@ typedef struct {
     const char *name, *dtype_str;
     const double *calib; // calib.batch values (n_calib of them), or NULL
     int n_calib;
+    const double *aff; // calib.flops values (n_aff of them), or NULL
+    int n_aff;
 } breakage;
 
 static char *names_n(int n, const char *stem, char ***out) {
@@ -107,6 +109,7 @@ static uint8_t *build_model(int dtype, const breakage *b, size_t *len) {
     ctr_add_arr(&c, "norm.label_sigma", KV_F64ARR, sg, M);
     ctr_add_str(&c, "info.dataset", "test");
     if (b && b->calib) ctr_add_arr(&c, "calib.batch", KV_F64ARR, b->calib, b->n_calib);
+    if (b && b->aff) ctr_add_arr(&c, "calib.flops", KV_F64ARR, b->aff, b->n_aff);
     uint8_t *conv = calloc((size_t)net.pt.total * 4 + 64, 1);
     float *scales = calloc((size_t)net.pt.total + 16, sizeof(float));
     for (int i = 0; i < net.pt.n; i++) {
@@ -319,6 +322,13 @@ int main(int argc, char **argv) {
          {.calib = (double[]){0, 2, 0, 1, 100, 0, 0, 0}, .n_calib = 8, .sizes_override_idx = -1}, 0},
         {"a calibration factor NaN", "within",
          {.calib = (double[]){0, 2, 0, 1, 0, NAN, 0, 0}, .n_calib = 8, .sizes_override_idx = -1}, 0},
+        // calib.flops (seercalibrate --with-flops): column, then a, b, c per metric
+        {"a flops calibration one value short", "calib.flops has 6 values",
+         {.aff = (double[]){0, 0, 1, 0, 0, 1}, .n_aff = 6, .sizes_override_idx = -1}, 0},
+        {"a flops calibration with b = 0", "are not a calibration's",
+         {.aff = (double[]){0, 0, 1, 0, 0, 0, 0}, .n_aff = 7, .sizes_override_idx = -1}, 0},
+        {"a flops calibration on a missing column", "column 9",
+         {.aff = (double[]){9, 0, 1, 0, 0, 1, 0}, .n_aff = 7, .sizes_override_idx = -1}, 0},
         {"another model", "not one this build knows", {.name = "transformer", .sizes_override_idx = -1}, 0},
         {"dtype fp8", "fp8", {.dtype_str = "fp8", .sizes_override_idx = -1}, 0},
     };
@@ -345,6 +355,19 @@ int main(int argc, char **argv) {
         CHECK(fabs(yc[0] / ya[0] / pow(2, 1.5) - 1) < 1e-9 && fabs(yc[1] / ya[1] - 1) < 1e-12,
               "calibrated by batch: x%.9g and x%.9g, want x%.9g and x1", yc[0] / ya[0], yc[1] / ya[1], pow(2, 1.5));
         printf("calib.batch: metric 0 x%.6f between its knots (x2, x4), metric 1 unchanged\n", yc[0] / ya[0]);
+        // calib.flops: metric 1 -> exp(0.3 + 0.5 log y + 0.2 x) with x the global feature 1 (-1)
+        breakage fb = {.aff = (double[]){1, 0, 1, 0, 0.3, 0.5, 0.2}, .n_aff = 7, .sizes_override_idx = -1};
+        size_t l2;
+        uint8_t *aff = build_model(0, &fb, &l2);
+        seer_model *f = NULL;
+        double yf[M];
+        CHECK(seer_load_memory(aff, l2, "flops", &f, err, sizeof err) == SEER_OK, "%s", err);
+        CHECK(seer_predict(f, &g, yf, err, sizeof err) == SEER_OK, "predict: %s", err);
+        double want = exp(0.3 + 0.5 * log(ya[1]) + 0.2 * g.global_x[1]);
+        CHECK(fabs(yf[0] / ya[0] - 1) < 1e-12 && fabs(yf[1] / want - 1) < 1e-9,
+              "calib.flops: %.9g, %.9g, want %.9g, %.9g", yf[0], yf[1], ya[0], want);
+        printf("calib.flops: metric 1 %.6g -> %.6g (exp(0.3 + 0.5 log y + 0.2 x)), metric 0 unchanged\n", ya[1], yf[1]);
+        seer_free(f), free(aff);
         seer_free(a), seer_free(c), free(plain), free(cal);
     }
     // 4. ensembles: the geometric mean of the members; members that disagree are refused

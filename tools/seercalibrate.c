@@ -15,7 +15,7 @@
 
 static void usage(FILE *f) {
     fputs("usage: seercalibrate MODEL.seer MEASURED.h5 -o CALIBRATED.seer [--device FROM=TO]\n"
-          "                     [--one-factor]\n\n"
+          "                     [--one-factor | --with-flops]\n\n"
           "Across search spaces most of a predictor's error is one scale factor per metric and\n"
           "batch (the ranking holds, the level is off: benchmarks/transfer.md). MEASURED.h5 holds\n"
           "a few networks of the new space measured on the target (a PerfGraph file: seerconvert\n"
@@ -42,7 +42,14 @@ static void usage(FILE *f) {
           "                    E.g. --device cpu_xeon=cpu_epyc: the Xeon predictor, rescaled to an\n"
           "                    EPYC by ten networks timed on it (benchmarks/cross_device.md).\n"
           "  --one-factor      one factor per metric over all batches, even when the file measures\n"
-          "                    several (a file readable by libseer 0.3 and 0.4)\n",
+          "                    several (a file readable by libseer 0.3 and 0.4)\n"
+          "  --with-flops      for a device unlike the model's (a GPU predictor taken to a phone or\n"
+          "                    a CPU): log y = a + b log(prediction) + c log_flops_total, three\n"
+          "                    numbers per metric fitted by least squares on the file's graphs (3\n"
+          "                    or more; b must come out positive): the model's ranking where it\n"
+          "                    holds, FLOPs where it does not (benchmarks/new_device.md: better than\n"
+          "                    a FLOPs regression on the same ten networks in 14 of 24 cases, one\n"
+          "                    factor in 6)\n",
           f);
 }
 
@@ -69,19 +76,54 @@ static int64_t ratios(const pg_dataset *ds, const double *pred, int M, int k, in
     return n;
 }
 
+/* --with-flops: metric k's least-squares log y = a + b log p + c x (x: global feature cf) over the
+ * file's graphs into abc; dies with what to do when the fit cannot be a calibration. */
+static void fit_abc(const pg_dataset *ds, const double *pred, int M, int k, int cy, int cf,
+                    const char *path, const char *name, double *abc) {
+    double sp = 0, sx = 0, sy = 0, spp = 0, sxx = 0, spx = 0, spy = 0, sxy = 0;
+    int64_t n = 0;
+    for (int pass = 0; pass < 2; pass++) { // the means first, then the centred sums
+        for (int64_t g = 0; cy >= 0 && g < ds->G; g++) {
+            double t = ds->label_y[g * ds->M + cy], q = pred[g * M + k];
+            if (!(t > 0 && isfinite(t) && q > 0 && isfinite(q))) continue;
+            double lp = log(q), x = ds->global_x[g * ds->Fg + cf], ly = log(t);
+            if (!pass) {
+                sp += lp, sx += x, sy += ly, n++;
+            } else {
+                lp -= sp, x -= sx, ly -= sy;
+                spp += lp * lp, sxx += x * x, spx += lp * x, spy += lp * ly, sxy += x * ly;
+            }
+        }
+        if (!pass && n) sp /= (double)n, sx /= (double)n, sy /= (double)n;
+    }
+    if (n < 3)
+        seer_die("%s: --with-flops fits three numbers for %s and has %lld measured graph%s: measure "
+                 "3 or more (10 help)", path, name, (long long)n, n == 1 ? "" : "s");
+    double det = spp * sxx - spx * spx;
+    if (!(det > 1e-12 * spp * sxx) || !(spp > 0) || !(sxx > 0))
+        seer_die("%s: --with-flops: the %lld graphs measured for %s do not vary enough in FLOPs and "
+                 "predicted time to fit both: measure networks of different sizes", path, (long long)n, name);
+    double b = (spy * sxx - sxy * spx) / det, c = (sxy * spp - spy * spx) / det;
+    double a = sy - b * sp - c * sx;
+    if (!(b > 0 && b <= 10 && fabs(a) < 100 && fabs(c) < 100))
+        seer_die("%s: --with-flops: for %s the fit gives log y = %.3g + %.3g log(prediction) + %.3g "
+                 "log_flops_total: the model's predictions do not rise with the measured times, so it "
+                 "cannot be calibrated to this device; use a regression on FLOPs or another predictor",
+                 path, name, a, b, c);
+    abc[0] = a, abc[1] = b, abc[2] = c;
+}
+
 /* How the calibrated metric k fits the file's graphs, against their FLOPs alone: a model that ranks
  * the measured networks clearly worse than their FLOPs do learned a device unlike this one (a GPU
  * calibrated to a phone: benchmarks/new_device.md), and the user should know it is guessing. */
-static void fit_report(const pg_dataset *ds, const double *pred, int M, int k, const char *name, int col,
-                       int nk, const double *knot, const double *logf) {
+static void fit_report(const pg_dataset *ds, const double *cal, int M, int k, const char *name) {
     int cy = pg_find_name(ds->labels, ds->M, name), cf = pg_find_name(ds->global_features, ds->Fg, "log_flops_total");
     double *p = seer_malloc(sizeof(double) * (size_t)(3 * ds->G + 1)), *y = p + ds->G, *fl = y + ds->G;
     int64_t n = 0;
     for (int64_t g = 0; cy >= 0 && g < ds->G; g++) {
-        double t = ds->label_y[g * ds->M + cy], q = pred[g * M + k];
+        double t = ds->label_y[g * ds->M + cy], q = cal[g * M + k];
         if (!(t > 0 && isfinite(t) && q > 0 && isfinite(q))) continue;
-        double lf = nk == 1 ? logf[0] : norm_interp(knot, logf, nk, ds->global_x[g * ds->Fg + col]);
-        p[n] = q * exp(lf), y[n] = t, fl[n] = cf >= 0 ? ds->global_x[g * ds->Fg + cf] : 0;
+        p[n] = q, y[n] = t, fl[n] = cf >= 0 ? ds->global_x[g * ds->Fg + cf] : 0;
         n++;
     }
     label_metrics lm, lf;
@@ -133,10 +175,13 @@ static void target_name(const char *name, const char *from, const char *to, char
 
 /* What a calibration does to one model's container: y x factor[k] for each metric, or by batch
  * (calib.batch), recorded. */
+enum { CAL_FACTOR, CAL_BATCH, CAL_FLOPS };
 typedef struct {
-    int M;
-    const double *factor; // one factor per metric (folded into norm.label_mu), or NULL
-    int col, n;           // by batch: the global column and n knots x (n), log factors y (M, n)
+    int M, mode;          // CAL_*
+    const double *factor; // CAL_FACTOR: one factor per metric (folded into norm.label_mu)
+    int aff_col;          // CAL_FLOPS: log y -> a + b log y + c x[aff_col], (a, b, c) per metric
+    const double *abc;
+    int col, n;           // CAL_BATCH: the global column and n knots x (n), log factors y (M, n)
     const double *x, *y;
     char (*names)[128]; // each metric's name on the target
     int rename;         // --device: the metrics take those names
@@ -178,23 +223,41 @@ static double *compose_knots(const ctr_kv *old, const calib *cb, const char *ori
 /* o = c calibrated (one model, not an ensemble). */
 static void calibrate(const seer_container *c, const calib *cb, const char *origin, seer_container *o) {
     seer_err err;
-    const ctr_kv *old = ctr_find(c, "calib.batch");
-    if (old && (old->type != KV_F64ARR || old->n < 2))
-        seer_die("%s: calib.batch is not a calibration's (the file does not load either)", origin);
-    copy_container(c, "info.calibration", cb->factor ? "" : "calib.batch", o);
+    const ctr_kv *old = ctr_find(c, "calib.batch"), *oldf = ctr_find(c, "calib.flops");
+    if ((old && (old->type != KV_F64ARR || old->n < 2)) ||
+        (oldf && (oldf->type != KV_F64ARR || oldf->n != 1 + 3 * (int64_t)cb->M)))
+        seer_die("%s: calib.* is not a calibration's (the file does not load either)", origin);
+    if (oldf && cb->mode != CAL_FLOPS) // its factors would act inside the earlier b log y
+        seer_die("%s: calibrated with --with-flops before: calibrate it with --with-flops again, or "
+                 "calibrate the model it was made from", origin);
+    copy_container(c, "info.calibration", cb->mode == CAL_BATCH ? "calib.batch" : cb->mode == CAL_FLOPS ?
+                   "calib.flops" : "", o);
     ctr_add_str(o, "info.calibration", cb->info);
-    if (!cb->factor) { // by batch: the knots, composed with an earlier calibration's
+    if (cb->mode == CAL_BATCH) { // by batch: the knots, composed with an earlier calibration's
         int64_t len;
         double *kv = compose_knots(old, cb, origin, &len);
         ctr_add_arr(o, "calib.batch", KV_F64ARR, kv, len);
         free(kv);
-        if (o->version < 3) o->version = 3; // a reader of version 2 would ignore calib.batch
+    } else if (cb->mode == CAL_FLOPS) { // after an earlier one: a2 + b2 (a1 + b1 l + c1 x) + c2 x
+        double *kv = seer_malloc(sizeof(double) * (size_t)(1 + 3 * cb->M));
+        kv[0] = cb->aff_col;
+        for (int k = 0; k < cb->M; k++) {
+            const double *n2 = cb->abc + 3 * k, *n1 = oldf ? (const double *)oldf->data + 1 + 3 * k : (double[]){0, 1, 0};
+            if (oldf && (int)((const double *)oldf->data)[0] != cb->aff_col)
+                seer_die("%s: calibrated before against global feature %d, now %d", origin,
+                         (int)((const double *)oldf->data)[0], cb->aff_col);
+            kv[1 + 3 * k] = n2[0] + n2[1] * n1[0], kv[2 + 3 * k] = n2[1] * n1[1];
+            kv[3 + 3 * k] = n2[1] * n1[2] + n2[2];
+        }
+        ctr_add_arr(o, "calib.flops", KV_F64ARR, kv, 1 + 3 * (int64_t)cb->M);
+        free(kv);
     }
+    if (cb->mode != CAL_FACTOR && o->version < 3) o->version = 3; // version 2 readers would ignore calib.*
     const ctr_kv *mu = ctr_get(o, "norm.label_mu", KV_F64ARR, origin, &err);
     if (!mu || mu->n != cb->M)
         seer_die("%s", mu ? "norm.label_mu does not have one value per metric" : err.msg);
     // y = exp(t sigma + mu + log cost): a factor on y is log(factor) on mu
-    for (int k = 0; cb->factor && k < cb->M; k++) ((double *)mu->data)[k] += log(cb->factor[k]);
+    for (int k = 0; cb->mode == CAL_FACTOR && k < cb->M; k++) ((double *)mu->data)[k] += log(cb->factor[k]);
     if (!cb->rename) return;
     const ctr_kv *kv = ctr_get(o, "metrics.names", KV_STRARR, origin, &err);
     if (!kv || kv->n != cb->M)
@@ -213,7 +276,7 @@ static void write_ensemble(const seer_container *c, const calib *cb, const char 
     seer_err err;
     seer_container o;
     char tmp[1200], name[64], msg[1024];
-    ctr_init(&o, c->magic, c->version < 3 && !cb->factor ? 3 : c->version); // as new as its members
+    ctr_init(&o, c->magic, c->version < 3 && cb->mode != CAL_FACTOR ? 3 : c->version); // as new as its members
     for (int i = 0; i < c->n_kv; i++) // the ensemble's own keys (its info falls back to member 0)
         if (c->kv[i].type == KV_STR && strcmp(c->kv[i].key, "info.calibration"))
             ctr_add_str(&o, c->kv[i].key, c->kv[i].data);
@@ -265,7 +328,7 @@ static int valid_device(const char *s) {
 int main(int argc, char **argv) {
     const char *model = NULL, *data = NULL, *out = NULL;
     char from[128] = "", *to = NULL;
-    int one_factor = 0;
+    int one_factor = 0, with_flops = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
@@ -288,6 +351,8 @@ int main(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--one-factor")) {
             one_factor = 1;
+        } else if (!strcmp(argv[i], "--with-flops")) {
+            with_flops = 1;
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "seercalibrate: unknown or incomplete option '%s' (see --help)\n", argv[i]);
             return 2;
@@ -302,6 +367,10 @@ int main(int argc, char **argv) {
     }
     if (!model || !data || !out) {
         usage(stderr);
+        return 2;
+    }
+    if (one_factor && with_flops) {
+        fprintf(stderr, "seercalibrate: --one-factor and --with-flops are two calibrations: choose one\n");
         return 2;
     }
     char msg[1024];
@@ -333,7 +402,7 @@ int main(int argc, char **argv) {
     int u = 0;
     for (int j = 0; j < nk; j++)
         if (!u || knot[j] != knot[u - 1]) knot[u++] = knot[j];
-    nk = one_factor || u < 2 ? 1 : u; // one knot: one factor per metric over all the file's graphs
+    nk = one_factor || with_flops || u < 2 ? 1 : u; // one knot: one factor per metric over all the file's graphs
     if (nk > NORM_CALIB_MAX)
         seer_die("%s: %d batch sizes, at most %d get a factor each: use --one-factor, or measure "
                  "fewer batch sizes", data, nk, NORM_CALIB_MAX);
@@ -403,12 +472,32 @@ int main(int argc, char **argv) {
         factor = seer_malloc(sizeof(double) * (size_t)M);
         for (int k = 0; k < M; k++) factor[k] = exp(logf[k]);
     }
+    int aff_col = -1;
+    double *abc = NULL;
+    if (with_flops) { // log y = a + b log(prediction) + c log_flops_total, least squares per metric
+        for (int j = 0; j < seer_n_features(m, SEER_GLOBAL); j++)
+            if (!strcmp(seer_feature_name(m, SEER_GLOBAL, j), "log_flops_total")) aff_col = j;
+        if (aff_col < 0)
+            seer_die("%s: --with-flops reads the global feature log_flops_total, which this model "
+                     "does not have", model);
+        abc = seer_malloc(sizeof(double) * 3 * (size_t)M);
+        len = snprintf(note, sizeof note, "%s: log y = a + b log(prediction) + c log_flops_total:", data);
+        for (int k = 0; k < M; k++) {
+            abc[3 * k] = 0, abc[3 * k + 1] = 1, abc[3 * k + 2] = 0;
+            if (!total[k]) continue;
+            fit_abc(&ds, pred, M, k, pg_find_name(ds.labels, ds.M, names[k]), aff_col, data, names[k], abc + 3 * k);
+            if (len < (int)sizeof note - 1)
+                len += snprintf(note + len, sizeof note - (size_t)len, " %s %.6g, %.6g, %.6g (%lld graphs)",
+                                names[k], abc[3 * k], abc[3 * k + 1], abc[3 * k + 2], (long long)total[k]);
+        }
+    }
     const char *prev = seer_info(m, "calibration"); // a second calibration composes with the first
     char info[8192];
     snprintf(info, sizeof info, "%s%s%s%s%s%s%s", prev ? prev : "", prev ? "; then " : "",
              to ? "device " : "", to ? from : "", to ? " -> " : "", to ? to : "", to ? ", " : "");
     snprintf(info + strlen(info), sizeof info - strlen(info), "%s", note);
-    calib cb = {M, factor, col, nk, knot, logf, names, to != NULL, info};
+    calib cb = {M, with_flops ? CAL_FLOPS : nk == 1 ? CAL_FACTOR : CAL_BATCH, factor, aff_col, abc,
+                col, nk, knot, logf, names, to != NULL, info};
     seer_container c, o;
     if (ctr_read(&c, model, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err)) seer_die("%s", err.msg);
     if (!strcmp(seer_info(m, "model"), "ensemble")) {
@@ -422,6 +511,12 @@ int main(int argc, char **argv) {
         const char *was = strcmp(names[k], seer_metric_name(m, k)) ? seer_metric_name(m, k) : NULL;
         if (!total[k]) {
             printf("%-28s not measured in the file: unchanged\n", names[k]);
+            continue;
+        }
+        if (with_flops) {
+            printf("%-28s log y = %.4f + %.4f log(prediction) + %.4f log_flops_total (least squares over "
+                   "%lld graphs)%s%s\n", names[k], abc[3 * k], abc[3 * k + 1], abc[3 * k + 2],
+                   (long long)total[k], was ? ", was " : "", was ? was : "");
             continue;
         }
         for (int j = 0; j < nk; j++) {
@@ -442,8 +537,16 @@ int main(int argc, char **argv) {
             printf("%s%s\n", was ? ", was " : "", was ? was : "");
         }
     }
+    double *cal = seer_malloc(sizeof(double) * (size_t)(ds.G * M + 1)); // the calibrated predictions
+    for (int64_t g = 0; g < ds.G; g++)
+        for (int k = 0; k < M; k++) {
+            double q = pred[g * M + k], x = ds.global_x[g * ds.Fg + (with_flops ? aff_col : col < 0 ? 0 : col)];
+            cal[g * M + k] = with_flops ? exp(abc[3 * k] + abc[3 * k + 1] * log(q) + abc[3 * k + 2] * x)
+                                        : q * exp(nk == 1 ? logf[k] : norm_interp(knot, logf + (int64_t)k * nk, nk, x));
+        }
     for (int k = 0; k < M; k++)
-        if (total[k]) fit_report(&ds, pred, M, k, names[k], col, nk, knot, logf + (int64_t)k * nk);
+        if (total[k]) fit_report(&ds, cal, M, k, names[k]);
+    free(cal), free(abc);
     printf("wrote %s\n", out);
     ctr_free(&c);
     free(factor), free(r), free(count), free(pred), free(names), free(knot), free(logf), free(mx), free(my), free(total), free(own);

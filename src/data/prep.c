@@ -361,3 +361,27 @@ int norm_calib_unpack(norm_stats *s, const double *v, int64_t n, const char *ori
     s->calib_x = v + 2, s->calib_y = v + 2 + k;
     return 0;
 }
+
+int norm_affine_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err) {
+    if (n != 1 + 3 * (int64_t)s->M)
+        return seer_fail(err, "%s: calib.flops has %lld values, %d metrics need %lld", origin,
+                         (long long)n, s->M, (long long)(1 + 3 * (int64_t)s->M));
+    if (!(v[0] >= 0 && v[0] < s->Fg && v[0] == (int)v[0]))
+        return seer_fail(err, "%s: calib.flops: column %g is not a global feature (0..%d)", origin,
+                         v[0], s->Fg - 1);
+    for (int m = 0; m < s->M; m++) {
+        const double *c = v + 1 + 3 * m;
+        if (!(fabs(c[0]) < 100 && c[1] > 0 && c[1] <= 10 && fabs(c[2]) < 100))
+            return seer_fail(err, "%s: calib.flops: metric %d's a, b, c = %g, %g, %g are not a "
+                                  "calibration's (|a|, |c| < 100, 0 < b <= 10): re-run seercalibrate",
+                             origin, m, c[0], c[1], c[2]);
+    }
+    s->aff_col = (int)v[0], s->aff = v + 1;
+    return 0;
+}
+
+double norm_affine(const norm_stats *s, int m, double y, const float *global_raw) {
+    if (!s->aff) return y;
+    const double *c = s->aff + 3 * m;
+    return exp(c[0] + c[1] * log(y > 1e-300 ? y : 1e-300) + c[2] * (double)global_raw[s->aff_col]);
+}

@@ -48,6 +48,11 @@ typedef struct {
     // linear in between, constant beyond the first and last knot
     int calib_col, calib_n;
     const double *calib_x, *calib_y;
+    // seercalibrate --with-flops (calib.flops; libseer only, NULL: none): the native prediction y
+    // becomes exp(a + b log y + c x) with (a, b, c) = aff[3 m ..] and x the raw global feature
+    // aff_col (log_flops_total)
+    int aff_col;
+    const double *aff;
 } norm_stats;
 
 /* How norm_fit combines the shards of several ranks: sum_f64 sums a buffer over all ranks in
@@ -102,5 +107,12 @@ double norm_interp(const double *x, const double *y, int n, double v);
  * every value (a message naming origin) and points s's calib_* into v. */
 #define NORM_CALIB_MAX 256 // knots
 int norm_calib_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err);
+
+/* calib.flops: (1 + 3 M) float64 values: the global feature column, then per metric a, b, c
+ * (b in (0, 10], |a| and |c| under 100); unpack checks them and points s->aff into v. */
+int norm_affine_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err);
+/* Metric m's native prediction y of a graph (its raw global features) through calib.flops; y
+ * itself when there is none. */
+double norm_affine(const norm_stats *s, int m, double y, const float *global_raw);
 
 #endif

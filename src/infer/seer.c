@@ -218,6 +218,10 @@ static int build(seer_model *m, seer_err *e) {
     if (cb && cb->type != KV_F64ARR)
         return seer_fail(e, "%s: calib.batch is not a float64 array", m->origin);
     if (cb && norm_calib_unpack(n, cb->data, cb->n, m->origin, e)) return -1;
+    const ctr_kv *cf = ctr_find(&m->c, "calib.flops"); // seercalibrate --with-flops
+    if (cf && cf->type != KV_F64ARR)
+        return seer_fail(e, "%s: calib.flops is not a float64 array", m->origin);
+    if (cf && norm_affine_unpack(n, cf->data, cf->n, m->origin, e)) return -1;
     if (n->clamp && !m->has_cov)
         return seer_fail(e, "%s: the model clamps its features to the training range, but the "
                             "file records no range (coverage.*): re-export it", m->origin);
@@ -553,19 +557,22 @@ seer_status seer_predict_batch(const seer_model *m, const seer_graph *gs, int64_
     for (int64_t i = 0; i < count; i++)
         if (check_graph(m, &gs[i], i, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
     if (m->n_members) return predict_ensemble(m, gs, count, out, err, err_len);
-    if (m->closed)
-        return predict_ridge(m, gs, count, out) ? fail(SEER_ERR_NOMEM, err, err_len, "out of memory")
-                                                 : SEER_OK;
-    // chunks of whole graphs (one graph may exceed the limit alone)
-    int64_t chunk_rows = CHUNK_FLOATS / (24 * (int64_t)m->net.H);
-    for (int64_t i = 0; i < count;) {
-        int64_t j = i, rows = 0;
-        while (j < count && (j == i || rows + gs[j].n_nodes + gs[j].n_edges <= chunk_rows))
-            rows += gs[j].n_nodes + gs[j].n_edges, j++;
-        seer_status st = forward(m, gs + i, j - i, i, out, &e);
-        if (st) return fail(st, err, err_len, e.msg);
-        i = j;
+    if (m->closed) {
+        if (predict_ridge(m, gs, count, out)) return fail(SEER_ERR_NOMEM, err, err_len, "out of memory");
+    } else { // chunks of whole graphs (one graph may exceed the limit alone)
+        int64_t chunk_rows = CHUNK_FLOATS / (24 * (int64_t)m->net.H);
+        for (int64_t i = 0; i < count;) {
+            int64_t j = i, rows = 0;
+            while (j < count && (j == i || rows + gs[j].n_nodes + gs[j].n_edges <= chunk_rows))
+                rows += gs[j].n_nodes + gs[j].n_edges, j++;
+            seer_status st = forward(m, gs + i, j - i, i, out, &e);
+            if (st) return fail(st, err, err_len, e.msg);
+            i = j;
+        }
     }
+    for (int64_t i = 0; m->norm.aff && i < count; i++) // seercalibrate --with-flops
+        for (int k = 0; k < m->M; k++)
+            out[i * m->M + k] = norm_affine(&m->norm, k, out[i * m->M + k], gs[i].global_x);
     return SEER_OK;
 }
 

@@ -6,7 +6,8 @@
  *            norm.* (float64 statistics, as in checkpoints), info.* (provenance strings),
  *            coverage.* (the training split's ranges, data/coverage.h; absent in files written
  *            before libseer 0.3; coverage.op_counts absent before 0.4), calib.batch (seercalibrate's
- *            factors by batch, data/prep.h; only in files it wrote, which are version 3)
+ *            factors by batch) and calib.flops (--with-flops), data/prep.h; only in files it
+ *            wrote, which are version 3
  *   tensors  one per parameter, named as in the checkpoint: fp32 or fp16 (IEEE half), or for
  *            int8 files an int8 weight (fout, fin) plus "<name>.scale" fp32 (fout), symmetric per
  *            output channel (w = q * scale); biases stay fp32 in int8 files.
