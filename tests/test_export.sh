@@ -246,6 +246,15 @@ grep -q "titan_rtx_1_ms .* log y = 0.5000 + 0.8000 log(prediction) + 0.1000 log_
     [ "$(version "$work/calaf.seer")" = 3 ] || { cat "$work/calaf.txt"; fail "--with-flops: the fit"; }
 "$seerpredict" "$work/calaf.seer" "$work/probe.h5" --predictions "$work/probe_af.csv" >/dev/null
 $cc affine_check "$work/probe0.csv" "$work/probe_af.csv" "$work/probe.h5" 0.5,0.8,0.1 || fail "--with-flops: the predictions"
+# ResNet-18 has far more FLOPs than any NB201 cell it was calibrated on: reported first
+"$seerpredict" "$work/calaf.seer" "$onnx" --json | "$python" -c '
+import json, sys
+o = json.load(sys.stdin)["results"][0]["out_of_range"][0]
+assert o["kind"] == "calibration" and o["name"] == "log_flops_total" and o["value"] > o["hi"], o' ||
+    fail "--with-flops: no range item for FLOPs beyond the calibration"
+"$seerpredict" "$work/calaf.seer" "$onnx" | grep -q "warning: .*: 3.64e+09 FLOPs beyond those it was calibrated on" ||
+    fail "--with-flops: the warning line"
+"$seerpredict" "$work/calaf.seer" "$work/probe.h5" | grep -q "calibration beyond" && fail "--with-flops: the calibration graphs flagged"
 $cc affine "$work/two.h5" "$work/probe_af.csv" "$work/aff2_y.h5" -0.2,1.1,0.05 || fail "labelling aff2_y.h5"
 "$seercalibrate" "$work/calaf.seer" "$work/aff2_y.h5" -o "$work/calaf2.seer" --with-flops >/dev/null || fail "--with-flops twice"
 "$seerpredict" "$work/calaf2.seer" "$work/probe.h5" --predictions "$work/probe_af2.csv" >/dev/null

@@ -323,12 +323,14 @@ int main(int argc, char **argv) {
         {"a calibration factor NaN", "within",
          {.calib = (double[]){0, 2, 0, 1, 0, NAN, 0, 0}, .n_calib = 8, .sizes_override_idx = -1}, 0},
         // calib.flops (seercalibrate --with-flops): column, then a, b, c per metric
-        {"a flops calibration one value short", "calib.flops has 6 values",
-         {.aff = (double[]){0, 0, 1, 0, 0, 1}, .n_aff = 6, .sizes_override_idx = -1}, 0},
+        {"a flops calibration one value short", "calib.flops has 8 values",
+         {.aff = (double[]){0, -1, 1, 0, 1, 0, 0, 1}, .n_aff = 8, .sizes_override_idx = -1}, 0},
         {"a flops calibration with b = 0", "are not a calibration's",
-         {.aff = (double[]){0, 0, 1, 0, 0, 0, 0}, .n_aff = 7, .sizes_override_idx = -1}, 0},
+         {.aff = (double[]){0, -1, 1, 0, 1, 0, 0, 0, 0}, .n_aff = 9, .sizes_override_idx = -1}, 0},
         {"a flops calibration on a missing column", "column 9",
-         {.aff = (double[]){9, 0, 1, 0, 0, 1, 0}, .n_aff = 7, .sizes_override_idx = -1}, 0},
+         {.aff = (double[]){9, -1, 1, 0, 1, 0, 0, 1, 0}, .n_aff = 9, .sizes_override_idx = -1}, 0},
+        {"a flops calibration range upside down", "range 1 .. -1",
+         {.aff = (double[]){0, 1, -1, 0, 1, 0, 0, 1, 0}, .n_aff = 9, .sizes_override_idx = -1}, 0},
         {"another model", "not one this build knows", {.name = "transformer", .sizes_override_idx = -1}, 0},
         {"dtype fp8", "fp8", {.dtype_str = "fp8", .sizes_override_idx = -1}, 0},
     };
@@ -356,7 +358,7 @@ int main(int argc, char **argv) {
               "calibrated by batch: x%.9g and x%.9g, want x%.9g and x1", yc[0] / ya[0], yc[1] / ya[1], pow(2, 1.5));
         printf("calib.batch: metric 0 x%.6f between its knots (x2, x4), metric 1 unchanged\n", yc[0] / ya[0]);
         // calib.flops: metric 1 -> exp(0.3 + 0.5 log y + 0.2 x) with x the global feature 1 (-1)
-        breakage fb = {.aff = (double[]){1, 0, 1, 0, 0.3, 0.5, 0.2}, .n_aff = 7, .sizes_override_idx = -1};
+        breakage fb = {.aff = (double[]){1, -2, 2, 0, 1, 0, 0.3, 0.5, 0.2}, .n_aff = 9, .sizes_override_idx = -1};
         size_t l2;
         uint8_t *aff = build_model(0, &fb, &l2);
         seer_model *f = NULL;

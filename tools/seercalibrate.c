@@ -179,8 +179,9 @@ enum { CAL_FACTOR, CAL_BATCH, CAL_FLOPS };
 typedef struct {
     int M, mode;          // CAL_*
     const double *factor; // CAL_FACTOR: one factor per metric (folded into norm.label_mu)
-    int aff_col;          // CAL_FLOPS: log y -> a + b log y + c x[aff_col], (a, b, c) per metric
-    const double *abc;
+    int aff_col;          // CAL_FLOPS: log y -> a + b log y + c x[aff_col], (a, b, c) per metric,
+    const double *abc;    // fitted on graphs with x in [aff_lo, aff_hi]
+    double aff_lo, aff_hi;
     int col, n;           // CAL_BATCH: the global column and n knots x (n), log factors y (M, n)
     const double *x, *y;
     char (*names)[128]; // each metric's name on the target
@@ -225,7 +226,7 @@ static void calibrate(const seer_container *c, const calib *cb, const char *orig
     seer_err err;
     const ctr_kv *old = ctr_find(c, "calib.batch"), *oldf = ctr_find(c, "calib.flops");
     if ((old && (old->type != KV_F64ARR || old->n < 2)) ||
-        (oldf && (oldf->type != KV_F64ARR || oldf->n != 1 + 3 * (int64_t)cb->M)))
+        (oldf && (oldf->type != KV_F64ARR || oldf->n != 3 + 3 * (int64_t)cb->M)))
         seer_die("%s: calib.* is not a calibration's (the file does not load either)", origin);
     if (oldf && cb->mode != CAL_FLOPS) // its factors would act inside the earlier b log y
         seer_die("%s: calibrated with --with-flops before: calibrate it with --with-flops again, or "
@@ -239,17 +240,18 @@ static void calibrate(const seer_container *c, const calib *cb, const char *orig
         ctr_add_arr(o, "calib.batch", KV_F64ARR, kv, len);
         free(kv);
     } else if (cb->mode == CAL_FLOPS) { // after an earlier one: a2 + b2 (a1 + b1 l + c1 x) + c2 x
-        double *kv = seer_malloc(sizeof(double) * (size_t)(1 + 3 * cb->M));
-        kv[0] = cb->aff_col;
+        const double *ov = oldf ? oldf->data : NULL;
+        if (ov && (int)ov[0] != cb->aff_col)
+            seer_die("%s: calibrated before against global feature %d, now %d", origin, (int)ov[0], cb->aff_col);
+        double *kv = seer_malloc(sizeof(double) * (size_t)(3 + 3 * cb->M));
+        kv[0] = cb->aff_col; // the range: both calibrations' graphs
+        kv[1] = ov && ov[1] < cb->aff_lo ? ov[1] : cb->aff_lo, kv[2] = ov && ov[2] > cb->aff_hi ? ov[2] : cb->aff_hi;
         for (int k = 0; k < cb->M; k++) {
-            const double *n2 = cb->abc + 3 * k, *n1 = oldf ? (const double *)oldf->data + 1 + 3 * k : (double[]){0, 1, 0};
-            if (oldf && (int)((const double *)oldf->data)[0] != cb->aff_col)
-                seer_die("%s: calibrated before against global feature %d, now %d", origin,
-                         (int)((const double *)oldf->data)[0], cb->aff_col);
-            kv[1 + 3 * k] = n2[0] + n2[1] * n1[0], kv[2 + 3 * k] = n2[1] * n1[1];
-            kv[3 + 3 * k] = n2[1] * n1[2] + n2[2];
+            const double *n2 = cb->abc + 3 * k, *n1 = ov ? ov + 3 + 3 * k : (double[]){0, 1, 0};
+            kv[3 + 3 * k] = n2[0] + n2[1] * n1[0], kv[4 + 3 * k] = n2[1] * n1[1];
+            kv[5 + 3 * k] = n2[1] * n1[2] + n2[2];
         }
-        ctr_add_arr(o, "calib.flops", KV_F64ARR, kv, 1 + 3 * (int64_t)cb->M);
+        ctr_add_arr(o, "calib.flops", KV_F64ARR, kv, 3 + 3 * (int64_t)cb->M);
         free(kv);
     }
     if (cb->mode != CAL_FACTOR && o->version < 3) o->version = 3; // version 2 readers would ignore calib.*
@@ -473,7 +475,7 @@ int main(int argc, char **argv) {
         for (int k = 0; k < M; k++) factor[k] = exp(logf[k]);
     }
     int aff_col = -1;
-    double *abc = NULL;
+    double *abc = NULL, aff_lo = INFINITY, aff_hi = -INFINITY;
     if (with_flops) { // log y = a + b log(prediction) + c log_flops_total, least squares per metric
         for (int j = 0; j < seer_n_features(m, SEER_GLOBAL); j++)
             if (!strcmp(seer_feature_name(m, SEER_GLOBAL, j), "log_flops_total")) aff_col = j;
@@ -481,6 +483,17 @@ int main(int argc, char **argv) {
             seer_die("%s: --with-flops reads the global feature log_flops_total, which this model "
                      "does not have", model);
         abc = seer_malloc(sizeof(double) * 3 * (size_t)M);
+        for (int64_t g = 0; g < ds.G; g++) { // the FLOPs of the graphs with a measured metric
+            int any = 0;
+            for (int k = 0; k < M && !any; k++) {
+                int cy = pg_find_name(ds.labels, ds.M, names[k]);
+                double t = cy >= 0 ? ds.label_y[g * ds.M + cy] : NAN;
+                any = t > 0 && isfinite(t);
+            }
+            double x = ds.global_x[g * ds.Fg + aff_col];
+            if (any && x < aff_lo) aff_lo = x;
+            if (any && x > aff_hi) aff_hi = x;
+        }
         len = snprintf(note, sizeof note, "%s: log y = a + b log(prediction) + c log_flops_total:", data);
         for (int k = 0; k < M; k++) {
             abc[3 * k] = 0, abc[3 * k + 1] = 1, abc[3 * k + 2] = 0;
@@ -496,8 +509,8 @@ int main(int argc, char **argv) {
     snprintf(info, sizeof info, "%s%s%s%s%s%s%s", prev ? prev : "", prev ? "; then " : "",
              to ? "device " : "", to ? from : "", to ? " -> " : "", to ? to : "", to ? ", " : "");
     snprintf(info + strlen(info), sizeof info - strlen(info), "%s", note);
-    calib cb = {M, with_flops ? CAL_FLOPS : nk == 1 ? CAL_FACTOR : CAL_BATCH, factor, aff_col, abc,
-                col, nk, knot, logf, names, to != NULL, info};
+    calib cb = {M, with_flops ? CAL_FLOPS : nk == 1 ? CAL_FACTOR : CAL_BATCH, factor, aff_col, abc, aff_lo,
+                aff_hi, col, nk, knot, logf, names, to != NULL, info};
     seer_container c, o;
     if (ctr_read(&c, model, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err)) seer_die("%s", err.msg);
     if (!strcmp(seer_info(m, "model"), "ensemble")) {

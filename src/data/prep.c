@@ -363,20 +363,22 @@ int norm_calib_unpack(norm_stats *s, const double *v, int64_t n, const char *ori
 }
 
 int norm_affine_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err) {
-    if (n != 1 + 3 * (int64_t)s->M)
+    if (n != 3 + 3 * (int64_t)s->M)
         return seer_fail(err, "%s: calib.flops has %lld values, %d metrics need %lld", origin,
-                         (long long)n, s->M, (long long)(1 + 3 * (int64_t)s->M));
+                         (long long)n, s->M, (long long)(3 + 3 * (int64_t)s->M));
     if (!(v[0] >= 0 && v[0] < s->Fg && v[0] == (int)v[0]))
         return seer_fail(err, "%s: calib.flops: column %g is not a global feature (0..%d)", origin,
                          v[0], s->Fg - 1);
+    if (!(isfinite(v[1]) && isfinite(v[2]) && v[1] <= v[2]))
+        return seer_fail(err, "%s: calib.flops: the calibrated range %g .. %g is not one", origin, v[1], v[2]);
     for (int m = 0; m < s->M; m++) {
-        const double *c = v + 1 + 3 * m;
+        const double *c = v + 3 + 3 * m;
         if (!(fabs(c[0]) < 100 && c[1] > 0 && c[1] <= 10 && fabs(c[2]) < 100))
             return seer_fail(err, "%s: calib.flops: metric %d's a, b, c = %g, %g, %g are not a "
                                   "calibration's (|a|, |c| < 100, 0 < b <= 10): re-run seercalibrate",
                              origin, m, c[0], c[1], c[2]);
     }
-    s->aff_col = (int)v[0], s->aff = v + 1;
+    s->aff_col = (int)v[0], s->aff_lo = v[1], s->aff_hi = v[2], s->aff = v + 3;
     return 0;
 }
 

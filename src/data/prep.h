@@ -50,8 +50,9 @@ typedef struct {
     const double *calib_x, *calib_y;
     // seercalibrate --with-flops (calib.flops; libseer only, NULL: none): the native prediction y
     // becomes exp(a + b log y + c x) with (a, b, c) = aff[3 m ..] and x the raw global feature
-    // aff_col (log_flops_total)
+    // aff_col (log_flops_total), fitted on graphs with x in [aff_lo, aff_hi]
     int aff_col;
+    double aff_lo, aff_hi;
     const double *aff;
 } norm_stats;
 
@@ -108,8 +109,9 @@ double norm_interp(const double *x, const double *y, int n, double v);
 #define NORM_CALIB_MAX 256 // knots
 int norm_calib_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err);
 
-/* calib.flops: (1 + 3 M) float64 values: the global feature column, then per metric a, b, c
- * (b in (0, 10], |a| and |c| under 100); unpack checks them and points s->aff into v. */
+/* calib.flops: (3 + 3 M) float64 values: the global feature column, the lowest and highest value
+ * of it among the graphs fitted on, then per metric a, b, c (b in (0, 10], |a| and |c| under
+ * 100); unpack checks them and points s->aff into v. */
 int norm_affine_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err);
 /* Metric m's native prediction y of a graph (its raw global features) through calib.flops; y
  * itself when there is none. */

@@ -594,9 +594,9 @@ _Static_assert(SEER_NODE == 0 && SEER_EDGE == 1 && SEER_GLOBAL == 2 &&
 /* The calibration by batch of a model or of its members (each member of a calibrated ensemble
  * carries the same), or NULL. */
 static const norm_stats *calib_stats(const seer_model *m) {
-    if (!m->n_members) return m->norm.calib_n ? &m->norm : NULL;
+    if (!m->n_members) return m->norm.calib_n || m->norm.aff ? &m->norm : NULL;
     for (int i = 0; i < m->n_members; i++)
-        if (m->members[i]->norm.calib_n) return &m->members[i]->norm;
+        if (m->members[i]->norm.calib_n || m->members[i]->norm.aff) return &m->members[i]->norm;
     return NULL;
 }
 
@@ -611,10 +611,12 @@ seer_status seer_check_range(const seer_model *m, const seer_graph *g, const dou
     if (!m->has_cov) return SEER_OK;
     // a batch beyond the calibrated ones comes first (the others describe the model's training)
     const norm_stats *cs = calib_stats(m);
-    double v = cs ? (double)g->global_x[cs->calib_col] : 0;
-    int beyond = cs && (v < cs->calib_x[0] - 1e-6 || v > cs->calib_x[cs->calib_n - 1] + 1e-6);
-    if (beyond && max_items)
-        items[0] = (seer_range_item){SEER_CALIB, cs->calib_col, v, cs->calib_x[0], cs->calib_x[cs->calib_n - 1]};
+    int ccol = !cs ? 0 : cs->calib_n ? cs->calib_col : cs->aff_col; // by batch, or --with-flops
+    double lo = !cs ? 0 : cs->calib_n ? cs->calib_x[0] : cs->aff_lo;
+    double hi = !cs ? 0 : cs->calib_n ? cs->calib_x[cs->calib_n - 1] : cs->aff_hi;
+    double v = cs ? (double)g->global_x[ccol] : 0;
+    int beyond = cs && (v < lo - 1e-6 || v > hi + 1e-6);
+    if (beyond && max_items) items[0] = (seer_range_item){SEER_CALIB, ccol, v, lo, hi};
     int skip = beyond && max_items;
     *n_out = beyond + coverage_check(&m->cov, g->n_nodes, g->n_edges, g->node_op, g->node_x, g->edge_x,
                                      g->global_x, pred, (coverage_item *)items + skip, max_items - skip);
