@@ -260,6 +260,15 @@ $cc affine "$work/two.h5" "$work/probe_af.csv" "$work/aff2_y.h5" -0.2,1.1,0.05 |
 "$seerpredict" "$work/calaf2.seer" "$work/probe.h5" --predictions "$work/probe_af2.csv" >/dev/null
 $cc affine_check "$work/probe0.csv" "$work/probe_af2.csv" "$work/probe.h5" "0.5,0.8,0.1;-0.2,1.1,0.05" ||
     fail "--with-flops twice: the composition"
+# calibrated by batch (1 .. 32), then --with-flops: ResNet-18 at batch 64 is beyond both, two items
+"$seercalibrate" "$work/calb.seer" "$work/aff_y.h5" -o "$work/calbaf.seer" --with-flops >/dev/null ||
+    fail "--with-flops on a model calibrated by batch"
+"$seerpredict" "$work/calbaf.seer" "$onnx" --batch 16,64 --json | "$python" -c '
+import json, sys
+r = json.load(sys.stdin)["results"]
+names = [[o["name"] for o in x["out_of_range"] if o["kind"] == "calibration"] for x in r]
+assert names == [["log_flops_total"], ["log_batch", "log_flops_total"]], names' ||
+    fail "a model calibrated by batch and FLOPs: the two calibration range items"
 $cc affine "$work/two.h5" "$work/probe0.csv" "$work/neg_y.h5" 0.5,-1,0.1 || fail "labelling neg_y.h5"
 expect_err "neg_y.h5: --with-flops: for titan_rtx_256_ms the fit gives .* do not rise with the measured times" \
     "$seercalibrate" "$work/m_fp32.seer" "$work/neg_y.h5" -o "$work/x.seer" --with-flops

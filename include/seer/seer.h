@@ -87,7 +87,8 @@ typedef struct {
                      // SEER_EDGE_COUNT, SEER_METRIC (a prediction), SEER_OP (an operator type
                      // the training data never had) or SEER_CALIB (a batch beyond those the
                      // model was calibrated at by seercalibrate: it takes the nearest one's
-                     // factor; listed first)
+                     // factor; or FLOPs beyond those of a --with-flops calibration; listed
+                     // first, batch before FLOPs)
     int index;       // the feature column, metric or op id
     double value;    // the graph's value farthest outside (a feature's min or max over its
                      // rows; SEER_OP: the graph's nodes of that operator)
@@ -98,7 +99,7 @@ SEER_API seer_status seer_check_range(const seer_model *m, const seer_graph *g, 
                                       seer_range_item *items, int max_items, int *n_out,
                                       char *err, size_t err_len);
 /* The name of an item's quantity: the feature's name, "nodes", "edges", the metric's name or the
- * operator's (SEER_CALIB: the global feature's, "log_batch"). */
+ * operator's (SEER_CALIB: the global feature's, "log_batch" or "log_flops_total"). */
 SEER_API const char *seer_range_item_name(const seer_model *m, const seer_range_item *it);
 
 SEER_API int seer_n_metrics(const seer_model *m);

@@ -600,6 +600,14 @@ static const norm_stats *calib_stats(const seer_model *m) {
     return NULL;
 }
 
+/* 1 and *it filled when global feature col of g lies outside the calibrated lo .. hi. */
+static int calib_beyond(const seer_graph *g, int col, double lo, double hi, seer_range_item *it) {
+    double v = (double)g->global_x[col];
+    if (v >= lo - 1e-6 && v <= hi + 1e-6) return 0;
+    *it = (seer_range_item){SEER_CALIB, col, v, lo, hi};
+    return 1;
+}
+
 seer_status seer_check_range(const seer_model *m, const seer_graph *g, const double *pred,
                              seer_range_item *items, int max_items, int *n_out, char *err,
                              size_t err_len) {
@@ -609,17 +617,18 @@ seer_status seer_check_range(const seer_model *m, const seer_graph *g, const dou
     if (check_graph(m, g, 0, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
     *n_out = -1;
     if (!m->has_cov) return SEER_OK;
-    // a batch beyond the calibrated ones comes first (the others describe the model's training)
+    // a batch or FLOPs beyond the calibrated ones come first (the others describe the training)
     const norm_stats *cs = calib_stats(m);
-    int ccol = !cs ? 0 : cs->calib_n ? cs->calib_col : cs->aff_col; // by batch, or --with-flops
-    double lo = !cs ? 0 : cs->calib_n ? cs->calib_x[0] : cs->aff_lo;
-    double hi = !cs ? 0 : cs->calib_n ? cs->calib_x[cs->calib_n - 1] : cs->aff_hi;
-    double v = cs ? (double)g->global_x[ccol] : 0;
-    int beyond = cs && (v < lo - 1e-6 || v > hi + 1e-6);
-    if (beyond && max_items) items[0] = (seer_range_item){SEER_CALIB, ccol, v, lo, hi};
-    int skip = beyond && max_items;
-    *n_out = beyond + coverage_check(&m->cov, g->n_nodes, g->n_edges, g->node_op, g->node_x, g->edge_x,
-                                     g->global_x, pred, (coverage_item *)items + skip, max_items - skip);
+    seer_range_item cal[2];
+    int n_cal = 0;
+    if (cs && cs->calib_n) // by batch
+        n_cal += calib_beyond(g, cs->calib_col, cs->calib_x[0], cs->calib_x[cs->calib_n - 1], &cal[n_cal]);
+    if (cs && cs->aff) // --with-flops
+        n_cal += calib_beyond(g, cs->aff_col, cs->aff_lo, cs->aff_hi, &cal[n_cal]);
+    int skip = n_cal < max_items ? n_cal : max_items;
+    for (int i = 0; i < skip; i++) items[i] = cal[i];
+    *n_out = n_cal + coverage_check(&m->cov, g->n_nodes, g->n_edges, g->node_op, g->node_x, g->edge_x,
+                                    g->global_x, pred, (coverage_item *)items + skip, max_items - skip);
     return SEER_OK;
 }
 
