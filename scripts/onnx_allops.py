@@ -86,7 +86,12 @@ t = n("Squeeze", [t, c64("ax1b", [1])])
 t = n("Flatten", [n("GlobalAveragePool", [n("Unsqueeze", [n("Transpose", [t], perm=[0, 2, 1]), c64("ax3", [3])])])])
 t = n("Gemm", [t, w("fc", [10, 12]), w("fcb", [10])], transB=1)
 cos = n("ConstantOfShape", [c64("cs", [1, 10])])
-n("Add", [t, cos], ["y"])
+# integer shape arithmetic as Swin's shifted windows write it: Mod, Range, Not, ScatterND
+i64 = lambda v: n("Constant", [], value=numpy_helper.from_array(np.array(v, np.int64)))  # noqa: E731
+rg = n("Range", [i64(0), n("Mod", [i64(17), i64(7)]), i64(1)])
+sc = n("ScatterND", [n("ConstantOfShape", [c64("cs3", [3])]), n("Unsqueeze", [rg, c64("ax1c", [1])]), w("upd", [3])])
+sc = n("Where", [n("Not", [n("Equal", [rg, rg])]), sc, sc])
+n("Add", [n("Add", [t, cos]), n("ReduceMean", [sc], axes=[0], keepdims=0)], ["y"])
 
 graph = h.make_graph(nodes, "allops", [h.make_tensor_value_info("x", T.FLOAT, ["batch", 3, 32, 32])],
                      [h.make_tensor_value_info("y", T.FLOAT, None)], inits)

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Regenerates the ONNX test fixtures in tests/data/onnx/: torchvision ResNet-18, ResNet-50,
-MobileNetV2, VGG-16, DenseNet-121 and GoogLeNet at 224x224, exported with a symbolic batch
+MobileNetV2, VGG-16, DenseNet-121, GoogLeNet and Swin-T at 224x224, exported with a symbolic batch
 dimension and weights stripped (floating-point initializers keep their dims, lose their data;
 integer initializers, the shape constants, keep their data). BatchNormalization stays a node
 (training-mode export keeps it from being folded into the convolutions), so parameter counts
 match torchvision's.
 
 Needs python3-torch, python3-torchvision and python3-onnx (Debian).
-usage: scripts/onnx_fixtures.py [OUT_DIR]
+usage: scripts/onnx_fixtures.py [OUT_DIR [NAME...]]
 """
 import os
 import sys
@@ -26,6 +26,7 @@ MODELS = {
     "vgg16": lambda: torchvision.models.vgg16(),
     "densenet121": lambda: torchvision.models.densenet121(),
     "googlenet": lambda: torchvision.models.googlenet(aux_logits=False, init_weights=False),
+    "swin_t": lambda: torchvision.models.swin_t(),
 }
 FLOAT_TYPES = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE,
                onnx.TensorProto.BFLOAT16}
@@ -40,19 +41,25 @@ def strip(model):
     return model
 
 
+def export(m, path, side=224):
+    """m (in eval mode) as the fixtures are: symbolic batch, BatchNormalization kept, weights
+    stripped (benchmarks/real_networks.py exports its networks with it too)."""
+    torch.onnx.export(m, torch.zeros(1, 3, side, side), path, opset_version=13,
+                      input_names=["input"], output_names=["logits"],
+                      dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}},
+                      training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
+    onnx.save(strip(onnx.load(path)), path)
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests/data/onnx")
     os.makedirs(out, exist_ok=True)
-    for name, make in MODELS.items():
-        m = make().eval()
+    names = sys.argv[2:] or list(MODELS)
+    for name in names:
+        m = MODELS[name]().eval()
         params = sum(p.numel() for p in m.parameters())
         path = os.path.join(out, name + ".onnx")
-        torch.onnx.export(m, torch.zeros(1, 3, 224, 224), path, opset_version=13,
-                          input_names=["input"], output_names=["logits"],
-                          dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}},
-                          training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
-        model = strip(onnx.load(path))
-        onnx.save(model, path)
+        export(m, path)
         print("%-14s %11d parameters (torchvision), %7d bytes" % (name, params, os.path.getsize(path)))
 
 

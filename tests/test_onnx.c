@@ -1,5 +1,5 @@
 /* ONNX front end: exact parameter counts and multiply-accumulates within 1% of the published
- * figures for six torchvision models (weights stripped), --batch scaling, and every malformed
+ * figures for seven torchvision models (weights stripped), --batch scaling, and every malformed
  * input refused with its message: not ONNX, truncated at every length step, a cycle, a dangling
  * input, a zero dimension, an unsupported operator (accepted with --allow-unknown).
  * Built twice: plainly and under AddressSanitizer (test_onnx_asan).
@@ -99,6 +99,7 @@ int main(int argc, char **argv) {
     check_model("vgg16.onnx", 138357544, 15.47);
     check_model("densenet121.onnx", 7978856, 2.83);
     check_model("googlenet.onnx", 6624904, 1.50);
+    check_model("swin_t.onnx", 28288354, 4.49); // shifted windows: Mod, Range, ScatterND, F.pad
 
     expect_refused("bad_cycle.onnx", "lies on a cycle");
     expect_refused("bad_dangling.onnx", "input 'nowhere' is not produced by any node");

@@ -365,7 +365,9 @@ static int infer_shapes(ox_graph *g, const char *origin, int allow_unknown, seer
                 return -1;
             }
             for (int j = 0; t && j < t->rank; j++)
-                if (t->dims[j] <= 0 && !(g->n[v].op == OP_Constant || g->n[v].op == OP_Shape)) {
+                // an empty tensor is shape arithmetic's (x.shape[2:] of a matrix) or an error
+                if (t->dims[j] <= 0 && !(g->n[v].op == OP_Constant || g->n[v].op == OP_Shape) &&
+                    !(t->dims[j] == 0 && t->value)) {
                     seer_fail(err, "%s: node %d '%s' (%s): output '%s' has a zero or negative "
                                    "dimension (%lld at axis %d)", origin, v, g->n[v].name,
                               g->n[v].op_type, t->name, (long long)t->dims[j], j);

@@ -213,7 +213,8 @@ int ix_fold_elementwise(ictx *c, int op) {
     for (int64_t i = 0; i < n; i++) {
         int64_t x = a->value[a->n_value == 1 ? 0 : i], y = b->value[b->n_value == 1 ? 0 : i];
         v[i] = op == OP_Add ? x + y : op == OP_Sub ? x - y : op == OP_Mul ? x * y : op == OP_Equal ? x == y
-               : y ? x / y : 0;
+               : !y ? 0 : op == OP_Mod ? (x % y + y) % y // integer Mod (fmod = 0): the divisor's sign
+                                       : x / y;
     }
     ix_set_value(o, v, n);
     free(v);
@@ -258,7 +259,7 @@ int ox_infer(ox_graph *g, int v, const char *origin, int allow_unknown, seer_err
     }
     if (!(def->flags & OPF_NO_INPUT) && ix_need_in(&c, 0)) return -1;
     if (c.op == OP_Other && !allow_unknown)
-        return seer_fail(err, "%s: node %d '%s': operator '%s' is not supported (use --allow-unknown "
-                              "to treat it as elementwise)", origin, v, g->n[v].name, g->n[v].op_type);
+        return seer_fail(err, "%s: node %d '%s': operator '%s' is not supported (seerconvert "
+                              "--allow-unknown converts it as an elementwise operator)", origin, v, g->n[v].name, g->n[v].op_type);
     return def->infer(&c);
 }

@@ -95,7 +95,11 @@ enum {
     X(ConstantOfShape, constant_of_shape, NONE, 0, OPF_SOURCE_, 0, 1, 1)                       \
     X(Other, unknown, PER_OUT, 1, 0, 0, 0, IN_ANY)                                             \
     /* added after Other so that the ids above (stored in datasets and models) never move */   \
-    X(Equal, binary, PER_OUT, 1, 0, 0, 2, 2)
+    X(Equal, binary, PER_OUT, 1, 0, 0, 2, 2)                                                   \
+    X(Mod, binary, PER_OUT, 1, 0, 0, 2, 2)                                                     \
+    X(Not, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
+    X(Range, range, NONE, 0, 0, 0, 3, 3)                                                       \
+    X(ScatterND, same, NONE, 0, 0, 0, 3, 3)
 
 enum {
 #define X(name, infer, cost, k, flags, buffers, min_in, max_in) OP_##name,

@@ -165,6 +165,8 @@ int ix_infer_same(ictx *c) {
     if (op == OP_Cast) dtype = (int)ix_attr_i(p, "to", x->dtype);
     ix_set_shape(o, x->dims, x->rank, dtype);
     if ((op == OP_Identity || op == OP_Cast) && x->value) ix_set_value(o, x->value, x->n_value);
+    // Dropout's optional mask (F.dropout exported with its training flag as an input names it)
+    if (op == OP_Dropout && ix_out(c, 1)) ix_set_shape(ix_out(c, 1), x->dims, x->rank, OX_DT_BOOL);
     // exporters deduplicate equal initializers through Identity: the copy is a weight too
     if (op == OP_Identity && x->is_init) o->is_init = 1;
     return 0;
@@ -282,6 +284,28 @@ int ix_infer_split(ictx *c) {
     return 0;
 }
 
+/* Folds o's values from x's where both are small (shape arithmetic): o's element at multi-index
+ * i reads x at index start[k] + i[k] * step[k] along x's axis map[k], for each of o's axes k.
+ * Slice (map the identity) and Transpose (map the permutation, start 0, step 1) use it; torch.onnx
+ * reverses F.pad's pads with both. */
+static void fold_strided(const ox_tensor *x, ox_tensor *o, const int *map, const int64_t *start,
+                         const int64_t *step) {
+    int64_t n = ox_numel(o), xs[OX_MAX_RANK], s = 1, idx[OX_MAX_RANK] = {0}, v[OX_MAX_VALUE];
+    if (!x->value || x->n_value != ox_numel(x) || n > OX_MAX_VALUE || o->rank != x->rank) return;
+    for (int k = x->rank - 1; k >= 0; k--) xs[k] = s, s *= x->dims[k];
+    for (int64_t f = 0; f < n; f++) {
+        int64_t off = 0;
+        for (int k = 0; k < o->rank; k++) {
+            int64_t j = start[k] + idx[k] * step[k];
+            if (j < 0 || j >= x->dims[map[k]]) return;
+            off += j * xs[map[k]];
+        }
+        v[f] = x->value[off];
+        for (int k = o->rank - 1; k >= 0 && ++idx[k] == o->dims[k]; k--) idx[k] = 0;
+    }
+    ix_set_value(o, v, n);
+}
+
 int ix_infer_slice(ictx *c) {
     const Onnx__NodeProto *p = c->p;
     ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
@@ -311,7 +335,9 @@ int ix_infer_slice(ictx *c) {
     if (ns < 0 || ns != ne || (na >= 0 && na != ns) || (nstep >= 0 && nstep != ns))
         return ix_fail(c, "starts, ends, axes and steps differ in length");
     memcpy(d, x->dims, sizeof(int64_t) * (size_t)x->rank);
-    int64_t vstart = 0, vstep = 1;
+    int64_t vstart[OX_MAX_RANK] = {0}, vstep[OX_MAX_RANK];
+    int map[OX_MAX_RANK];
+    for (int k = 0; k < x->rank; k++) vstep[k] = 1, map[k] = k;
     for (int i = 0; i < ns; i++) {
         int a = ix_axis(na >= 0 ? ax[i] : i, x->rank);
         if (a < 0 || a >= x->rank) return ix_fail(c, "axis out of range");
@@ -327,18 +353,10 @@ int ix_infer_slice(ictx *c) {
             e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
             d[a] = s > e ? (s - e + (-step) - 1) / (-step) : 0;
         }
-        if (a == 0) vstart = s, vstep = step;
+        vstart[a] = s, vstep[a] = step;
     }
     ix_set_shape(o, d, x->rank, x->dtype);
-    if (x->value && x->rank == 1) {
-        int64_t v[OX_MAX_VALUE];
-        for (int64_t i = 0; i < d[0] && i < OX_MAX_VALUE; i++) {
-            int64_t j = vstart + i * vstep;
-            if (j < 0 || j >= x->n_value) return 0;
-            v[i] = x->value[j];
-        }
-        ix_set_value(o, v, d[0]);
-    }
+    fold_strided(x, o, map, vstart, vstep);
     return 0;
 }
 
@@ -419,12 +437,15 @@ int ix_infer_transpose(ictx *c) {
         for (int i = 0; i < np; i++) perm[i] = x->rank - 1 - i;
     }
     if (np != x->rank) return ix_fail(c, "perm length differs from the rank");
-    int seen[OX_MAX_RANK] = {0};
+    int seen[OX_MAX_RANK] = {0}, map[OX_MAX_RANK];
+    int64_t start[OX_MAX_RANK] = {0}, step[OX_MAX_RANK];
     for (int i = 0; i < np; i++) {
         if (perm[i] < 0 || perm[i] >= x->rank || seen[perm[i]]++) return ix_fail(c, "perm is not a permutation");
         d[i] = x->dims[perm[i]];
+        map[i] = (int)perm[i], step[i] = 1;
     }
     ix_set_shape(o, d, x->rank, x->dtype);
+    fold_strided(x, o, map, start, step);
     return 0;
 }
 
@@ -603,3 +624,20 @@ int ix_infer_unknown(ictx *c) {
     return 0;
 }
 
+int ix_infer_range(ictx *c) {
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t n0, n1, n2;
+    const int64_t *a = ix_in_values(c, 0, &n0), *b = ix_in_values(c, 1, &n1), *d = ix_in_values(c, 2, &n2);
+    if (!a || !b || !d || n0 != 1 || n1 != 1 || n2 != 1)
+        return ix_fail(c, "start, limit and delta must be known integer scalars");
+    if (!d[0]) return ix_fail(c, "delta 0");
+    int64_t len = (b[0] - a[0] + d[0] + (d[0] > 0 ? -1 : 1)) / d[0]; // ceil((limit - start) / delta)
+    if (len < 0) len = 0;
+    ix_set_shape(o, &len, 1, x->dtype);
+    if (len <= OX_MAX_VALUE) {
+        int64_t v[OX_MAX_VALUE];
+        for (int64_t i = 0; i < len; i++) v[i] = a[0] + i * d[0];
+        ix_set_value(o, v, len);
+    }
+    return 0;
+}
