@@ -133,15 +133,24 @@ def reference_ms(dev):
 
 def measure_one(spec, batch, a, nvml):
     import torch
+    torch.manual_seed(0)
+    return measure_model(space.torch_model(spec), spec["input"], spec["head"]["classes"], batch, a, nvml)
+
+
+def measure_model(model, input_shape, classes, batch, a, nvml):
+    """Times one training step and one forward pass of any classifier (input [batch] + input_shape,
+    `classes` logits) as the module docstring says; benchmarks/real_networks.py times torchvision's
+    networks with it."""
+    import torch
     import torch.nn.functional as F
     dev = torch.device(a.device)
     cuda = dev.type == "cuda"
     ref = reference_ms(dev) if a.reference else None
     torch.manual_seed(0)
-    model = space.torch_model(spec).to(dev)
+    model = model.to(dev)
     opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
-    x = torch.randn([batch] + spec["input"], device=dev)
-    y = torch.randint(0, spec["head"]["classes"], (batch,), device=dev)
+    x = torch.randn([batch] + list(input_shape), device=dev)
+    y = torch.randint(0, classes, (batch,), device=dev)
     out = {}
 
     def train_step():
@@ -193,14 +202,15 @@ def measure_one(spec, batch, a, nvml):
     return out
 
 
-def run_cpu_child(spec, batch, a, nvml):
-    """CPU: measure in a forked child so its peak RSS is this configuration's alone."""
+def run_cpu_child(spec, batch, a, nvml, measure=None):
+    """CPU: measure in a forked child so its peak RSS is this configuration's alone; measure() (by
+    default measure_one(spec, batch, a, nvml)) returns the result."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         try:
-            res = measure_one(spec, batch, a, nvml)
+            res = measure() if measure else measure_one(spec, batch, a, nvml)
             res["infer_mem_mb"] = None  # filled by the parent from the child's rusage
         except MemoryError:
             res = {"oom": True}

@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Real networks: the shipped CPU predictor on torchvision's ImageNet models, measured here.
+
+predictors/cpu_epyc.seer learned networks of Seer's design space (scripts/space: CNN stages,
+ConvNeXt, ViT, DeiT, MLP-Mixer) timed on one core of the AMD EPYC. None of torchvision's models is
+one of them. This script measures those models on this machine exactly as the design space was
+measured (scripts/measure/measure.py's measure_model: one thread, a training step and a no-grad
+forward pass, the median of --repeats timed runs, peak RSS of a forked child), exports each to ONNX
+(as scripts/onnx_fixtures.py exports the test networks), asks `seerpredict` for its predictions and for whether they lie inside the
+training data, and compares them with a regression fitted on the same design-space measurements
+(log y = a + b log FLOPs + c log batch, per metric). Measurements are appended to --measurements
+as they are taken (one JSON line per network and batch, with the conditions); a rerun measures
+only what is missing, so the script resumes. Pin it as the design space was measured (the
+measurement core, another core free for other work), e.g.
+
+    taskset -c 1 /usr/bin/python3 benchmarks/real_networks.py [--nets resnet18,vit_b_16]
+        [--batches 1,4,16] [--predictor predictors/cpu_epyc.seer] [--out benchmarks/real_networks.md]
+
+Needs torchvision (Debian: apt-get install python3-torchvision, matching python3-torch).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+sys.path.insert(0, os.path.join(ROOT, "scripts/measure"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import measure  # noqa: E402
+from transfer import spearman  # noqa: E402
+
+# torchvision constructors (random weights) and their input side; keyword arguments that make the
+# training step a plain classifier's (one logits tensor)
+NETS = {
+    "alexnet": (224, {}), "vgg11": (224, {}), "vgg16": (224, {}),
+    "resnet18": (224, {}), "resnet50": (224, {}), "resnext50_32x4d": (224, {}),
+    "wide_resnet50_2": (224, {}), "densenet121": (224, {}),
+    "googlenet": (224, {"aux_logits": False, "init_weights": False}),
+    "inception_v3": (299, {"aux_logits": False, "init_weights": False}),
+    "squeezenet1_1": (224, {}), "mobilenet_v2": (224, {}), "mobilenet_v3_large": (224, {}),
+    "shufflenet_v2_x1_0": (224, {}), "mnasnet1_0": (224, {}), "efficientnet_b0": (224, {}),
+    "regnet_x_400mf": (224, {}), "regnet_y_400mf": (224, {}), "convnext_tiny": (224, {}),
+    "vit_b_16": (224, {}), "swin_t": (224, {}),
+}
+METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
+FIELDS = {"train_ms": "train_time_ms", "infer_ms": "infer_time_ms", "train_mb": "train_mem_mb",
+          "infer_mb": "infer_mem_mb"}
+
+
+def build(name):
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    return getattr(torchvision.models, name)(**NETS[name][1])
+
+
+def export_onnx(name, path):
+    """The network as the ONNX fixtures are exported (scripts/onnx_fixtures.py: BatchNormalization
+    kept, as in the design space's graphs; weights stripped); None or the error."""
+    if os.path.exists(path):
+        return None
+    import onnx_fixtures
+    try:
+        tmp = path + ".part"
+        onnx_fixtures.export(build(name).eval(), tmp, NETS[name][0])
+        os.replace(tmp, path)
+        return None
+    except Exception as e:  # noqa: BLE001 (reported in the table)
+        return "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:160])
+
+
+def json_lines(path):
+    """The complete JSON lines of a file (none when it is missing; a line being written is skipped)."""
+    if not os.path.exists(path):
+        return []
+    out = []
+    with open(path) as f:
+        for line in f:
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+    return out
+
+
+def measured(path):
+    return {(r["name"], r["batch"]): r for r in json_lines(path)}
+
+
+def measure_missing(a, nets, batches):
+    """Measures every (network, batch) not in a.measurements, appending a line each."""
+    done = measured(a.measurements)
+    todo = [(n, b) for b in batches for n in nets if (n, b) not in done]  # batch by batch: a stopped run covers every network alike
+    if not todo:
+        return
+    import torch
+    torch.set_num_threads(a.threads)
+    m = argparse.Namespace(device="cpu", warmup=a.warmup, repeats=a.repeats, threads=a.threads,
+                           reference=True)
+    info = measure.env_info(m, _NoNvml())
+    mine = set(os.sched_getaffinity(0))
+    t_start = time.time()
+    print("real_networks.py: measuring %d configurations on %s, cores %s" %
+          (len(todo), info["device_name"], info["cores"]), flush=True)
+    with open(a.measurements, "a") as f:
+        for i, (n, b) in enumerate(todo):
+            c0 = measure.cpu_times()
+            side = NETS[n][0]
+            res = measure.run_cpu_child(None, b, m, _NoNvml(), measure=lambda: measure.measure_model(
+                build(n), [3, side, side], 1000, b, m, _NoNvml()))
+            res["other_load"] = measure.other_load(c0, measure.cpu_times(), mine)
+            res.update(info)
+            res.update({"name": n, "batch": b, "input": side})
+            f.write(json.dumps(res, sort_keys=True) + "\n")
+            f.flush()
+            print("  %d/%d %s batch %d: %s (%.0f s)" % (i + 1, len(todo), n, b,
+                  "train %.1f ms, infer %.1f ms" % (res["train_time_ms"], res["infer_time_ms"])
+                  if "train_time_ms" in res else res, time.time() - t_start), flush=True)
+
+
+class _NoNvml:
+    """measure_model's sampler on a CPU: nothing to sample."""
+    def start(self):
+        pass
+
+    def stop(self):
+        return None
+
+    def energy_mj(self):
+        return None
+
+
+def predict(a, onnx, batches):
+    """seerpredict --json: per batch, (FLOPs, {metric: value}, in_range, [out-of-range names])."""
+    r = subprocess.run([os.path.join(a.build, "seerpredict"), a.predictor, onnx, "--batch",
+                        ",".join(map(str, batches)), "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return (r.stderr.strip().splitlines() or ["seerpredict: exit %d" % r.returncode])[-1][:240]
+    out = {}
+    for x in json.loads(r.stdout)["results"]:
+        vals = {m: x["metrics"]["%s_%s" % (a.device, m)]["value"] for m in METRICS}
+        names = ["%s %s" % (o["kind"], o["name"]) for o in x["out_of_range"]]
+        out[x["batch"]] = (x["flops"], vals, x["in_range"], names, x["out_of_range_count"])
+    return out
+
+
+def regression(path):
+    """Per metric: log y = a + b log FLOPs + c log batch, least squares on the design-space lines."""
+    rows = [r for r in json_lines(path) if "train_time_ms" in r and r.get("flops")]
+    A = np.array([[1.0, np.log(r["flops"]), np.log(r["batch"])] for r in rows])
+    fits = {}
+    for m in METRICS:
+        y = np.log([r[FIELDS[m]] for r in rows])
+        fits[m], *_ = np.linalg.lstsq(A, y, rcond=None)
+    return (lambda m, flops, batch: float(np.exp(fits[m] @ [1.0, np.log(flops), np.log(batch)]))), len(rows)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--nets", default=",".join(NETS), help="torchvision model names (default: all %d)" % len(NETS))
+    ap.add_argument("--batches", default="1,4,16")
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--predictor", default=os.path.join(ROOT, "predictors/cpu_epyc.seer"))
+    ap.add_argument("--device", default="cpu_epyc", help="the predictor's device name (label prefix)")
+    ap.add_argument("--space", default=os.path.join(ROOT, "datasets/space_cpu/measurements_epyc.jsonl"),
+                    help="the design-space measurements of this machine (the regression's data)")
+    ap.add_argument("--measurements", default=os.path.join(ROOT, "benchmarks/real_networks_epyc.jsonl"))
+    ap.add_argument("--work", default="/tmp/seer-real-networks", help="ONNX exports")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks/real_networks.md"))
+    ap.add_argument("--report-only", action="store_true", help="measure nothing; report what is measured")
+    a = ap.parse_args()
+    nets = [n for n in a.nets.split(",") if n]
+    for n in nets:
+        if n not in NETS:
+            sys.exit("real_networks.py: --nets: unknown network %r (known: %s)" % (n, ", ".join(NETS)))
+    try:
+        batches = [int(b) for b in a.batches.split(",")]
+    except ValueError:
+        sys.exit("real_networks.py: --batches %r: give batch sizes separated by commas" % a.batches)
+    for p in (a.predictor, a.space, os.path.join(a.build, "seerpredict")):
+        if not os.path.exists(p):
+            sys.exit("real_networks.py: %s missing (see --help)" % p)
+    try:
+        import torchvision  # noqa: F401
+    except ImportError:
+        sys.exit("real_networks.py: torchvision is not installed: apt-get install python3-torchvision")
+    os.makedirs(a.work, exist_ok=True)
+    errors = {}
+    for n in nets:
+        e = export_onnx(n, os.path.join(a.work, n + ".onnx"))
+        if e:
+            errors[n] = "ONNX export: " + e
+    if not a.report_only:
+        measure_missing(a, nets, batches)
+    meas = measured(a.measurements)
+    reg, n_reg = regression(a.space)
+    rows = []
+    for n in nets:
+        if n in errors:
+            continue
+        p = predict(a, os.path.join(a.work, n + ".onnx"), batches)
+        if isinstance(p, str):
+            errors[n] = p
+            continue
+        for b in batches:
+            r = meas.get((n, b))
+            if not r or "train_time_ms" not in r or b not in p:
+                continue
+            flops, vals, in_range, names, count = p[b]
+            rows.append({"name": n, "batch": b, "flops": flops, "y": {m: r[FIELDS[m]] for m in METRICS},
+                         "pred": vals, "reg": {m: reg(m, flops, b) for m in METRICS},
+                         "in_range": in_range, "why": names, "count": count,
+                         "spread": max(r["train_spread"], r["infer_spread"]),
+                         "load": r.get("other_load")})
+    report(a, nets, batches, rows, errors, n_reg, meas)
+
+
+def ape(p, y):
+    return 100 * abs(p - y) / y
+
+
+def report(a, nets, batches, rows, errors, n_reg, meas):
+    dev = sorted(set(r.get("device_name", "?") for r in meas.values())) or ["?"]
+    L = ["# Real networks: torchvision's ImageNet models on the CPU, never trained on", "",
+         "Regenerated by `taskset -c 1 /usr/bin/python3 benchmarks/real_networks.py` on %s (%s; "
+         "the measurements: `%s`, one line per network and batch with the conditions)." %
+         (time.strftime("%Y-%m-%d"), ", ".join(dev), os.path.relpath(a.measurements, ROOT)), "",
+         "Predictor: `%s` (device `%s`). Baseline: log y = a + b log FLOPs + c log batch per metric, "
+         "fitted on the %d design-space configurations of `%s`. Measured like the design space: one "
+         "thread, %d timed runs after %d warm-up ones, the median; memory the peak resident set of a "
+         "process measuring only that configuration. Errors are |predicted - measured| / measured." %
+         (os.path.relpath(a.predictor, ROOT), a.device, n_reg, os.path.relpath(a.space, ROOT), a.repeats,
+          a.warmup), ""]
+    L += ["## Summary", "", "MAPE %% / Spearman over the %d (network, batch) pairs measured; *in range*: the "
+          "pairs `seerpredict` did not warn about, *flagged*: those it did." % len(rows), "",
+          "| metric | predictor, all | predictor, in range | predictor, flagged | regression, all | "
+          "regression, in range | regression, flagged |", "|---|---|---|---|---|---|---|"]
+    inr = [r for r in rows if r["in_range"]]
+    out = [r for r in rows if not r["in_range"]]
+
+    def cell(rs, key, m):
+        if len(rs) < 3:
+            return "- (%d)" % len(rs)
+        p = np.array([r[key][m] for r in rs])
+        y = np.array([r["y"][m] for r in rs])
+        return "%.1f / %.2f (%d)" % (np.mean(100 * np.abs(p - y) / y), spearman(p, y), len(rs))
+    for m in METRICS:
+        L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            m, cell(rows, "pred", m), cell(inr, "pred", m), cell(out, "pred", m),
+            cell(rows, "reg", m), cell(inr, "reg", m), cell(out, "reg", m)))
+    L += ["", "## Each network", "",
+          "Measured time (ms) and peak memory (MB), the predictor's error and the regression's (%); "
+          "*spread*: the larger of the two timings' (q75 - q25) / median.", "",
+          "| network | batch | GFLOPs | train ms | pred | reg | infer ms | pred | reg | train MB | pred | reg | "
+          "spread | warned about |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        c = []
+        for m in ("train_ms", "infer_ms", "train_mb"):
+            c += ["%.1f" % r["y"][m], "%+.0f" % (100 * (r["pred"][m] / r["y"][m] - 1)),
+                  "%+.0f" % (100 * (r["reg"][m] / r["y"][m] - 1))]
+        why = "-" if r["in_range"] else "%d: %s" % (r["count"], "; ".join(r["why"][:3]) +
+                                                     ("; ..." if r["count"] > 3 else ""))
+        L.append("| %s | %d | %.2f | %s | %.1f%% | %s |" % (r["name"], r["batch"], r["flops"] / 1e9,
+                                                           " | ".join(c), 100 * r["spread"], why))
+    if errors:
+        L += ["", "## Not predicted", ""] + ["- %s: %s" % (n, e) for n, e in sorted(errors.items())]
+    missing = [(n, b) for n in nets if n not in errors for b in batches
+               if not any(r["name"] == n and r["batch"] == b for r in rows)]
+    if missing:
+        L += ["", "Not measured (out of memory, an error, or not yet): " +
+              ", ".join("%s@%d" % x for x in missing)]
+    with open(a.out, "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("real_networks.py: wrote %s (%d pairs)" % (a.out, len(rows)))
+
+
+if __name__ == "__main__":
+    main()
