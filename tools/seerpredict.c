@@ -302,7 +302,10 @@ static int find_predictors(const char *argv0, shipped **out) {
 /* --list-devices, and the predictor of a device (NULL: none has it; the caller names them). */
 static int list_devices(shipped *p, int n) {
     if (!n) die("no shipped predictors found (set SEER_PREDICTORS to a folder of .seer files)%s%s", "", "");
-    printf("%-16s %-34s %s\n", "device", "predictor", "metrics");
+    int w = 9; // the predictor column fits the longest path
+    for (int i = 0; i < n; i++)
+        if ((int)strlen(p[i].path) > w) w = (int)strlen(p[i].path);
+    printf("%-16s %-*s %s\n", "device", w, "predictor", "metrics");
     for (int i = 0; i < n; i++) {
         int M = seer_n_metrics(p[i].m);
         for (int k = 0; k < M; k++) {
@@ -314,7 +317,7 @@ static int list_devices(shipped *p, int n) {
                 seen = !strcmp(d, e);
             }
             if (seen || !d[0]) continue;
-            printf("%-16s %-34s", d, p[i].path);
+            printf("%-16s %-*s", d, w, p[i].path);
             for (int j = k; j < M; j++) {
                 score_metric_device(seer_metric_name(p[i].m, j), e, sizeof e);
                 if (!strcmp(d, e)) printf(" %s", seer_metric_name(p[i].m, j));
