@@ -249,7 +249,10 @@ static int same_names(char *const *a, char *const *b, int n) {
 }
 
 /* An ensemble's members: loaded from its byte tensors, checked to predict the same metrics from
- * the same schema; the ensemble's tables point into the first. */
+ * the same schema; the ensemble's tables point into the first, its op table (and training range)
+ * into the member with the longest one. Op tables only grow at the end (src/onnx/onnx_ops.h), so
+ * members trained before operators were added join members trained after: one table must be the
+ * start of the other, and an operator beyond a member's table is its Other (predict_ensemble). */
 static seer_status load_memory(const void *buf, size_t len, const char *origin, int member,
                                seer_model **out, char *err, size_t err_len);
 
@@ -264,6 +267,7 @@ static int build_ensemble(seer_model *m, const ctr_kv *kv, seer_err *e) {
         return seer_fail(e, "%s: %d tensors for %lld ensemble members", m->origin, m->c.n_t, (long long)n);
     m->members = calloc((size_t)n, sizeof *m->members);
     if (!m->members) return seer_fail(e, "%s: out of memory", m->origin);
+    int ref = 0; // the member with the longest op table
     for (int i = 0; i < n; i++) {
         char name[64], origin[320], msg[1024];
         snprintf(name, sizeof name, "ensemble.member.%d", i);
@@ -284,17 +288,51 @@ static int build_ensemble(seer_model *m, const ctr_kv *kv, seer_err *e) {
                 return seer_fail(e, "%s: its %s features differ from member 0's: an ensemble's "
                                     "members must be trained on the same dataset schema", origin,
                                  k == 0 ? "node" : k == 1 ? "edge" : "global");
-        if (b->n_ops != a->n_ops || !same_names(a->op_types, b->op_types, a->n_ops))
-            return seer_fail(e, "%s: its op table differs from member 0's: an ensemble's members "
-                                "must be trained on the same dataset schema", origin);
+        const seer_model *r = m->members[ref];
+        if (!same_names(r->op_types, b->op_types, r->n_ops < b->n_ops ? r->n_ops : b->n_ops))
+            return seer_fail(e, "%s: its op table differs from member 0's (beyond operators appended "
+                                "since): an ensemble's members must be trained on the same dataset "
+                                "schema", origin);
+        if (b->n_ops > r->n_ops) ref = i;
         m->uses_ops |= (b->ops->flags & MODEL_OP_TYPES) != 0;
     }
-    const seer_model *a = m->members[0];
-    m->ops = a->ops, m->dtype = a->dtype, m->M = a->M, m->n_ops = a->n_ops;
-    m->metric_names = a->metric_names, m->metric_units = a->metric_units, m->op_types = a->op_types;
+    const seer_model *a = m->members[0], *r = m->members[ref];
+    m->ops = a->ops, m->dtype = a->dtype, m->M = a->M, m->n_ops = r->n_ops;
+    m->metric_names = a->metric_names, m->metric_units = a->metric_units, m->op_types = r->op_types;
     for (int k = 0; k < 3; k++) m->F[k] = a->F[k], m->features[k] = a->features[k];
-    m->cov = a->cov, m->has_cov = a->has_cov;
+    m->cov = r->cov, m->has_cov = r->has_cov;
     return 0;
+}
+
+/* gs as member mb sees them: node_op ids beyond its op table (operators added after it was
+ * trained) become its Other; NULL with *ops NULL when nothing needs changing, or on failure
+ * (*bad set: mb has no Other). The copies' node_op point into *ops. */
+static seer_graph *member_view(const seer_model *mb, const seer_graph *gs, int64_t count,
+                               int32_t **ops, int *bad) {
+    *ops = NULL, *bad = 0;
+    int64_t total = 0, beyond = 0;
+    for (int64_t i = 0; i < count; i++)
+        for (int64_t v = 0; gs[i].node_op && v < gs[i].n_nodes; v++, total++) beyond += gs[i].node_op[v] >= mb->n_ops;
+    if (!beyond || mb->n_ops == 0) return NULL;
+    int other = -1;
+    for (int k = 0; k < mb->n_ops; k++)
+        if (!strcmp(mb->op_types[k], "Other")) other = k;
+    seer_graph *view = other < 0 ? NULL : malloc(sizeof *view * (size_t)count);
+    int32_t *o = view ? malloc(sizeof(int32_t) * (size_t)total) : NULL;
+    if (!o) {
+        free(view);
+        *bad = 1;
+        return NULL;
+    }
+    for (int64_t i = 0, at = 0; i < count; i++) {
+        view[i] = gs[i];
+        if (!gs[i].node_op) continue;
+        view[i].node_op = o + at;
+        for (int64_t v = 0; v < gs[i].n_nodes; v++, at++)
+            o[at] = gs[i].node_op[v] < mb->n_ops ? gs[i].node_op[v] : other;
+    }
+    *ops = o;
+    return view;
 }
 
 seer_status seer_load_memory(const void *buf, size_t len, const char *origin, seer_model **out,
@@ -537,7 +575,12 @@ static seer_status predict_ensemble(const seer_model *m, const seer_graph *gs, i
     if (!one) return fail(SEER_ERR_NOMEM, err, err_len, "out of memory");
     memset(out, 0, sizeof(double) * n);
     for (int i = 0; i < m->n_members; i++) {
-        seer_status st = seer_predict_batch(m->members[i], gs, count, one, err, err_len);
+        int32_t *ops;
+        int bad;
+        seer_graph *view = member_view(m->members[i], gs, count, &ops, &bad);
+        seer_status st = bad ? fail(SEER_ERR_NOMEM, err, err_len, "member without an Other operator, or out of memory")
+                             : seer_predict_batch(m->members[i], view ? view : gs, count, one, err, err_len);
+        free(view), free(ops);
         if (st) {
             free(one);
             return st;
