@@ -406,11 +406,14 @@ def consistency(data):
     slower batch 32 is than batch 1, and each GPU against the 1080 Ti, median over architectures."""
     lines = ["## What the two spaces' tables disagree on", "",
              "Ratios of measured latencies, median over each space's architectures; no model involved. Both "
-             "spaces' networks run the same GPUs at the same batches, so a ratio that differs between the rows is "
-             "a difference between the two tables' measurement setups, not between the networks: a model learns "
-             "the source table's ratios from its labels and carries them to the target, where no feature of the "
-             "graph can correct them (measuring the target can: the *+10 measured* rows, whose factor per GPU and "
-             "batch takes exactly such ratios from ten target networks).", "",
+             "spaces' networks run the same GPUs at the same batches. A batch ratio may differ between the rows "
+             "because the networks do (a network with more arithmetic gains less from batching); a ratio between "
+             "two GPUs at batch 1, where both spaces' small networks are bound by kernel launches, has little room to differ "
+             "but through the two tables' measurement setups (host, driver, clocks), and here the 2080 Ti and "
+             "the Titan RTX swap places. A model learns the source table's GPU ratios from its labels and "
+             "carries them to the target, where no feature of the graph can correct them (measuring the target "
+             "can: the *+10 measured* rows, whose factor per GPU and batch takes exactly such ratios from ten "
+             "target networks).", "",
              "| space | " + " | ".join("%s bs32 / bs1" % g.split("_infer")[0] for g in GPUS) + " | " +
              " | ".join("%s / %s, bs%d" % (g.split("_infer")[0], GPUS[0].split("_infer")[0], b)
                         for b in SHARED_BATCHES for g in GPUS[1:]) + " |",
