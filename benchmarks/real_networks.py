@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 sys.path.insert(0, os.path.join(ROOT, "scripts/measure"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import measure  # noqa: E402
-from transfer import spearman  # noqa: E402
+from transfer import batch_factors, spearman  # noqa: E402
 
 # torchvision constructors (random weights) and their input side; keyword arguments that make the
 # training step a plain classifier's (one logits tensor)
@@ -48,6 +48,7 @@ NETS = {
     "vit_b_16": (224, {}), "swin_t": (224, {}),
 }
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
+SHOTS = 5  # networks measured to calibrate with (seercalibrate's factor per metric and batch)
 FIELDS = {"train_ms": "train_time_ms", "infer_ms": "infer_time_ms", "train_mb": "train_mem_mb",
           "infer_mb": "infer_mem_mb"}
 
@@ -223,8 +224,37 @@ def main():
     report(a, nets, batches, rows, errors, n_reg, meas)
 
 
-def ape(p, y):
-    return 100 * abs(p - y) / y
+def calibrate_loo(rows, key, shots, with_flops=False, seed=0):
+    """Each network's predictions (r[key]) rescaled as seercalibrate would from `shots` other
+    networks (drawn seeded): its factor per metric and batch (transfer.batch_factors), or with
+    with_flops its --with-flops fit per metric, log y = a + b log(prediction) + c log FLOPs (least
+    squares over those networks' graphs). What a user who timed that many of their own networks
+    gets on the next one. Stored as r[key + "_cal"] (r[key + "_fl"] with with_flops)."""
+    names = sorted(set(r["name"] for r in rows))
+    rng = np.random.default_rng(seed)
+    out = key + ("_fl" if with_flops else "_cal")
+    for n in names:
+        others = [x for x in names if x != n]
+        pick = set(rng.choice(others, size=min(shots, len(others)), replace=False)) if others else set()
+        cal = [r for r in rows if r["name"] in pick]
+        mine = [r for r in rows if r["name"] == n]
+        if not cal:
+            continue
+        P = np.array([[r[key][m] for m in METRICS] for r in cal])
+        Y = np.array([[r["y"][m] for m in METRICS] for r in cal])
+        if with_flops:
+            A = np.column_stack([np.ones(len(cal)), np.zeros(len(cal)), np.log([r["flops"] for r in cal])])
+            for r in mine:
+                r[out] = {}
+            for k, m in enumerate(METRICS):
+                A[:, 1] = np.log(P[:, k])
+                w, *_ = np.linalg.lstsq(A, np.log(Y[:, k]), rcond=None)
+                for r in mine:
+                    r[out][m] = float(np.exp(w @ [1.0, np.log(r[key][m]), np.log(r["flops"])]))
+            continue
+        at = batch_factors(P, Y, np.array([r["batch"] for r in cal]))
+        for r, f in zip(mine, at(np.array([r["batch"] for r in mine]))):
+            r[out] = {m: r[key][m] * f[k] for k, m in enumerate(METRICS)}
 
 
 def report(a, nets, batches, rows, errors, n_reg, meas):
@@ -243,10 +273,14 @@ def report(a, nets, batches, rows, errors, n_reg, meas):
           "pairs `seerpredict` did not warn about, *flagged*: those it did." % len(rows), "",
           "| metric | predictor, all | predictor, in range | predictor, flagged | regression, all | "
           "regression, in range | regression, flagged |", "|---|---|---|---|---|---|---|"]
+    calibrate_loo(rows, "pred", SHOTS)
+    calibrate_loo(rows, "reg", SHOTS)
+    calibrate_loo(rows, "pred", SHOTS, with_flops=True)
     inr = [r for r in rows if r["in_range"]]
     out = [r for r in rows if not r["in_range"]]
 
     def cell(rs, key, m):
+        rs = [r for r in rs if key in r]
         if len(rs) < 3:
             return "- (%d)" % len(rs)
         p = np.array([r[key][m] for r in rs])
@@ -256,6 +290,24 @@ def report(a, nets, batches, rows, errors, n_reg, meas):
         L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             m, cell(rows, "pred", m), cell(inr, "pred", m), cell(out, "pred", m),
             cell(rows, "reg", m), cell(inr, "reg", m), cell(out, "reg", m)))
+    for m in METRICS:
+        L.append("| %s, *+%d measured* | %s | %s | %s | %s | %s | %s |" % (
+            m, SHOTS, cell(rows, "pred_cal", m), cell(inr, "pred_cal", m), cell(out, "pred_cal", m),
+            cell(rows, "reg_cal", m), cell(inr, "reg_cal", m), cell(out, "reg_cal", m)))
+    for m in METRICS:
+        L.append("| %s, *+%d measured, --with-flops* | %s | %s | %s | - | - | - |" % (
+            m, SHOTS, cell(rows, "pred_fl", m), cell(inr, "pred_fl", m), cell(out, "pred_fl", m)))
+    L += ["", "Rows *+%d measured*: each network's predictions rescaled by the factors `seercalibrate` "
+          "fits (the median of measured / predicted per metric and batch) on %d other networks of "
+          "this table, drawn seeded for each: what a user gets after timing that many of their "
+          "own networks on this machine (the regression's column: its predictions rescaled "
+          "alike). *--with-flops*: `seercalibrate --with-flops`'s fit instead, log y = a + b "
+          "log(prediction) + c log FLOPs per metric, least squares over the same networks' "
+          "graphs." % (SHOTS, SHOTS)]
+    bias = lambda key: ", ".join("%s %.2f" % (m, np.median([r[key][m] / r["y"][m] for r in rows]))  # noqa: E731
+                                 for m in METRICS)
+    if rows:
+        L += ["", "Median predicted / measured, the predictor: %s; the regression: %s." % (bias("pred"), bias("reg"))]
     L += ["", "## Each network", "",
           "Measured time (ms) and peak memory (MB), the predictor's error and the regression's (%); "
           "*spread*: the larger of the two timings' (q75 - q25) / median.", "",
