@@ -210,15 +210,23 @@ int ix_fold_elementwise(ictx *c, int op) {
     if (n > OX_MAX_VALUE || a->n_value != ox_numel(a) || b->n_value != ox_numel(b)) return 0;
     if (!(a->n_value == n || a->n_value == 1) || !(b->n_value == n || b->n_value == 1)) return 0;
     int64_t *v = seer_malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-    for (int64_t i = 0; i < n; i++) {
-        int64_t x = a->value[a->n_value == 1 ? 0 : i], y = b->value[b->n_value == 1 ? 0 : i];
-        v[i] = op == OP_Add ? x + y : op == OP_Sub ? x - y : op == OP_Mul ? x * y : op == OP_Equal ? x == y
-               : !y ? 0 : op == OP_Mod ? (x % y + y) % y // integer Mod (fmod = 0): the divisor's sign
-                                       : x / y;
+    int overflow = 0;
+    for (int64_t i = 0; i < n && !overflow; i++) {
+        int64_t x = a->value[a->n_value == 1 ? 0 : i], y = b->value[b->n_value == 1 ? 0 : i], r = 0;
+        if (op == OP_Add) overflow = __builtin_add_overflow(x, y, &r);
+        else if (op == OP_Sub) overflow = __builtin_sub_overflow(x, y, &r);
+        else if (op == OP_Mul) overflow = __builtin_mul_overflow(x, y, &r);
+        else if (op == OP_Equal) r = x == y;
+        else if (y == -1 && x == INT64_MIN) overflow = 1; // INT64_MIN / -1 traps
+        else if (y && op == OP_Mod) { // integer Mod (fmod = 0): the result takes the divisor's sign
+            r = x % y;
+            if (r && (r < 0) != (y < 0)) r += y;
+        } else if (y) r = x / y;
+        v[i] = r;
     }
-    ix_set_value(o, v, n);
+    if (!overflow) ix_set_value(o, v, n);
     free(v);
-    return 0;
+    return overflow ? ix_fail(c, "its integer shape arithmetic overflows int64") : 0;
 }
 
 /* ---- the operator table ---- */

@@ -631,7 +631,10 @@ int ix_infer_range(ictx *c) {
     if (!a || !b || !d || n0 != 1 || n1 != 1 || n2 != 1)
         return ix_fail(c, "start, limit and delta must be known integer scalars");
     if (!d[0]) return ix_fail(c, "delta 0");
-    int64_t len = (b[0] - a[0] + d[0] + (d[0] > 0 ? -1 : 1)) / d[0]; // ceil((limit - start) / delta)
+    int64_t span, len;
+    if (__builtin_sub_overflow(b[0], a[0], &span) || (d[0] == -1 && span == INT64_MIN))
+        return ix_fail(c, "limit - start overflows int64");
+    len = span / d[0] + (span % d[0] != 0 && (span < 0) == (d[0] < 0)); // ceil(span / delta)
     if (len < 0) len = 0;
     ix_set_shape(o, &len, 1, x->dtype);
     if (len <= OX_MAX_VALUE) {

@@ -100,6 +100,14 @@ def main():
     shape = numpy_helper.from_array(np.array([4611686018427387952, 4], np.int64), "shape")
     save_onnx("reshape_huge.onnx", [h.make_node("Reshape", ["x", "shape"], ["y"], name="r")],
               [x_in([1, 16])], [y_out()], [shape], want="element count")
+    # shape arithmetic that overflows int64 (INT64_MIN / -1 and INT64_MIN mod -1 trap on x86)
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)  # noqa: E731
+    for op in ("Div", "Mod"):
+        save_onnx("%s_overflow.onnx" % op.lower(), [h.make_node(op, ["a", "b"], ["s"], name="arith"),
+                                                     h.make_node("Reshape", ["x", "s"], ["y"], name="r")],
+                  [x_in([1, 16])], [y_out()], [c("a", [-(1 << 63), 16]), c("b", [-1, 1])], want="overflows int64")
+    save_onnx("range_huge.onnx", [h.make_node("Range", ["a", "b", "d"], ["y"], name="range")], [x_in([1, 4])],
+              [y_out()], [c("a", -(1 << 63)), c("b", (1 << 63) - 1), c("d", 1)], want="overflows int64")
     # INI: one key each, each refused naming the file and line
     ini = {
         "comment_tail.ini": ("; " + "x" * 250 + " max_steps = 3\n[train]\nepochs = 1\n", "longer than"),
