@@ -139,3 +139,26 @@ for t in inits:
 onnx.save(h.make_model(g9, opset_imports=[h.make_opsetid("", 9)]),
           os.path.join(os.path.dirname(out), "external_data.onnx"))
 print("wrote opset9.onnx, external_data.onnx")
+
+# ---- LayerNorm as opset 13 exporters write it, and as one opset-17 node (test_onnx: one graph) ----
+def layernorm_model(decomposed):
+    global nodes, inits
+    nodes, inits = [], []
+    t = n("MatMul", ["x", w("wm", [16, 16])])
+    if decomposed:
+        f32 = lambda v: n("Constant", [], value=numpy_helper.from_array(np.array(v, np.float32)))  # noqa: E731
+        d = n("Sub", [t, n("ReduceMean", [t], axes=[-1])])
+        var = n("ReduceMean", [n("Pow", [d, f32(2.0)])], axes=[-1])
+        t = n("Div", [d, n("Sqrt", [n("Add", [var, f32(1e-5)])])])
+        t = n("Add", [n("Mul", [t, w("ln_s", [16])]), w("ln_b", [16])])
+    else:
+        t = n("LayerNormalization", [t, w("ln_s", [16]), w("ln_b", [16])], axis=-1, epsilon=1e-5)
+    n("Relu", [t], ["y"])
+    gl = h.make_graph(nodes, "layernorm", [h.make_tensor_value_info("x", T.FLOAT, ["batch", 8, 16])],
+                      [h.make_tensor_value_info("y", T.FLOAT, None)], inits)
+    return h.make_model(gl, opset_imports=[h.make_opsetid("", 13 if decomposed else 17)])
+
+
+onnx.save(layernorm_model(True), os.path.join(os.path.dirname(out), "layernorm_opset13.onnx"))
+onnx.save(layernorm_model(False), os.path.join(os.path.dirname(out), "layernorm_opset17.onnx"))
+print("wrote layernorm_opset13.onnx, layernorm_opset17.onnx")

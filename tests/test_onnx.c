@@ -1,7 +1,8 @@
 /* ONNX front end: exact parameter counts and multiply-accumulates within 1% of the published
  * figures for seven torchvision models (weights stripped), --batch scaling, and every malformed
  * input refused with its message: not ONNX, truncated at every length step, a cycle, a dangling
- * input, a zero dimension, an unsupported operator (accepted with --allow-unknown).
+ * input, a zero dimension, an unsupported operator (accepted with --allow-unknown); LayerNorm
+ * decomposed (opset 13) and whole (opset 17) giving one PerfGraph.
  * Built twice: plainly and under AddressSanitizer (test_onnx_asan).
  * usage: test_onnx FIXTURE_DIR */
 #include <string.h>
@@ -85,6 +86,40 @@ static void check_hostile(const char *hostile) {
     CHECK(n >= 10, "only %d hostile ONNX files", n);
 }
 
+/* Two exports of one network (LayerNorm decomposed at opset 13, one node at opset 17) must give
+ * the same PerfGraph: operators, edges and every feature. */
+static void check_same_graph(const char *a, const char *b, int64_t batch) {
+    char pa[1024], pb[1024];
+    path_of(pa, sizeof pa, a), path_of(pb, sizeof pb, b);
+    ox_graph ga, gb;
+    seer_err err;
+    if (ox_load(pa, batch, 0, &ga, &err)) {
+        CHECK(0, "%s", err.msg);
+        return;
+    }
+    if (ox_load(pb, batch, 0, &gb, &err)) {
+        CHECK(0, "%s", err.msg);
+        ox_free(&ga);
+        return;
+    }
+    pgb_graph x, y;
+    pgb_build(&ga, 0, &x), pgb_build(&gb, 0, &y);
+    CHECK(x.V == y.V && x.E == y.E, "%s: %lld operators and %lld edges, %s: %lld and %lld", a, (long long)x.V,
+          (long long)x.E, b, (long long)y.V, (long long)y.E);
+    if (x.V == y.V && x.E == y.E) {
+        double worst = 0;
+        for (int64_t i = 0; i < x.V; i++) CHECK(x.op[i] == y.op[i], "%s: operator %lld differs", a, (long long)i);
+        for (int64_t i = 0; i < x.V * PGB_NODE_F; i++) worst = fmax(worst, fabs(x.xn[i] - y.xn[i]));
+        for (int64_t i = 0; i < x.E * PGB_EDGE_F; i++) worst = fmax(worst, fabs(x.xe[i] - y.xe[i]));
+        for (int i = 0; i < PGB_GLOBAL_F; i++) worst = fmax(worst, fabs(x.xg[i] - y.xg[i]));
+        for (int64_t i = 0; i < 2 * x.E; i++) CHECK(x.edge[i] == y.edge[i], "%s: edge %lld differs", a, (long long)i / 2);
+        CHECK(worst < 1e-6, "%s and %s: features differ by %g", a, b, worst);
+        printf("  %s = %s at batch %lld: %lld operators, %lld edges, features to %.1e\n", a, b,
+               (long long)batch, (long long)x.V, (long long)x.E, worst);
+    }
+    pgb_free(&x), pgb_free(&y), ox_free(&ga), ox_free(&gb);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || argc > 3) {
         fprintf(stderr, "usage: test_onnx FIXTURE_DIR [HOSTILE_DIR]\n");
@@ -100,6 +135,8 @@ int main(int argc, char **argv) {
     check_model("densenet121.onnx", 7978856, 2.83);
     check_model("googlenet.onnx", 6624904, 1.50);
     check_model("swin_t.onnx", 28288354, 4.49); // shifted windows: Mod, Range, ScatterND, F.pad
+    check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 1);
+    check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 8);
 
     expect_refused("bad_cycle.onnx", "lies on a cycle");
     expect_refused("bad_dangling.onnx", "input 'nowhere' is not produced by any node");

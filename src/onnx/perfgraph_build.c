@@ -132,6 +132,75 @@ static void node_costs(ox_graph *g, const int *keep, pgb_graph *out) {
     free(counted);
 }
 
+/* The one node that reads tensor t among the kept ones (cons: up to two readers per tensor). */
+static int only_reader(const int *cons, const int *consumers, int t, int op, const ox_graph *g) {
+    int v = t >= 0 && consumers[t] == 1 ? cons[2 * t] : -1;
+    return v >= 0 && g->n[v].op == op ? v : -1;
+}
+
+static int is_const(const ox_graph *g, const int *keep, int t) {
+    return t >= 0 && (g->t[t].is_init || (g->t[t].producer >= 0 && !keep[g->t[t].producer]));
+}
+
+/* A ReduceMean over the last axis that keeps it (LayerNorm's mean and variance). */
+static int last_axis_mean(const ox_graph *g, const ox_node *n) {
+    if (n->op != OP_ReduceMean || n->n_in != 1 || n->in[0] < 0) return 0;
+    int64_t rank = g->t[n->in[0]].rank, a = ox_attr_int_at(n, "axes", 0, INT64_MIN);
+    return (a == -1 || a == rank - 1) && ox_attr_int_at(n, "axes", 1, INT64_MIN) == INT64_MIN &&
+           ox_attr_int_at(n, "keepdims", 0, 1) == 1;
+}
+
+/* LayerNorm as exporters write it below opset 17 (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt,
+ * Div, then Mul by the scale and Add of the bias) becomes the one LayerNormalization operator an
+ * opset-17 export has, with its costs: the same network must not look different by opset (the
+ * design space's transformers were exported at opset 17). Always on; the ONNX nodes stay. */
+static void canon_layernorm(ox_graph *g, const int *keep, const int *consumers) {
+    int *cons = seer_malloc(sizeof(int) * 2 * (size_t)(g->n_t + 1));
+    for (int t = 0; t < 2 * (g->n_t + 1); t++) cons[t] = -1;
+    for (int v = 0; v < g->n_n; v++)
+        for (int i = 0; keep[v] && i < g->n[v].n_in; i++) {
+            int t = g->n[v].in[i];
+            if (t >= 0) cons[2 * t + (cons[2 * t] >= 0)] = v;
+        }
+    for (int k = 0; k < g->n_n; k++) {
+        int r1 = g->order[k];
+        ox_node *root = &g->n[r1];
+        if (!keep[r1] || root->fused_into >= 0 || !last_axis_mean(g, root)) continue;
+        int x = root->in[0], mean = root->out[0];
+        int sub = only_reader(cons, consumers, mean, OP_Sub, g);
+        if (sub < 0 || g->n[sub].in[0] != x || g->n[sub].in[1] != mean) continue;
+        int d = g->n[sub].out[0];
+        if (consumers[d] != 2) continue;
+        int pw = cons[2 * d], dv = cons[2 * d + 1];
+        if (g->n[pw].op != OP_Pow) pw = cons[2 * d + 1], dv = cons[2 * d];
+        if (g->n[pw].op != OP_Pow || g->n[pw].in[0] != d || !is_const(g, keep, g->n[pw].in[1])) continue;
+        if (g->n[dv].op != OP_Div || g->n[dv].in[0] != d) continue;
+        int r2 = only_reader(cons, consumers, g->n[pw].out[0], OP_ReduceMean, g);
+        if (r2 < 0 || !last_axis_mean(g, &g->n[r2])) continue;
+        int eps = only_reader(cons, consumers, g->n[r2].out[0], OP_Add, g);
+        if (eps < 0 || !is_const(g, keep, g->n[eps].in[g->n[eps].in[0] == g->n[r2].out[0]])) continue;
+        int sq = only_reader(cons, consumers, g->n[eps].out[0], OP_Sqrt, g);
+        if (sq < 0 || g->n[dv].in[1] != g->n[sq].out[0] || consumers[g->n[sq].out[0]] != 1) continue;
+        int members[9] = {sub, pw, r2, eps, sq, dv}, nm = 6, last = dv;
+        double wbytes = 0;
+        for (int step = 0; step < 2; step++) { // the scale (Mul), then the bias (Add)
+            int nx = only_reader(cons, consumers, g->n[last].out[0], step ? OP_Add : OP_Mul, g);
+            if (nx < 0) break;
+            int other = g->n[nx].in[g->n[nx].in[0] == g->n[last].out[0]];
+            if (!g->t[other].is_init || !ox_dtype_is_float(g->t[other].dtype)) break;
+            wbytes += tbytes(&g->t[other]);
+            members[nm++] = last = nx;
+        }
+        for (int i = 0; i < nm; i++) g->n[members[i]].fused_into = r1;
+        root->op = OP_LayerNormalization; // its costs: an opset-17 LayerNormalization's
+        const ox_tensor *o = &g->t[g->n[last].out[0]];
+        root->flops = ox_op(OP_LayerNormalization)->k * (double)ox_numel(o);
+        root->bytes_in = tbytes(&g->t[x]) + wbytes, root->bytes_out = tbytes(o);
+        root->weight_bytes = wbytes;
+    }
+    free(cons);
+}
+
 /* --fuse: BN and activations into the preceding Conv/ConvTranspose/Gemm that feeds only them. */
 static void fuse_nodes(ox_graph *g, const int *keep, const int *consumers, pgb_graph *out) {
     for (int k = 0; k < g->n_n; k++) {
@@ -162,8 +231,10 @@ static double *build_edges(const ox_graph *g, const int *keep, const int *vid, c
     out->edge = seer_malloc(sizeof(int32_t) * 2 * (size_t)cap);
     out->xe = seer_malloc(sizeof(float) * PGB_EDGE_F * (size_t)cap);
     double *eb = seer_malloc(sizeof(double) * (size_t)cap);
+    int *et = seer_malloc(sizeof(int) * (size_t)cap); // each edge's tensor
     for (int64_t i = 0; i < out->V; i++) {
         int root = out->node_of[i];
+        int64_t first = out->E;
         for (int j = mem_ptr[i]; j < mem_ptr[i + 1]; j++) {
             const ox_node *n = &g->n[mem[j]];
             for (int k = 0; k < n->n_in; k++) {
@@ -171,12 +242,18 @@ static double *build_edges(const ox_graph *g, const int *keep, const int *vid, c
                 const ox_tensor *t = &g->t[n->in[k]];
                 int src = t->producer >= 0 && keep[t->producer] ? resolve(g, t->producer) : -1;
                 if (src < 0 || src == root) continue;
+                // a tensor the root already reads is one edge (LayerNorm's input feeds two of its nodes)
+                int seen = 0;
+                for (int64_t e = first; mem[j] != root && e < out->E && !seen; e++) seen = et[e] == n->in[k];
+                if (seen) continue;
                 if (out->E == cap) {
                     cap *= 2;
                     out->edge = seer_realloc(out->edge, sizeof(int32_t) * 2 * (size_t)cap);
                     out->xe = seer_realloc(out->xe, sizeof(float) * PGB_EDGE_F * (size_t)cap);
                     eb = seer_realloc(eb, sizeof(double) * (size_t)cap);
+                    et = seer_realloc(et, sizeof(int) * (size_t)cap);
                 }
+                et[out->E] = n->in[k];
                 double sh[4];
                 shape4(t, sh);
                 out->edge[2 * out->E] = vid[src], out->edge[2 * out->E + 1] = (int32_t)i;
@@ -188,6 +265,7 @@ static double *build_edges(const ox_graph *g, const int *keep, const int *vid, c
             }
         }
     }
+    free(et);
     return eb;
 }
 
@@ -240,6 +318,7 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
             if (n->in[i] >= 0) consumers[n->in[i]]++;
     }
     node_costs(g, keep, out);
+    canon_layernorm(g, keep, consumers);
     if (fuse) fuse_nodes(g, keep, consumers, out);
     // operators: kept, not fused away
     int *vid = seer_malloc(sizeof(int) * (size_t)(nn ? nn : 1));
