@@ -9,7 +9,10 @@
  * Dropout, Cast, Where's selection) 0. Bytes read are all inputs (weights included), bytes
  * written all outputs, at each tensor's element size. Parameters are the elements of
  * floating-point initializers, except BatchNormalization's running mean and variance (as
- * torchvision counts them) and Clip's bounds; weight bytes include those. Size letters: V operators, E edges. */
+ * torchvision counts them) and Clip's bounds; weight bytes include those. LayerNorm written out
+ * by opset-13 exporters (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add over the last
+ * axis) is one LayerNormalization operator, as an opset-17 export has it. Size letters: V
+ * operators, E edges. */
 #ifndef SEER_PERFGRAPH_BUILD_H
 #define SEER_PERFGRAPH_BUILD_H
 
