@@ -144,16 +144,18 @@ print("wrote opset9.onnx, external_data.onnx")
 def layernorm_model(decomposed):
     global nodes, inits
     nodes, inits = [], []
-    t = n("MatMul", ["x", w("wm", [16, 16])])
-    if decomposed:
-        f32 = lambda v: n("Constant", [], value=numpy_helper.from_array(np.array(v, np.float32)))  # noqa: E731
-        d = n("Sub", [t, n("ReduceMean", [t], axes=[-1])])
-        var = n("ReduceMean", [n("Pow", [d, f32(2.0)])], axes=[-1])
-        t = n("Div", [d, n("Sqrt", [n("Add", [var, f32(1e-5)])])])
-        t = n("Add", [n("Mul", [t, w("ln_s", [16])]), w("ln_b", [16])])
-    else:
-        t = n("LayerNormalization", [t, w("ln_s", [16]), w("ln_b", [16])], axis=-1, epsilon=1e-5)
-    n("Relu", [t], ["y"])
+    t = "x"
+    for i in range(3):  # three blocks: enough tensors for the shape check against onnx's
+        t = n("MatMul", [t, w("wm%d" % i, [16, 16])])
+        if decomposed:
+            f32 = lambda v: n("Constant", [], value=numpy_helper.from_array(np.array(v, np.float32)))  # noqa: E731
+            d = n("Sub", [t, n("ReduceMean", [t], axes=[-1])])
+            var = n("ReduceMean", [n("Pow", [d, f32(2.0)])], axes=[-1])
+            t = n("Div", [d, n("Sqrt", [n("Add", [var, f32(1e-5)])])])
+            t = n("Add", [n("Mul", [t, w("ln_s%d" % i, [16])]), w("ln_b%d" % i, [16])])
+        else:
+            t = n("LayerNormalization", [t, w("ln_s%d" % i, [16]), w("ln_b%d" % i, [16])], axis=-1, epsilon=1e-5)
+        t = n("Relu", [t], ["y"] if i == 2 else None)
     gl = h.make_graph(nodes, "layernorm", [h.make_tensor_value_info("x", T.FLOAT, ["batch", 8, 16])],
                       [h.make_tensor_value_info("y", T.FLOAT, None)], inits)
     return h.make_model(gl, opset_imports=[h.make_opsetid("", 13 if decomposed else 17)])
