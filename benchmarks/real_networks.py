@@ -48,6 +48,7 @@ NETS = {
     "vit_b_16": (224, {}), "swin_t": (224, {}),
 }
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
+SPREAD_WARN = 1.5  # seerpredict's warning threshold on the members' spread (SEER_SPREAD_WARN)
 SHOTS = 5  # networks measured to calibrate with (seercalibrate's factor per metric and batch)
 FIELDS = {"train_ms": "train_time_ms", "infer_ms": "infer_time_ms", "train_mb": "train_mem_mb",
           "infer_mb": "infer_mem_mb"}
@@ -146,7 +147,9 @@ def predict(a, onnx, batches):
     for x in json.loads(r.stdout)["results"]:
         vals = {m: x["metrics"]["%s_%s" % (a.device, m)]["value"] for m in METRICS}
         names = ["%s %s" % (o["kind"], o["name"]) for o in x["out_of_range"]]
-        out[x["batch"]] = (x["flops"], vals, x["in_range"], names, x["out_of_range_count"])
+        spread = x.get("member_spread") or {}
+        out[x["batch"]] = (x["flops"], vals, x["in_range"], names, x["out_of_range_count"],
+                           {m: spread.get("%s_%s" % (a.device, m), 1.0) for m in METRICS})
     return out
 
 
@@ -215,13 +218,17 @@ def main():
             r = meas.get((n, b))
             if not r or "train_time_ms" not in r or b not in p:
                 continue
-            flops, vals, in_range, names, count = p[b]
+            flops, vals, in_range, names, count, spread = p[b]
             rows.append({"name": n, "batch": b, "flops": flops, "y": {m: r[FIELDS[m]] for m in METRICS},
                          "pred": vals, "reg": {m: reg(m, flops, b) for m in METRICS},
-                         "in_range": in_range, "why": names, "count": count,
+                         "in_range": in_range, "why": names, "count": count, "member_spread": spread,
                          "spread": max(r["train_spread"], r["infer_spread"]),
                          "load": r.get("other_load")})
     report(a, nets, batches, rows, errors, n_reg, meas)
+
+
+def ape(p, y):
+    return 100 * abs(p - y) / y
 
 
 def calibrate_loo(rows, key, shots, with_flops=False, seed=0):
@@ -304,6 +311,17 @@ def report(a, nets, batches, rows, errors, n_reg, meas):
           "alike). *--with-flops*: `seercalibrate --with-flops`'s fit instead, log y = a + b "
           "log(prediction) + c log FLOPs per metric, least squares over the same networks' "
           "graphs." % (SHOTS, SHOTS)]
+    L += ["", "The ensemble's own doubt (`seerpredict --json` `member_spread`: its members' largest over "
+          "smallest prediction; text output warns above %.1f): MAPE %% of the predictor where the members "
+          "agree (spread <= %.1f) and where they do not, with the configurations of each." % (SPREAD_WARN, SPREAD_WARN),
+          "", "| metric | members agree | members disagree | Spearman of spread and error |", "|---|---|---|---|"]
+    for m in METRICS:
+        agree = [r for r in rows if r["member_spread"][m] <= SPREAD_WARN]
+        dis = [r for r in rows if r["member_spread"][m] > SPREAD_WARN]
+        mape = lambda rs: "%.1f (%d)" % (np.mean([ape(r["pred"][m], r["y"][m]) for r in rs]), len(rs)) if rs else "- (0)"  # noqa: E731
+        sp = spearman(np.array([r["member_spread"][m] for r in rows]),
+                      np.array([abs(np.log(r["pred"][m] / r["y"][m])) for r in rows])) if len(rows) > 2 else float("nan")
+        L.append("| %s | %s | %s | %.2f |" % (m, mape(agree), mape(dis), sp))
     bias = lambda key: ", ".join("%s %.2f" % (m, np.median([r[key][m] / r["y"][m] for r in rows]))  # noqa: E731
                                  for m in METRICS)
     if rows:

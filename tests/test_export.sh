@@ -393,8 +393,25 @@ worst = max(abs(z["metrics"][m]["value"] / math.sqrt(x["metrics"][m]["value"] * 
             for x, y, z in zip(a, b, e) for m in x["metrics"])
 assert len(e) == 2 and worst < 2e-5, worst
 print("an ensemble across op tables: the geometric mean of its members to %.1e" % worst)
+# member_spread: the largest over the smallest member prediction (null for a single model)
+sp = max(abs(z["member_spread"][m] / (max(x["metrics"][m]["value"], y["metrics"][m]["value"]) /
+                                      min(x["metrics"][m]["value"], y["metrics"][m]["value"])) - 1)
+         for x, y, z in zip(a, b, e) for m in x["metrics"])
+assert sp < 2e-5 and a[0]["member_spread"] is None and max(e[0]["member_spread"].values()) > 1, (sp, e[0])
+print("member_spread: the members' largest / smallest to %.1e" % sp)
 PY
     fail "the ensemble across op tables"
+"$seerpredict" "$work/ens_ops.seer" "$allops" --batch 1,4 >"$work/allops_ens.txt" || fail "seerpredict ens_ops.seer"
+"$python" - "$work/allops_ens_ops.json" "$work/allops_ens.txt" <<'PY' || fail "the warning on the members' spread"
+import json, sys
+res, text = json.load(open(sys.argv[1]))["results"], open(sys.argv[2]).read()
+blocks = text.split("\n\n")
+for r, t in zip(res, blocks):
+    over = sorted(m for m, v in r["member_spread"].items() if v > 1.5)
+    line = [l for l in t.splitlines() if "members disagree" in l]
+    assert bool(over) == bool(line) and all(m in line[0] for m in over), (over, line)
+print("the members' spread: warned exactly where it exceeds 1.5 (%s)" % [sorted(r["member_spread"].items()) for r in res])
+PY
 expect_err "swapped.seer: its op table differs from member 0's" \
     "$seerexport" --ensemble "$work/short.seer" "$work/swapped.seer" -o "$work/x.seer"
 

@@ -128,6 +128,37 @@ static void range_text(const seer_model *m, int n, const seer_range_item *it) {
     putchar('\n');
 }
 
+static int metric_shown(const seer_model *m, int k, const char *device);
+
+/* An ensemble's members disagreeing by more than SEER_SPREAD_WARN on a shown metric. */
+static void spread_text(const seer_model *m, const double *spread, const char *device) {
+    int n = 0;
+    for (int k = 0; k < seer_n_metrics(m); k++) {
+        if (!metric_shown(m, k, device) || !(spread[k] > SEER_SPREAD_WARN)) continue;
+        printf("%s %s x%.2f", n++ ? "," : "  warning: the ensemble's members disagree, so these predictions are guesses:",
+               seer_metric_name(m, k), spread[k]);
+    }
+    if (n) printf(" (largest over smallest member; above %.1f)\n", SEER_SPREAD_WARN);
+}
+
+/* "member_spread": {metric: largest / smallest member prediction} (an ensemble) or null. */
+static void spread_json(const seer_model *m, const double *spread, const char *device) {
+    const char *kind = seer_info(m, "model");
+    if (!kind || strcmp(kind, "ensemble")) {
+        printf(",\"member_spread\":null");
+        return;
+    }
+    printf(",\"member_spread\":{");
+    for (int k = 0, shown = 0; k < seer_n_metrics(m); k++) {
+        if (!metric_shown(m, k, device)) continue;
+        printf("%s", shown++ ? "," : "");
+        json_str(seer_metric_name(m, k));
+        putchar(':');
+        json_num(spread[k]);
+    }
+    putchar('}');
+}
+
 static void range_json(const seer_model *m, int n, const seer_range_item *it) {
     static const char *const kinds[] = {"node", "edge", "global", "nodes", "edges", "metric", "op",
                                         "calibration"};
@@ -188,6 +219,8 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
             if (seer_predict(m, &g, y, err, sizeof err)) die("%s: %s", nets[i], err);
             seer_range_item it[RANGE_ITEMS];
             int n_out = range_check(m, &g, y, it, nets[i]);
+            double spread[SEER_MAX_METRICS];
+            if (seer_member_spread(m, &g, spread, err, sizeof err)) die("%s: %s", nets[i], err);
             free(ops);
             if (json) {
                 printf("%s{\"onnx\":", first ? "" : ",");
@@ -206,6 +239,7 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                 }
                 putchar('}');
                 range_json(m, n_out, it);
+                spread_json(m, spread, device);
                 putchar('}');
             } else {
                 printf("%s%s (batch %lld): %lld operators, %.3g GFLOPs\n", first ? "" : "\n",
@@ -215,6 +249,7 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                     if (metric_shown(m, k, device))
                         printf("  %-28s %12.4f %s\n", seer_metric_name(m, k), y[k], seer_metric_unit(m, k));
                 range_text(m, n_out, it);
+                spread_text(m, spread, device);
             }
             first = 0;
             seer_onnx_free(og);

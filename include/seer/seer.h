@@ -102,6 +102,14 @@ SEER_API seer_status seer_check_range(const seer_model *m, const seer_graph *g, 
  * operator's (SEER_CALIB: the global feature's, "log_batch" or "log_flops_total"). */
 SEER_API const char *seer_range_item_name(const seer_model *m, const seer_range_item *it);
 
+/* An ensemble's disagreement on graph g: for each metric k, spread[k] = the largest of its
+ * members' predictions over the smallest (1 for a model that is not an ensemble). On networks
+ * like its training data the members agree closely; a large spread says the prediction is a
+ * guess even where every feature lies in range (seerpredict warns above SEER_SPREAD_WARN). */
+#define SEER_SPREAD_WARN 1.5
+SEER_API seer_status seer_member_spread(const seer_model *m, const seer_graph *g, double *spread,
+                                        char *err, size_t err_len);
+
 SEER_API int seer_n_metrics(const seer_model *m);
 SEER_API const char *seer_metric_name(const seer_model *m, int i); // e.g. "train_time_ms"
 SEER_API const char *seer_metric_unit(const seer_model *m, int i); // e.g. "ms" ("" if none)

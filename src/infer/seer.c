@@ -32,7 +32,7 @@
 #include "model/model.h"
 #include "model/ridge.h"
 
-#define SEER_VERSION_STRING "0.5.0"
+#define SEER_VERSION_STRING "0.6.0"
 // One forward pass covers about 32 MiB of activations (a SeerNet keeps some 24 H-wide rows per
 // node or edge); larger batches run in chunks of whole graphs.
 #define CHUNK_FLOATS ((int64_t)8 << 20)
@@ -567,6 +567,18 @@ static seer_status predict_ridge(const seer_model *m, const seer_graph *gs, int6
     return SEER_OK;
 }
 
+/* Member i's predictions of gs, seen through its own op table. */
+static seer_status predict_member(const seer_model *m, int i, const seer_graph *gs, int64_t count,
+                                  double *out, char *err, size_t err_len) {
+    int32_t *ops;
+    int bad;
+    seer_graph *view = member_view(m->members[i], gs, count, &ops, &bad);
+    seer_status st = bad ? fail(SEER_ERR_NOMEM, err, err_len, "member without an Other operator, or out of memory")
+                         : seer_predict_batch(m->members[i], view ? view : gs, count, out, err, err_len);
+    free(view), free(ops);
+    return st;
+}
+
 /* The geometric mean of the members' predictions (each a positive quantity on a log scale). */
 static seer_status predict_ensemble(const seer_model *m, const seer_graph *gs, int64_t count,
                                     double *out, char *err, size_t err_len) {
@@ -575,12 +587,7 @@ static seer_status predict_ensemble(const seer_model *m, const seer_graph *gs, i
     if (!one) return fail(SEER_ERR_NOMEM, err, err_len, "out of memory");
     memset(out, 0, sizeof(double) * n);
     for (int i = 0; i < m->n_members; i++) {
-        int32_t *ops;
-        int bad;
-        seer_graph *view = member_view(m->members[i], gs, count, &ops, &bad);
-        seer_status st = bad ? fail(SEER_ERR_NOMEM, err, err_len, "member without an Other operator, or out of memory")
-                             : seer_predict_batch(m->members[i], view ? view : gs, count, one, err, err_len);
-        free(view), free(ops);
+        seer_status st = predict_member(m, i, gs, count, one, err, err_len);
         if (st) {
             free(one);
             return st;
@@ -589,6 +596,22 @@ static seer_status predict_ensemble(const seer_model *m, const seer_graph *gs, i
     }
     for (size_t j = 0; j < n; j++) out[j] = exp(out[j]);
     free(one);
+    return SEER_OK;
+}
+
+seer_status seer_member_spread(const seer_model *m, const seer_graph *g, double *spread, char *err,
+                               size_t err_len) {
+    if (!m || !g || !spread) return fail(SEER_ERR_INVALID, err, err_len, "seer_member_spread: NULL argument");
+    seer_err e = {{0}};
+    if (check_graph(m, g, 0, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
+    double lo[SEER_MAX_METRICS], hi[SEER_MAX_METRICS], one[SEER_MAX_METRICS];
+    for (int k = 0; k < m->M; k++) lo[k] = INFINITY, hi[k] = 0, spread[k] = 1;
+    for (int i = 0; i < m->n_members; i++) {
+        seer_status st = predict_member(m, i, g, 1, one, err, err_len);
+        if (st) return st;
+        for (int k = 0; k < m->M; k++) lo[k] = fmin(lo[k], one[k]), hi[k] = fmax(hi[k], one[k]);
+    }
+    for (int k = 0; m->n_members && k < m->M; k++) spread[k] = lo[k] > 0 ? hi[k] / lo[k] : INFINITY;
     return SEER_OK;
 }
 
