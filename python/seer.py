@@ -49,6 +49,7 @@ class _RangeItem(ctypes.Structure):
 
 _RANGE_KINDS = ("node", "edge", "global", "nodes", "edges", "metric", "op", "calibration")
 _RANGE_MAX = 64
+SPREAD_WARN = 1.5  # libseer's SEER_SPREAD_WARN: seerpredict warns where member_spread exceeds it
 
 
 def _find(name):
@@ -95,6 +96,7 @@ def load_library(name="seer"):
             "seer_check_range": (I, [P, P, P, ctypes.POINTER(_RangeItem), I, ctypes.POINTER(I),
                                      ctypes.c_char_p, E]),
             "seer_range_item_name": (S, [P, ctypes.POINTER(_RangeItem)]),
+            "seer_member_spread": (I, [P, P, P, ctypes.c_char_p, E]),
         },
         "seeronnx": {
             "seer_onnx_load": (I, [S, I64, I, ctypes.POINTER(P), ctypes.c_char_p, E]),
@@ -226,6 +228,16 @@ class Model:
         out = [{"kind": _RANGE_KINDS[it.kind], "name": self._lib.seer_range_item_name(self._m, ctypes.byref(it)).decode(),
                 "value": it.value, "lo": it.lo, "hi": it.hi} for it in items[:min(n.value, _RANGE_MAX)]]
         return {"in_range": n.value == 0, "count": n.value, "out_of_range": out}
+
+    def member_spread(self, node_x, edge_index, edge_x, global_x, node_op=None):
+        """An ensemble's disagreement on one graph: {metric name: its members' largest prediction
+        over the smallest} (all 1 for a single model; seerpredict warns above SPREAD_WARN)."""
+        keep = []
+        g = self._graph((node_x, edge_index, edge_x, global_x, node_op), keep)
+        out, e = np.zeros(self.n_metrics), _err()
+        if self._lib.seer_member_spread(self._m, ctypes.byref(g), out.ctypes.data, e, len(e)):
+            raise SeerError(e.value.decode())
+        return {name: float(v) for (name, _), v in zip(self.metrics, out)}
 
     def remap_ops(self, ids, names, what="graph"):
         """Operator ids into the table `names`, renumbered into the model's by name; an operator

@@ -140,6 +140,9 @@ def main():
     check(base["in_range"] is not None and pushed["in_range"] is False and pushed["count"] > base["count"]
           and all(i["kind"] == "node" for i in pushed["out_of_range"][:pushed["count"] - base["count"]]),
           "check_range: %s / %s" % (base, pushed))
+    spread = m.member_spread(*graphs[0])  # a single model: its one member agrees with itself
+    check(sorted(spread) == sorted(n for n, _ in m.metrics) and set(spread.values()) == {1.0},
+          "member_spread of a single model: %s" % spread)
     g = seer.onnx_graph(onnx_path, batch=8)
     check(relerr(m.predict(*g), list(res[1]["metrics"][n]["value"] for n, _ in m.metrics)) <= 1e-5,
           "onnx_graph arrays predict differently")
