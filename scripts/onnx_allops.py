@@ -141,7 +141,8 @@ onnx.save(h.make_model(g9, opset_imports=[h.make_opsetid("", 9)]),
 print("wrote opset9.onnx, external_data.onnx")
 
 # ---- LayerNorm as opset 13 exporters write it, and as one opset-17 node (test_onnx: one graph) ----
-def layernorm_model(decomposed):
+def layernorm_model(decomposed, shared=False):
+    """shared: the centred tensor also feeds a node outside the pattern (not a LayerNorm)."""
     global nodes, inits
     nodes, inits = [], []
     t = "x"
@@ -153,6 +154,8 @@ def layernorm_model(decomposed):
             var = n("ReduceMean", [n("Pow", [d, f32(2.0)])], axes=[-1])
             t = n("Div", [d, n("Sqrt", [n("Add", [var, f32(1e-5)])])])
             t = n("Add", [n("Mul", [t, w("ln_s%d" % i, [16])]), w("ln_b%d" % i, [16])])
+            if shared:
+                t = n("Add", [t, n("Relu", [d])])
         else:
             t = n("LayerNormalization", [t, w("ln_s%d" % i, [16]), w("ln_b%d" % i, [16])], axis=-1, epsilon=1e-5)
         t = n("Relu", [t], ["y"] if i == 2 else None)
@@ -163,4 +166,5 @@ def layernorm_model(decomposed):
 
 onnx.save(layernorm_model(True), os.path.join(os.path.dirname(out), "layernorm_opset13.onnx"))
 onnx.save(layernorm_model(False), os.path.join(os.path.dirname(out), "layernorm_opset17.onnx"))
-print("wrote layernorm_opset13.onnx, layernorm_opset17.onnx")
+onnx.save(layernorm_model(True, shared=True), os.path.join(os.path.dirname(out), "layernorm_shared.onnx"))
+print("wrote layernorm_opset13.onnx, layernorm_opset17.onnx, layernorm_shared.onnx")

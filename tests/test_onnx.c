@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "onnx/onnx_graph.h"
+#include "onnx/onnx_ops.h"
 #include "onnx/perfgraph_build.h"
 #include "testutil.h"
 
@@ -137,6 +138,25 @@ int main(int argc, char **argv) {
     check_model("swin_t.onnx", 28288354, 4.49); // shifted windows: Mod, Range, ScatterND, F.pad
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 1);
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 8);
+    { // the centred tensor read outside the pattern: not a LayerNorm, every node its own operator
+        char p[1024];
+        path_of(p, sizeof p, "layernorm_shared.onnx");
+        ox_graph g;
+        seer_err err;
+        if (ox_load(p, 1, 0, &g, &err)) CHECK(0, "%s", err.msg);
+        else {
+            pgb_graph pg;
+            pgb_build(&g, 0, &pg);
+            int ln = 0;
+            for (int64_t i = 0; i < pg.V; i++) ln += pg.op[i] == OP_LayerNormalization;
+            CHECK(ln == 0 && pg.V == pg.n_onnx_nodes - pg.n_folded,
+                  "layernorm_shared.onnx: %d LayerNorms, %lld operators of %d nodes (%d folded)", ln,
+                  (long long)pg.V, pg.n_onnx_nodes, pg.n_folded);
+            printf("  layernorm_shared.onnx: not fused (%lld operators)\n", (long long)pg.V);
+            pgb_free(&pg);
+            ox_free(&g);
+        }
+    }
 
     expect_refused("bad_cycle.onnx", "lies on a cycle");
     expect_refused("bad_dangling.onnx", "input 'nowhere' is not produced by any node");
