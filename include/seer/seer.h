@@ -105,7 +105,8 @@ SEER_API const char *seer_range_item_name(const seer_model *m, const seer_range_
 /* An ensemble's disagreement on graph g: for each metric k, spread[k] = the largest of its
  * members' predictions over the smallest (1 for a model that is not an ensemble). On networks
  * like its training data the members agree closely; a large spread says the prediction is a
- * guess even where every feature lies in range (seerpredict warns above SEER_SPREAD_WARN). */
+ * guess even where every feature lies in range (seerpredict warns above SEER_SPREAD_WARN).
+ * Since libseer 0.6. */
 #define SEER_SPREAD_WARN 1.5
 SEER_API seer_status seer_member_spread(const seer_model *m, const seer_graph *g, double *spread,
                                         char *err, size_t err_len);
