@@ -16,6 +16,12 @@ measurement core, another core free for other work), e.g.
     taskset -c 1 /usr/bin/python3 benchmarks/real_networks.py [--nets resnet18,vit_b_16]
         [--batches 1,4,16] [--predictor predictors/cpu_epyc.seer] [--out benchmarks/real_networks.md]
 
+A second pass, later, into its own file, says how far the measurements agree with themselves
+(the report's "Repeatability" section reads it through --repeat):
+
+    taskset -c 1 /usr/bin/python3 benchmarks/real_networks.py \
+        --measurements benchmarks/real_networks_epyc_pass2.jsonl --out /tmp/pass2.md
+
 Needs torchvision (Debian: apt-get install python3-torchvision, matching python3-torch).
 """
 import argparse
@@ -49,6 +55,7 @@ NETS = {
 }
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
 SPREAD_WARN = 1.5  # seerpredict's warning threshold on the members' spread (SEER_SPREAD_WARN)
+REF_POWER = 0.6  # make_dataset.py --ref-normalize's power that scripts/measure/ref_check.py measured
 SHOTS = 5  # networks measured to calibrate with (seercalibrate's factor per metric and batch)
 FIELDS = {"train_ms": "train_time_ms", "infer_ms": "infer_time_ms", "train_mb": "train_mem_mb",
           "infer_mb": "infer_mem_mb"}
@@ -176,6 +183,10 @@ def main():
     ap.add_argument("--space", default=os.path.join(ROOT, "datasets/space_cpu/measurements_epyc.jsonl"),
                     help="the design-space measurements of this machine (the regression's data)")
     ap.add_argument("--measurements", default=os.path.join(ROOT, "benchmarks/real_networks_epyc.jsonl"))
+    ap.add_argument("--repeat", default=os.path.join(ROOT, "benchmarks/real_networks_epyc_pass2.jsonl"),
+                    help="a second measurement of the same networks, taken later in other processes "
+                         "(this script with --measurements FILE); reported as the measurements' own "
+                         "repeatability when it exists")
     ap.add_argument("--work", default="/tmp/seer-real-networks", help="ONNX exports")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks/real_networks.md"))
@@ -224,8 +235,15 @@ def main():
             rows.append({"name": n, "batch": b, "flops": flops, "y": {m: r[FIELDS[m]] for m in METRICS},
                          "pred": vals, "reg": {m: reg(m, flops, b) for m in METRICS},
                          "in_range": in_range, "why": names, "count": count, "member_spread": spread,
-                         "spread": max(r["train_spread"], r["infer_spread"]),
+                         "spread": max(r["train_spread"], r["infer_spread"]), "ref_ms": r.get("ref_ms"),
                          "load": r.get("other_load")})
+    again = measured(a.repeat) if a.repeat and os.path.exists(a.repeat) and \
+        os.path.abspath(a.repeat) != os.path.abspath(a.measurements) else {}
+    for r in rows:
+        x = again.get((r["name"], r["batch"]))
+        if x and "train_time_ms" in x:
+            r["y2"] = {m: x[FIELDS[m]] for m in METRICS}
+            r["ref2_ms"] = x.get("ref_ms")
     report(a, nets, batches, rows, errors, n_reg, meas)
 
 
@@ -284,14 +302,56 @@ def by_batch(rows, batches):
     return L
 
 
+def repeatability(a, rows):
+    """The same (network, batch) measured twice, in other processes at other times (--repeat): how
+    far the second measurement is from the first, as a predictor's error would be counted, beside
+    the predictor's own error against each; the measurements' noise floor."""
+    both = [r for r in rows if "y2" in r]
+    if len(both) < 3:
+        return []
+    L = ["", "## Repeatability: the same networks measured twice", "",
+         "`%s`: the %d configurations above measured again by the same script, each in a new "
+         "process, later (the same core, the other core busy as before). *Second vs first*: "
+         "|second - first| / first, as a prediction's error is counted; *after the reference*: the "
+         "second scaled by (the first's reference time / its own)^%g first (`ref_ms`, a fixed small "
+         "network timed in the same process; the power `make_dataset.py --ref-normalize` uses). "
+         "The predictor's MAPE against each measurement and against their geometric mean." %
+         (os.path.relpath(a.repeat, ROOT), len(both), REF_POWER), "",
+         "| metric | second vs first | after the reference | Spearman | predictor vs first | vs second | vs their mean | regression vs their mean |",
+         "|---|---|---|---|---|---|---|---|"]
+    refs = [r["ref2_ms"] / r["ref_ms"] if r.get("ref_ms") and r.get("ref2_ms") else 1.0
+            for r in both]
+    for m in METRICS:
+        y1 = np.array([r["y"][m] for r in both])
+        y2 = np.array([r["y2"][m] for r in both])
+        p = np.array([r["pred"][m] for r in both])
+        q = np.array([r["reg"][m] for r in both])
+        ym = np.sqrt(y1 * y2)
+        scaled = y2 / np.array(refs) ** REF_POWER if m.endswith("_ms") else y2
+        mape = lambda q, y: np.mean(100 * np.abs(q - y) / y)  # noqa: E731
+        L.append("| %s | %.1f | %s | %.3f | %.1f | %.1f | %.1f | %.1f |" % (
+            m, mape(y2, y1), "%.1f" % mape(scaled, y1) if m.endswith("_ms") else "-",
+            spearman(y2, y1), mape(p, y1), mape(p, y2), mape(p, ym), mape(q, ym)))
+    r1 = [r["ref_ms"] for r in both if r.get("ref_ms")]
+    r2 = [r["ref2_ms"] for r in both if r.get("ref2_ms")]
+    if r1 and r2:
+        L += ["", "Median second / first: training step %.2f, inference %.2f; reference network %.2f ms "
+              "(first) and %.2f ms (second)." % (
+                  np.median([r["y2"]["train_ms"] / r["y"]["train_ms"] for r in both]),
+                  np.median([r["y2"]["infer_ms"] / r["y"]["infer_ms"] for r in both]),
+                  np.median(r1), np.median(r2))]
+    return L
+
+
 def report(a, nets, batches, rows_all, errors, n_reg, meas):
     rows = [r for r in rows_all if r["batch"] in batches]
     dev = sorted(set(r.get("device_name", "?") for r in meas.values())) or ["?"]
     L = ["# Real networks: torchvision's ImageNet models on the CPU, never trained on", "",
          "Regenerated by `taskset -c 1 /usr/bin/python3 benchmarks/real_networks.py` (and the batches beyond "
          "1, 4 and 16 measured by the same with `--batches 8` and `--batches 32 --nets ...`) on %s (%s; "
-         "the measurements: `%s`, one line per network and batch with the conditions)." %
-         (time.strftime("%Y-%m-%d"), ", ".join(dev), os.path.relpath(a.measurements, ROOT)), "",
+         "the measurements: `%s`, one line per network and batch with the conditions%s)." %
+         (time.strftime("%Y-%m-%d"), ", ".join(dev), os.path.relpath(a.measurements, ROOT),
+          "; a second pass: `%s`" % os.path.relpath(a.repeat, ROOT) if a.repeat and os.path.exists(a.repeat) else ""), "",
          "Predictor: `%s` (device `%s`). Baseline: log y = a + b log FLOPs + c log batch per metric, "
          "fitted on the %d design-space configurations of `%s`. Measured like the design space: one "
          "thread, %d timed runs after %d warm-up ones, the median; memory the peak resident set of a "
@@ -348,6 +408,7 @@ def report(a, nets, batches, rows_all, errors, n_reg, meas):
                                  for m in METRICS)
     if rows:
         L += ["", "Median predicted / measured, the predictor: %s; the regression: %s." % (bias("pred"), bias("reg"))]
+    L += repeatability(a, rows)
     L += by_batch(rows_all, batches)
     L += ["", "## Each network", "",
           "Measured time (ms) and peak memory (MB), the predictor's error and the regression's (%); "
