@@ -14,8 +14,10 @@
   builder's and PyTorch's, and for the token families torch.onnx's graph has the same FLOPs and
   operator count as the direct one (no BatchNormalization to fold there); torch's own
   nn.TransformerEncoderLayer and a class token expanded to the batch convert too;
-- the harness measures on the CPU, appends JSON lines with every field, resumes without
-  measuring again, and stops at the time budget; make_dataset turns it into a PerfGraph file.
+- the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
+- the harness measures on the CPU, appends JSON lines with every field (the builder version
+  among them), resumes without measuring again, and stops at the time budget; make_dataset turns
+  it into a PerfGraph file, leaving older builders' inference times out with --infer-builder.
 Needs python3-torch, python3-onnx, python3-h5py, and the build's libseeronnx (SEER_LIB_DIR).
 """
 import json
@@ -105,6 +107,32 @@ def main():
         print("%-10s builds, exports (torch.onnx and direct), converts; %d operators, %.3g GFLOPs at batch 4"
               % (fam, d["operators"], d["flops"] / 1e9))
 
+    # the forward pass frees each intermediate after its last reader (TORCH_BUILDER 2): when layer k
+    # runs, no module output whose last reader came before k is alive any more
+    import weakref
+    for s in [next(x for x in a if want in {st["style"] for st in x["stages"]}) for want in ("densenet", "inception")] + \
+            [next(x for x in fams if space.family_of(x) == "vit")]:
+        L = space.layers(s)
+        last = {}
+        for k, l in enumerate(L):
+            for i in l["inputs"]:  # a view (flatten, reshape, ...) keeps its base alive: not counted
+                last[i] = len(L) if l["op"] in ("flatten", "reshape", "transpose", "select") else k
+        m, refs, late = space.torch_model(s).eval(), {}, []
+        order = {l["name"]: k for k, l in enumerate(L)}
+
+        def hook(mod, inp, out, name=None):
+            k = order[name]
+            late.extend(n for n, r in refs.items() if last.get(n, len(L)) < k and r() is not None)
+            refs[name] = weakref.ref(out)
+        for n, mod in m.mods.items():
+            mod.register_forward_hook(lambda mod, i, o, n=n: hook(mod, i, o, n))
+        with torch.no_grad():
+            m(torch.zeros([2] + s["input"]))
+        check(len(refs) > 10 and not late, "%s: %d module outputs alive after their last reader: %s"
+              % (s["id"], len(set(late)), sorted(set(late))[:5]))
+        if not late:
+            print("%s: none of its %d module outputs outlives its last reader" % (s["id"], len(refs)))
+
     class Enc(torch.nn.Module):  # what torch.onnx writes for torch's own attention and a class token
         def __init__(self):
             super().__init__()
@@ -162,6 +190,8 @@ def main():
     subprocess.run(cmd + ["--time-budget", "0.001"], check=True)
     n = len(open(out).readlines())
     check(n == 3, "with a tiny budget exactly one more configuration is measured, got %d lines" % n)
+    check(all(r.get("builder") == space.TORCH_BUILDER for r in map(json.loads, open(out))),
+          "measure.py does not record the builder version %d on every line" % space.TORCH_BUILDER)
     # a second pass measures the first pass's configurations again, tagged, and resumes too
     subprocess.run(cmd + ["--pass", "2", "--limit", "1"], check=True)
     rows = [json.loads(l) for l in open(out)]
@@ -204,15 +234,18 @@ def main():
     got = y[names.index("space/%s@bs%d" % k), labels.index("train_time_ms")]
     check(abs(got - want) <= 1e-4 * want, "two passes: label %g, mean of the passes %g" % (got, want))
     card = open(os.path.join(work, "README-space.md")).read()
+    def dataset(name, measurements, *opts):
+        """make_dataset.py on the test's specs with these options: (labels, graph names)."""
+        h5x = os.path.join(work, name + ".h5")
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
+                        "--measurements", measurements, "-o", h5x, "--seerconvert", seerconvert] + list(opts),
+                       check=True)
+        with h5py.File(h5x, "r") as f:
+            return f["label/y"][:], [x.decode() for x in f["graph/name"][:]]
     # --ref-normalize: each time scaled by median(ref_ms) / its ref_ms
-    h5r = os.path.join(work, "space_ref.h5")
-    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
-                    "--measurements", out, "-o", h5r, "--seerconvert", seerconvert, "--ref-normalize"], check=True)
+    yr, names_r = dataset("space_ref", out, "--ref-normalize")
     refs = sorted(r["ref_ms"] for r in rows)
     k1 = sorted(r1)[0]
-    with h5py.File(h5r, "r") as f:
-        yr = f["label/y"][:]
-        names_r = [x.decode() for x in f["graph/name"][:]]
     got = yr[names_r.index("space/%s@bs%d" % k1), labels.index("infer_time_ms")]
     ones = [r for r in rows if (r["id"], r["batch"]) == k1]
     want = sum(r["infer_time_ms"] * refs[len(refs) // 2] / r["ref_ms"] for r in ones) / len(ones)
@@ -220,13 +253,7 @@ def main():
     check("normalised to the reference" in open(os.path.join(work, "README-space_ref.md")).read(),
           "the card does not say the times were normalised")
     # --ref-normalize 0.5: scaled by the square root of that ratio; ref_check.py reads both passes
-    h5h = os.path.join(work, "space_refh.h5")
-    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
-                    "--measurements", out, "-o", h5h, "--seerconvert", seerconvert, "--ref-normalize", "0.5"],
-                   check=True)
-    with h5py.File(h5h, "r") as f:
-        yh = f["label/y"][:]
-        names_h = [x.decode() for x in f["graph/name"][:]]
+    yh, names_h = dataset("space_refh", out, "--ref-normalize", "0.5")
     got = yh[names_h.index("space/%s@bs%d" % k1), labels.index("infer_time_ms")]
     want = sum(r["infer_time_ms"] * (refs[len(refs) // 2] / r["ref_ms"]) ** 0.5 for r in ones) / len(ones)
     check(abs(got - want) <= 1e-4 * want, "--ref-normalize 0.5: label %g, expected %g" % (got, want))
@@ -235,6 +262,22 @@ def main():
     check(rc.returncode == 0 and "2 measured in two or more passes" in rc.stdout and "| 1 |" in rc.stdout,
           "ref_check.py: %s%s" % (rc.stdout, rc.stderr))
     check("separate passes" in card and "2 configurations" in card, "the card does not report the two passes")
+    # --infer-builder: inference times of lines from an older builder left empty, the rest kept
+    old = os.path.join(work, "m_old.jsonl")
+    with open(old, "w") as f:
+        for r in rows:
+            f.write(json.dumps({k: v for k, v in r.items() if k != "builder"} if r is rows[0] else r) + "\n")
+    yb, names_b = dataset("space_builder", old, "--infer-builder", "2")
+    k0 = (rows[0]["id"], rows[0]["batch"])
+    i0, it, tt = names_b.index("space/%s@bs%d" % k0), labels.index("infer_time_ms"), labels.index("train_time_ms")
+    two0 = [r for r in rows if (r["id"], r["batch"]) == k0 and r is not rows[0]]  # its pass-2 line keeps it
+    want = two0[0]["infer_time_ms"] if two0 else None
+    check((np.isnan(yb[i0, it]) if want is None else abs(yb[i0, it] - want) <= 1e-4 * want) and not np.isnan(yb[i0, tt]),
+          "--infer-builder 2: the builder-1 line's inference %g (want %s), training %g" % (yb[i0, it], want, yb[i0, tt]))
+    others = [i for i, n in enumerate(names_b) if n != "space/%s@bs%d" % k0]
+    check(not np.isnan(yb[others, it]).any(), "--infer-builder 2 emptied builder-2 inference times")
+    check("1 measurements' inference times left empty" in open(os.path.join(work, "README-space_builder.md")).read(),
+          "the card does not count the emptied inference times")
     if fails:
         print("test_space: %d check(s) failed" % fails, file=sys.stderr)
         return 1

@@ -16,7 +16,9 @@ For each (architecture, batch size), in spec order and then batch order, one JSO
                   every 20 ms; CUDA only, when pynvml is importable),
   train_energy_mj / infer_energy_mj  energy per iteration from NVML's total-energy counter (GPUs
                   that report it),
-plus the device name, driver, library versions, precision (fp32) and thread count. Out of memory
+plus the device name, driver, library versions, precision (fp32), thread count and `builder`
+(space.TORCH_BUILDER: the version of the PyTorch builder's forward pass; lines without it were
+measured with version 1, whose no-grad pass ran slower than the network's own). Out of memory
 is recorded as {"oom": true} (not measured). Lines are appended as they are measured, and a rerun
 skips the (id, batch) pairs already in the file, so a run can stop and resume; --time-budget
 stops cleanly before a configuration that would start after the budget. --pass 2 measures every
@@ -134,7 +136,9 @@ def reference_ms(dev):
 def measure_one(spec, batch, a, nvml):
     import torch
     torch.manual_seed(0)
-    return measure_model(space.torch_model(spec), spec["input"], spec["head"]["classes"], batch, a, nvml)
+    res = measure_model(space.torch_model(spec), spec["input"], spec["head"]["classes"], batch, a, nvml)
+    res["builder"] = space.TORCH_BUILDER
+    return res
 
 
 def measure_model(model, input_shape, classes, batch, a, nvml):

@@ -119,6 +119,11 @@ def main():
                          "the machine's speed drift out; configurations measured without ref_ms are left "
                          "out (counted). scripts/measure/ref_check.py measures which POWER helps: about 0.6 on the "
                          "development Xeon (benchmarks/RESULTS.md)")
+    ap.add_argument("--infer-builder", type=int, default=None, metavar="N",
+                    help="leave the inference times of configurations measured with a PyTorch builder "
+                         "older than N empty (NaN: not learned from, not scored): measure.py records "
+                         "space.TORCH_BUILDER per line, lines without it are version 1, whose no-grad "
+                         "forward pass held every activation (space.py says why 2 is the one to use)")
     ap.add_argument("--label-prefix", default="",
                     help="name the labels in DESIGN.md's convention <device>_<metric>_<unit> with this "
                          "device (cpu_xeon: cpu_xeon_train_ms, cpu_xeon_infer_mb, ...), which "
@@ -166,6 +171,10 @@ def main():
                 if a.max_other_load is not None and r.get("other_load", 0) > a.max_other_load:
                     a.left_out = getattr(a, "left_out", 0) + 1
                     continue
+                if a.infer_builder is not None and r.get("builder", 1) < a.infer_builder \
+                        and r.get("infer_time_ms") is not None:
+                    r = dict(r, infer_time_ms=None)
+                    a.infer_dropped = getattr(a, "infer_dropped", 0) + 1
                 passes.setdefault((r["id"], r["batch"]), []).append(r)
         if a.ref_normalize is not None:
             refs = sorted(r["ref_ms"] for rs in passes.values() for r in rs if r.get("ref_ms"))
@@ -212,6 +221,9 @@ def write_card(path, out, rows, labels, device, a):
              "stages, ConvNeXt, ViT, DeiT, MLP-Mixer), %s." % ("with synthetic labels (throughput benchmarks only)" if a.scale
                                                     else "measured on %s" % device), ""]
     archs = len({s["id"] for s, _, _ in rows})
+    if getattr(a, "infer_builder", None) is not None:
+        lines.append("- inference times only from PyTorch builder version %d or later (--infer-builder): "
+                     "%d measurements' inference times left empty" % (a.infer_builder, getattr(a, "infer_dropped", 0)))
     if getattr(a, "ref_normalize", None) is not None:
         lines.append("- times normalised to the reference network's median speed (--ref-normalize %g: x "
                      "(median(ref_ms) / ref_ms)^%g; median ref_ms %.3f ms); measurements without ref_ms "

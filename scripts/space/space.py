@@ -51,6 +51,15 @@ TOKEN_ARCHS = ("vit", "deit", "mixer")
 FAMILIES = ("cnn", "convnext") + TOKEN_ARCHS
 
 
+# Version of torch_model's forward pass, recorded by scripts/measure/measure.py on every line it
+# measures ("builder"). 1 kept every intermediate tensor until the forward pass returned, which made
+# a no-grad forward pass up to 1.4x slower on large networks than the same network written as an
+# idiomatic nn.Module (benchmarks/RESULTS.md, "The design space's forward pass held every
+# activation"); 2 frees each intermediate after its last use, as such a module does. Training steps
+# keep the activations autograd needs either way.
+TORCH_BUILDER = 2
+
+
 def _round8(x):
     return max(8, int(round(x / 8.0)) * 8)
 
@@ -402,6 +411,11 @@ def torch_model(spec):
     shapes = {"x": tuple(spec["input"])}
     acts = {"relu": nn.ReLU, "relu6": nn.ReLU6, "hardswish": nn.Hardswish, "silu": nn.SiLU, "gelu": nn.GELU}
 
+    last = {}  # each value's last reader: the forward pass drops it there
+    for k, l in enumerate(L):
+        for i in l["inputs"]:
+            last[i] = k
+
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
@@ -441,8 +455,11 @@ def torch_model(spec):
 
         def forward(self, x):
             v = {"x": x}
-            for l in L:
+            for k, l in enumerate(L):
                 ins, a, op, n = [v[i] for i in l["inputs"]], l["attrs"], l["op"], l["name"]
+                for i in set(l["inputs"]):
+                    if last[i] == k:
+                        del v[i]
                 if op == "add":
                     y = ins[0] + ins[1]
                 elif op == "concat":
@@ -470,6 +487,7 @@ def torch_model(spec):
                 else:
                     y = self.mods[n](ins[0])
                 v[n] = y
+                del ins, y  # nothing but v holds a value past its last reader
             return v[L[-1]["name"]]
 
     return Net()
