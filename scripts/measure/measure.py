@@ -16,7 +16,8 @@ For each (architecture, batch size), in spec order and then batch order, one JSO
                   every 20 ms; CUDA only, when pynvml is importable),
   train_energy_mj / infer_energy_mj  energy per iteration from NVML's total-energy counter (GPUs
                   that report it),
-plus the device name, driver, library versions, precision (fp32), thread count and `builder`
+plus when it was measured (`time`, Unix seconds), the device name, driver, library versions,
+precision (fp32), thread count and `builder`
 (space.TORCH_BUILDER: the version of the PyTorch builder's forward pass; lines without it were
 measured with version 1, whose no-grad pass ran slower than the network's own). Out of memory
 is recorded as {"oom": true} (not measured). Lines are appended as they are measured, and a rerun
@@ -382,7 +383,7 @@ def main():
                     break
                 time.sleep(5)
         last = time.time() - t1
-        rec = {"id": spec["id"], "batch": b, "flops": space.flops(spec, b)}
+        rec = {"id": spec["id"], "batch": b, "flops": space.flops(spec, b), "time": int(time.time())}
         if a.pass_no > 1:
             rec["pass"] = a.pass_no
         rec.update(res)

@@ -10,6 +10,12 @@ make_dataset.py --ref-normalize POWER applies). Prints the median and 90th perce
 disagreement per power: the power with the lowest median is the one to build the dataset with;
 0 is no normalisation.
 
+Where a configuration's passes used different versions of the PyTorch builder (measure.py's
+"builder", 1 when absent; space.TORCH_BUILDER), the ratio of the newer builder's time to the
+older's, training step and inference, median and quartiles: the training step, which the builder
+did not change, says how far the machine drifted between the passes, and the inference ratio
+over it is the builder's own effect.
+
 Also, on the first pass alone, how much of the time's deviation from a smooth fit in FLOPs and
 batch follows ref_ms (the slope of that residual on log ref_ms: 1 would mean every configuration
 slows exactly as the reference does).
@@ -47,6 +53,26 @@ def disagreement(rs, m):
     return pass_disagreement(v) if len(v) > 1 else None
 
 
+def builders(multi):
+    """Newer-builder / older-builder time ratios over the configurations measured with both."""
+    pairs = []
+    for rs in multi.values():
+        old = [r for r in rs if r.get("builder", 1) == min(x.get("builder", 1) for x in rs)]
+        new = [r for r in rs if r.get("builder", 1) == max(x.get("builder", 1) for x in rs)]
+        if old[0] is not new[0] and all(r.get(m) for r in (old[0], new[0]) for m in TIMES):
+            pairs.append([new[0][m] / old[0][m] for m in TIMES])
+    if not pairs:
+        return
+    q = np.percentile(np.array(pairs), [25, 50, 75], axis=0)
+    rel = np.array([p[1] / p[0] for p in pairs])
+    print("\nnewer / older PyTorch builder over %d configurations measured with both (median, "
+          "quartiles):" % len(pairs))
+    for j, m in enumerate(TIMES):
+        print("  %s: %.3f (%.3f-%.3f)" % (m, q[1, j], q[0, j], q[2, j]))
+    print("  inference ratio / training-step ratio: %.3f (%.3f-%.3f): the builder's effect on "
+          "inference, the machine's drift taken out" % tuple(np.percentile(rel, [50, 25, 75])))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("measurements")
@@ -73,6 +99,7 @@ def main():
                 d = np.array([x for x in d if x is not None])
                 cells += ["%.1f%%" % (100 * np.median(d)), "%.1f%%" % (100 * np.percentile(d, 90))]
             print("| %g | %s |" % (p, " | ".join(cells)))
+    builders(multi)
     first = [rs[0] for rs in by.values() if rs[0].get("flops")]
     if len(first) > 10:
         print("\nfirst pass, %d configurations: log time = smooth fit in log FLOPs and log batch + residual"
