@@ -11,12 +11,20 @@
 #include <time.h>
 #include <unistd.h>
 
+// Names in messages come from untrusted files: a line break or an escape sequence in one must not
+// split the one-line error or reach the terminal, so control bytes become '?'.
+static void one_line(char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
+}
+
 int seer_fail(seer_err *err, const char *fmt, ...) {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        one_line(err->msg);
     }
     return -1;
 }
@@ -32,6 +40,7 @@ void seer_die(const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
     va_end(ap);
+    one_line(line);
     strcat(line, "\n");
     fflush(stdout);
     fflush(stderr);

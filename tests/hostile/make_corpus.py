@@ -95,6 +95,9 @@ def main():
               [x_in([1, 4]), x_in([1, 4])], [y_out()], want="declared twice")
     save_onnx("relu_three_inputs.onnx", [h.make_node("Relu", ["x", "x", "x"], ["y"], name="r")],
               [x_in([1, 4])], [y_out()], want="has 3 inputs")
+    # a name with a line break and an escape sequence: the refusal must stay one line
+    save_onnx("newline_in_name.onnx", [h.make_node("Relu", ["x\n\x1b[2Jevil"], ["y"], name="r\nr")],
+              [x_in([1, 4])], [y_out()], want="input 'x?")
     save_onnx("string_input.onnx", [h.make_node("Relu", ["x"], ["y"], name="r")],
               [x_in([1, 4], dtype=T.STRING)], [y_out()], want="element type 8")
     shape = numpy_helper.from_array(np.array([4611686018427387952, 4], np.int64), "shape")
