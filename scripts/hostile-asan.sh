@@ -9,6 +9,6 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSEER_SANITIZE=ON -DSEER_CUDA=OFF > /dev/null
 cmake --build build-asan -j "$(nproc)" --target seertrain seerconvert seerpredict seerexport seersweep > /dev/null
 # leaks on the error exits are expected (seer_die exits at once); UBSan findings are errors
-ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 SEER_SANITIZED=1 \
     sh tests/test_hostile.sh build-asan build/tests/nb201_subset.h5 tests/data/hostile /tmp/seer-hostile-asan \
     "$(grep -m1 '^SEER_PYTHON:' build/CMakeCache.txt | cut -d= -f2 || echo python3)"
