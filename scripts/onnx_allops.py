@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes tests/data/onnx/allops.onnx: a small model (opset 17, weights stripped, symbolic batch)
 that uses every operator seerconvert infers shapes for, including the Shape -> Gather ->
-Unsqueeze -> Concat -> Reshape subgraph exporters emit (it must fold away), so the shape check
+Unsqueeze -> Concat -> Reshape subgraph exporters emit (it must fold away) and Einsum in its
+explicit, implicit and "..." forms, so the shape check
 against onnx.shape_inference covers them all. Gelu (opset 20, outside 7-18) is not included.
 usage: scripts/onnx_allops.py [OUT.onnx]"""
 import os
@@ -79,6 +80,12 @@ q = n("MatMul", [t, w("wq", [12, 12])])
 k = n("Transpose", [n("MatMul", [t, w("wk", [12, 12])])], perm=[0, 2, 1])
 att = n("Softmax", [n("MatMul", [q, k])], axis=-1)
 t = n("MatMul", [att, t])
+# Einsum as attention code writes it (MaxViT's exports): explicit, implicit (the output in label
+# order), "..." broadcasting, one operand
+wmix = n("Einsum", [w("ea", [12, 5]), w("eb", [5, 12])], equation="ij,jk")
+e = n("Einsum", [t, wmix], equation="bnc,cd->bnd")
+e = n("Einsum", [n("Einsum", [e, e], equation="...nc,...mc->...nm"), e], equation="bnm,bmc->bnc")
+t = n("Einsum", [n("Einsum", [e], equation="bnc")], equation="bcn -> bnc")
 t = n("Cast", [t], to=T.FLOAT)
 m = n("Where", [n("Cast", [t], to=T.BOOL), t, n("Expand", [w("e1", [1, 1, 12]), c64("eshape", [1, 1, 12])])])
 t = n("Unsqueeze", [m, c64("ax1", [1])])

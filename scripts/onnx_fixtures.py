@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the ONNX test fixtures in tests/data/onnx/: torchvision ResNet-18, ResNet-50,
-MobileNetV2, VGG-16, DenseNet-121, GoogLeNet and Swin-T at 224x224, exported with a symbolic batch
+MobileNetV2, VGG-16, DenseNet-121, GoogLeNet, Swin-T and MaxViT-T (its attention exports as Einsum)
+at 224x224, exported with a symbolic batch
 dimension and weights stripped (floating-point initializers keep their dims, lose their data;
 integer initializers, the shape constants, keep their data). BatchNormalization stays a node
 (training-mode export keeps it from being folded into the convolutions), so parameter counts
@@ -27,6 +28,7 @@ MODELS = {
     "densenet121": lambda: torchvision.models.densenet121(),
     "googlenet": lambda: torchvision.models.googlenet(aux_logits=False, init_weights=False),
     "swin_t": lambda: torchvision.models.swin_t(),
+    "maxvit_t": lambda: torchvision.models.maxvit_t(),
 }
 FLOAT_TYPES = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE,
                onnx.TensorProto.BFLOAT16}

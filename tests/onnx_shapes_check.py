@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Checks seerconvert's shape inference against onnx's own (onnx.shape_inference) on ONNX files:
 every tensor onnx infers a full static shape for must have the same shape in `seerconvert
---shapes`. The leading input dimension is set to BATCH for both.
+--shapes`. The leading input dimension is set to BATCH for both. onnx (1.12) shapes no Einsum
+output, so those take numpy.einsum's shape on seer's input shapes (zero-stride arrays: no memory).
 usage: onnx_shapes_check.py SEERCONVERT BATCH MODEL.onnx..."""
 import subprocess
 import sys
 
+import numpy as np
 import onnx
 from onnx import shape_inference
 
@@ -29,6 +31,19 @@ def onnx_shapes(path, batch):
     return out
 
 
+def einsum_shapes(path, got):
+    """numpy.einsum's output shape of every Einsum node whose inputs seer shaped."""
+    out = {}
+    for node in onnx.load(path).graph.node:
+        if node.op_type != "Einsum" or not all(i in got for i in node.input):
+            continue
+        eq = next(a.s.decode() for a in node.attribute if a.name == "equation")
+        xs = [np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), got[i], [0] * len(got[i]))
+              for i in node.input]
+        out[node.output[0]] = list(np.einsum(eq, *xs).shape)
+    return out
+
+
 def main():
     seerconvert, batch, paths = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     bad = 0
@@ -40,6 +55,7 @@ def main():
         for line in text.splitlines():
             name, shape = line.split("\t")
             got[name] = [] if shape == "scalar" else [int(v) for v in shape.split("x")]
+        ref.update(einsum_shapes(path, got))
         missing = [n for n in ref if n not in got]
         diff = [(n, ref[n], got[n]) for n in ref if n in got and ref[n] != got[n]]
         print("%s: %d tensors shaped by onnx, %d compared, %d differ, %d missing"

@@ -136,6 +136,7 @@ int main(int argc, char **argv) {
     check_model("densenet121.onnx", 7978856, 2.83);
     check_model("googlenet.onnx", 6624904, 1.50);
     check_model("swin_t.onnx", 28288354, 4.49); // shifted windows: Mod, Range, ScatterND, F.pad
+    check_model("maxvit_t.onnx", 30919624, 5.558); // attention as Einsum (torchvision: 5.558 GFLOPS, its MACs)
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 1);
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 8);
     { // the centred tensor read outside the pattern: not a LayerNorm, every node its own operator

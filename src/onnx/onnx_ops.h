@@ -25,6 +25,7 @@ enum {
     COST_PER_IN,  // k per input element
     COST_POOL,    // the window's size per output element
     COST_RESIZE,  // 1 per output element (nearest), 4 (linear, cubic)
+    COST_EINSUM,  // 2 per multiply-add of the contraction (ox_einsum); one operand: 1 per input element
 };
 
 enum {
@@ -99,7 +100,8 @@ enum {
     X(Mod, binary, PER_OUT, 1, 0, 0, 2, 2)                                                     \
     X(Not, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
     X(Range, range, NONE, 0, 0, 0, 3, 3)                                                       \
-    X(ScatterND, same, NONE, 0, 0, 0, 3, 3)
+    X(ScatterND, same, NONE, 0, 0, 0, 3, 3)                                                    \
+    X(Einsum, einsum, EINSUM, 0, 0, 0, 1, IN_ANY)
 
 enum {
 #define X(name, infer, cost, k, flags, buffers, min_in, max_in) OP_##name,
@@ -126,6 +128,11 @@ int ox_op_lookup(const char *op_type);
 
 /* Infers the output shapes of node v (its inputs inferred); -1 with a message naming the node. */
 int ox_infer(ox_graph *g, int v, const char *origin, int allow_unknown, seer_err *err);
+
+/* Einsum node n over its inputs' known shapes: the output's dims and rank, and the contraction's
+ * multiply-adds (0 for one operand). -1 with what is wrong in why. */
+int ox_einsum(const ox_graph *g, const ox_node *n, int64_t *dims, int *rank, double *macs, char *why,
+              size_t wl);
 
 /* Reads the values of a small int64/int32 TensorProto into t (shape arithmetic). */
 void ox_tensor_values(ox_tensor *t, const void *tensor_proto);

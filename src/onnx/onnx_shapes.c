@@ -644,3 +644,130 @@ int ix_infer_range(ictx *c) {
     }
     return 0;
 }
+
+/* Einsum (opset 12): an equation of letter labels, "bhid,bhjd->bhij", with at most one "..."
+ * per term (dimensions broadcast as numpy does) and, without "->", the implicit output: the
+ * ellipsis dimensions, then every label used once, in ASCII order. Shared by shape inference and
+ * the cost count (perfgraph_build.c): the contraction's multiply-adds are the product of every
+ * label's size and the ellipsis dimensions (one per combination; none for one operand). */
+#define OX_MAX_INPUTS_EINSUM 16
+
+static int label_id(char ch) {
+    return ch >= 'A' && ch <= 'Z' ? ch - 'A' : ch >= 'a' && ch <= 'z' ? 26 + ch - 'a' : -1;
+}
+
+int ox_einsum(const ox_graph *g, const ox_node *n, int64_t *dims, int *rank, double *macs, char *why,
+              size_t wl) {
+    const Onnx__AttributeProto *a = ix_attr(n->proto, "equation");
+    if (!a || !a->has_s) return snprintf(why, wl, "needs its equation attribute"), -1;
+    char eq[256];
+    size_t len = 0;
+    for (size_t i = 0; i < a->s.len; i++)
+        if (a->s.data[i] != ' ') {
+            if (len + 1 >= sizeof eq) return snprintf(why, wl, "equation longer than 255 characters"), -1;
+            eq[len++] = (char)a->s.data[i];
+        }
+    eq[len] = 0;
+    char *arrow = strstr(eq, "->");
+    if (arrow) *arrow = 0;
+    // the terms, one per input: where each starts, its length, its ellipsis rank (-1: none)
+    const char *term[OX_MAX_INPUTS_EINSUM];
+    size_t tlen[OX_MAX_INPUTS_EINSUM];
+    int er[OX_MAX_INPUTS_EINSUM], nt = 0, n_ell = 0;
+    for (const char *t = eq;;) {
+        const char *end = strchr(t, ',');
+        if (nt == OX_MAX_INPUTS_EINSUM || nt >= n->n_in || n->in[nt] < 0)
+            return snprintf(why, wl, "equation '%s' has more terms than the node's %d inputs", eq, n->n_in), -1;
+        term[nt] = t, tlen[nt] = end ? (size_t)(end - t) : strlen(t);
+        int labels = 0, ell = 0;
+        for (size_t i = 0; i < tlen[nt]; i++) {
+            if (t[i] == '.') {
+                if (ell || i + 3 > tlen[nt] || strncmp(t + i, "...", 3) != 0)
+                    return snprintf(why, wl, "equation term %d: at most one '...', written as three dots", nt), -1;
+                ell = 1, i += 2;
+            } else if (label_id(t[i]) >= 0) {
+                labels++;
+            } else {
+                return snprintf(why, wl, "equation term %d: '%c' is not a letter label", nt, t[i]), -1;
+            }
+        }
+        int rank_in = g->t[n->in[nt]].rank;
+        er[nt] = ell ? rank_in - labels : -1;
+        if (ell ? er[nt] < 0 : labels != rank_in)
+            return snprintf(why, wl, "equation term %d names %d dimensions; input %d has %d", nt, labels, nt,
+                            rank_in), -1;
+        if (er[nt] > n_ell) n_ell = er[nt];
+        nt++;
+        if (!end) break;
+        t = end + 1;
+    }
+    if (nt != n->n_in) return snprintf(why, wl, "equation has %d terms for the node's %d inputs", nt, n->n_in), -1;
+    int64_t size[52], ell[OX_MAX_RANK];
+    int count[52] = {0};
+    for (int l = 0; l < 52; l++) size[l] = -1;
+    for (int k = 0; k < n_ell; k++) ell[k] = 1;
+    for (int t = 0; t < nt; t++) { // sizes: a label's must agree (or be 1); under '...' numpy broadcasting
+        const ox_tensor *x = &g->t[n->in[t]];
+        for (size_t i = 0, d = 0; i < tlen[t]; i++) {
+            if (term[t][i] == '.') {
+                for (int k = 0; k < er[t]; k++) {
+                    int64_t v = x->dims[d++], *e = &ell[n_ell - er[t] + k];
+                    if (*e != v && *e != 1 && v != 1)
+                        return snprintf(why, wl, "the dimensions under '...' do not broadcast"), -1;
+                    if (v != 1) *e = v;
+                }
+                i += 2;
+                continue;
+            }
+            int l = label_id(term[t][i]);
+            int64_t v = x->dims[d++];
+            if (size[l] >= 0 && size[l] != v && size[l] != 1 && v != 1)
+                return snprintf(why, wl, "label '%c' is %lld in one place and %lld in another", term[t][i],
+                                (long long)size[l], (long long)v), -1;
+            if (size[l] < 0 || size[l] == 1) size[l] = v;
+            count[l]++;
+        }
+    }
+    int r = 0, used[52] = {0}, out_ell = 0;
+    if (arrow) {
+        for (const char *o = arrow + 2; *o; o++) {
+            if (*o == '.' && strncmp(o, "...", 3) == 0 && !out_ell) {
+                if (r + n_ell > OX_MAX_RANK) return snprintf(why, wl, "output rank over %d", OX_MAX_RANK), -1;
+                for (int k = 0; k < n_ell; k++) dims[r++] = ell[k];
+                out_ell = 1, o += 2;
+                continue;
+            }
+            int l = label_id(*o);
+            if (l < 0 || size[l] < 0 || used[l]++)
+                return snprintf(why, wl, "output label '%c' is not an input label, or repeated", *o), -1;
+            if (r >= OX_MAX_RANK) return snprintf(why, wl, "output rank over %d", OX_MAX_RANK), -1;
+            dims[r++] = size[l];
+        }
+    } else {
+        for (int k = 0; k < n_ell; k++) dims[r++] = ell[k];
+        for (int l = 0; l < 52; l++) // ASCII order: 'A'..'Z' are ids 0..25, 'a'..'z' 26..51
+            if (count[l] == 1) {
+                if (r >= OX_MAX_RANK) return snprintf(why, wl, "output rank over %d", OX_MAX_RANK), -1;
+                dims[r++] = size[l];
+            }
+    }
+    *rank = r;
+    double m = 1;
+    for (int l = 0; l < 52; l++)
+        if (size[l] >= 0) m *= (double)size[l];
+    for (int k = 0; k < n_ell; k++) m *= (double)ell[k];
+    *macs = n->n_in > 1 ? m : 0;
+    return 0;
+}
+
+int ix_infer_einsum(ictx *c) {
+    for (int i = 0; i < c->g->n[c->v].n_in; i++)
+        if (ix_need_in(c, i)) return -1;
+    int64_t d[OX_MAX_RANK];
+    int r;
+    double macs;
+    char why[400];
+    if (ox_einsum(c->g, &c->g->n[c->v], d, &r, &macs, why, sizeof why)) return ix_fail(c, why);
+    ix_set_shape(ix_out(c, 0), d, r, ix_in(c, 0)->dtype);
+    return 0;
+}

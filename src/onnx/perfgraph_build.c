@@ -58,6 +58,14 @@ static void node_flops(const ox_graph *g, const ox_node *n, double *flops, doubl
         m = out * (double)x->dims[x->rank - 1];
         *flops = 2 * m;
         break;
+    case COST_EINSUM: {
+        int64_t dims[OX_MAX_RANK];
+        int r;
+        char why[8];
+        if (ox_einsum(g, n, dims, &r, &m, why, sizeof why)) m = 0; // inferred already: cannot fail
+        *flops = n->n_in > 1 ? 2 * m : in;
+        break;
+    }
     case COST_PER_OUT: *flops = d->k * out; break;
     case COST_PER_IN: *flops = d->k * in; break;
     case COST_POOL: *flops = out * ox_attr_ints_product(n, "kernel_shape"); break;

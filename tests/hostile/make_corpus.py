@@ -98,6 +98,17 @@ def main():
     # a name with a line break and an escape sequence: the refusal must stay one line
     save_onnx("newline_in_name.onnx", [h.make_node("Relu", ["x\n\x1b[2Jevil"], ["y"], name="r\nr")],
               [x_in([1, 4])], [y_out()], want="input 'x?")
+    xe = [x_in([1, 4])]
+    for name, eq, n_in, want in (("einsum_output_label.onnx", "ij,jk->iz", 2, "output label 'z'"),
+                                 ("einsum_terms.onnx", "ij,jk,kl->il", 2, "more terms"),
+                                 ("einsum_rank.onnx", "ijk->i", 1, "names 3 dimensions"),
+                                 ("einsum_two_ellipses.onnx", "...i...->i", 1, "at most one '...'"),
+                                 ("einsum_sizes.onnx", "ij,ij->i", 2, "label 'j' is 4")):
+        ins = ["x", "x2"][:n_in]
+        inputs = xe + ([x_in([1, 5], "x2") if "sizes" in name else x_in([4, 4], "x2")] if n_in > 1 else [])
+        save_onnx(name, [h.make_node("Einsum", ins, ["y"], name="e", equation=eq)], inputs, [y_out()], want=want)
+    save_onnx("einsum_no_equation.onnx", [h.make_node("Einsum", ["x"], ["y"], name="e")], xe, [y_out()],
+              want="needs its equation")
     save_onnx("string_input.onnx", [h.make_node("Relu", ["x"], ["y"], name="r")],
               [x_in([1, 4], dtype=T.STRING)], [y_out()], want="element type 8")
     shape = numpy_helper.from_array(np.array([4611686018427387952, 4], np.int64), "shape")
