@@ -104,6 +104,7 @@ def load_library(name="seer"):
             "seer_onnx_free": (None, [P]),
             "seer_onnx_flops": (D, [P]),
             "seer_onnx_params": (D, [P]),
+            "seer_onnx_deep_windows": (I, [P]),
             "seer_onnx_check_schema": (I, [P, ctypes.c_char_p, E]),
             "seer_onnx_n_op_types": (I, []),
             "seer_onnx_op_name": (S, [I]),
@@ -252,7 +253,8 @@ class Model:
 
     def predict_onnx(self, path, batch=0, fuse=False, with_range=False):
         """Converts an ONNX file (libseeronnx) and predicts it: {metric name: value}; with
-        with_range=True, (that, check_range's report for the graph and its predictions)."""
+        with_range=True, (that, check_range's report for the graph and its predictions, with one
+        "structure" item more when the graph slides windows over 3 or more spatial dimensions)."""
         ox = load_library("seeronnx")
         e = _err()
         if ox.seer_onnx_check_schema(self._m, e, len(e)):
@@ -267,7 +269,15 @@ class Model:
                 g[4] = None  # a model that does not read them: only the operator check goes without
         out = self.predict(*g)
         values = {name: float(v) for (name, _), v in zip(self.metrics, out)}
-        return (values, self.check_range(*g, pred=out)) if with_range else values
+        if not with_range:
+            return values
+        rng = self.check_range(*g, pred=out)
+        deep = onnx_info(path, batch, fuse)["deep_windows"]
+        if deep:  # a structure no feature describes (seerpredict's "structure" item)
+            rng["out_of_range"].append({"kind": "structure", "name": DEEP_WINDOW_TEXT, "value": float(deep),
+                                        "lo": 0.0, "hi": 0.0})
+            rng["in_range"], rng["count"] = False, rng["count"] + 1
+        return values, rng
 
 
 @contextlib.contextmanager
@@ -302,12 +312,17 @@ def onnx_graph(path, batch=0, fuse=False):
                 arr(g.node_op, N, 1, ctypes.c_int32, np.int32)[:, 0])
 
 
+DEEP_WINDOW_TEXT = "operators sliding a window over 3 or more spatial dimensions"
+
+
 def onnx_info(path, batch=0, fuse=False):
-    """Seer's count for an ONNX file: {"flops", "params", "operators", "edges"} (libseeronnx)."""
+    """Seer's count for an ONNX file: {"flops", "params", "operators", "edges", "deep_windows"}
+    (libseeronnx; deep_windows: operators sliding a window over 3 or more spatial dimensions, which
+    the node features do not describe: predictions for such a graph are guesses)."""
     with _onnx(path, batch, fuse) as (ox, h):
         g = ox.seer_onnx_view(h).contents
         return {"flops": ox.seer_onnx_flops(h), "params": ox.seer_onnx_params(h),
-                "operators": g.n_nodes, "edges": g.n_edges}
+                "operators": g.n_nodes, "edges": g.n_edges, "deep_windows": ox.seer_onnx_deep_windows(h)}
 
 
 def onnx_op_names():

@@ -175,3 +175,16 @@ onnx.save(layernorm_model(True), os.path.join(os.path.dirname(out), "layernorm_o
 onnx.save(layernorm_model(False), os.path.join(os.path.dirname(out), "layernorm_opset17.onnx"))
 onnx.save(layernorm_model(True, shared=True), os.path.join(os.path.dirname(out), "layernorm_shared.onnx"))
 print("wrote layernorm_opset13.onnx, layernorm_opset17.onnx, layernorm_shared.onnx")
+
+# ---- a 3-D network (video, volumes): windows over three spatial dimensions, which the node
+# features describe only two of (seerpredict warns; tests/test_onnx.c, tests/test_python.py) ----
+nodes, inits = [], []
+v = n("Relu", [n("Conv", ["x", w("c3w", [4, 3, 3, 3, 3]), w("c3b", [4])], pads=[1, 1, 1, 1, 1, 1])])
+v = n("MaxPool", [v], kernel_shape=[2, 2, 2], strides=[2, 2, 2])
+v = n("Relu", [n("Conv", [v, w("c3w2", [8, 4, 1, 3, 3])], pads=[0, 1, 1, 0, 1, 1])])
+v = n("AveragePool", [v], kernel_shape=[2, 2, 2], strides=[2, 2, 2])
+n("Gemm", [n("Flatten", [n("GlobalAveragePool", [v])]), w("fc3", [10, 8])], ["y"], transB=1)
+g3 = h.make_graph(nodes, "conv3d", [h.make_tensor_value_info("x", T.FLOAT, ["batch", 3, 8, 16, 16])],
+                  [h.make_tensor_value_info("y", T.FLOAT, None)], inits)
+onnx.save(h.make_model(g3, opset_imports=[h.make_opsetid("", 13)]), os.path.join(os.path.dirname(out), "conv3d.onnx"))
+print("wrote conv3d.onnx")

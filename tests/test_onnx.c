@@ -1,8 +1,9 @@
 /* ONNX front end: exact parameter counts and multiply-accumulates within 1% of the published
- * figures for seven torchvision models (weights stripped), --batch scaling, and every malformed
+ * figures for eight torchvision models (weights stripped), --batch scaling, and every malformed
  * input refused with its message: not ONNX, truncated at every length step, a cycle, a dangling
  * input, a zero dimension, an unsupported operator (accepted with --allow-unknown); LayerNorm
- * decomposed (opset 13) and whole (opset 17) giving one PerfGraph.
+ * decomposed (opset 13) and whole (opset 17) giving one PerfGraph; windows over three spatial
+ * dimensions (Conv3d) counted.
  * Built twice: plainly and under AddressSanitizer (test_onnx_asan).
  * usage: test_onnx FIXTURE_DIR */
 #include <string.h>
@@ -16,17 +17,23 @@ static const char *dir;
 
 static void path_of(char *buf, size_t len, const char *name) { snprintf(buf, len, "%s/%s", dir, name); }
 
-static void check_model(const char *name, double params, double gmacs) {
+/* A fixture loaded at this batch and built into pg (fused or not); -1 (a failed check) when refused. */
+static int load_built(const char *name, int64_t batch, int fuse, ox_graph *g, pgb_graph *pg) {
     char p[1024];
     path_of(p, sizeof p, name);
-    ox_graph g;
     seer_err err;
-    if (ox_load(p, 1, 0, &g, &err)) {
+    if (ox_load(p, batch, 0, g, &err)) {
         CHECK(0, "%s", err.msg);
-        return;
+        return -1;
     }
+    pgb_build(g, fuse, pg);
+    return 0;
+}
+
+static void check_model(const char *name, double params, double gmacs) {
+    ox_graph g;
     pgb_graph pg;
-    pgb_build(&g, 0, &pg);
+    if (load_built(name, 1, 0, &g, &pg)) return;
     CHECK(pg.params == params, "%s: %.0f parameters, published %.0f", name, pg.params, params);
     CHECK(fabs(pg.macs / 1e9 - gmacs) <= 0.01 * gmacs, "%s: %.4f GMACs, published %.3f", name, pg.macs / 1e9, gmacs);
     printf("  %-18s %10.0f parameters (published %10.0f), %7.4f GMACs (published %.3f), %lld operators, %lld edges\n",
@@ -34,13 +41,20 @@ static void check_model(const char *name, double params, double gmacs) {
     double m1 = pg.macs;
     pgb_free(&pg);
     ox_free(&g);
-    if (ox_load(p, 4, 0, &g, &err)) {
-        CHECK(0, "%s", err.msg);
-        return;
-    }
-    pgb_build(&g, 1, &pg);
+    if (load_built(name, 4, 1, &g, &pg)) return;
     CHECK(fabs(pg.macs - 4 * m1) <= 1e-9 * m1, "%s: batch 4 MACs %.6g, 4x batch 1 is %.6g", name, pg.macs, 4 * m1);
     CHECK(pg.params == params, "%s: fused view changes the parameter count", name);
+    pgb_free(&pg);
+    ox_free(&g);
+}
+
+/* Operators sliding a window over 3 or more spatial dimensions: counted, as seerpredict warns. */
+static void check_deep_windows(const char *name, int want) {
+    ox_graph g;
+    pgb_graph pg;
+    if (load_built(name, 2, 0, &g, &pg)) return;
+    CHECK(pg.n_deep_window == want, "%s: %d windows over 3+ spatial dimensions, want %d", name, pg.n_deep_window, want);
+    printf("  %-18s %d windows over 3 or more spatial dimensions\n", name, pg.n_deep_window);
     pgb_free(&pg);
     ox_free(&g);
 }
@@ -137,6 +151,8 @@ int main(int argc, char **argv) {
     check_model("googlenet.onnx", 6624904, 1.50);
     check_model("swin_t.onnx", 28288354, 4.49); // shifted windows: Mod, Range, ScatterND, F.pad
     check_model("maxvit_t.onnx", 30919624, 5.558); // attention as Einsum (torchvision: 5.558 GFLOPS, its MACs)
+    check_deep_windows("conv3d.onnx", 4); // two Convs and two pools over (T, H, W)
+    check_deep_windows("resnet18.onnx", 0);
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 1);
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 8);
     { // the centred tensor read outside the pattern: not a LayerNorm, every node its own operator

@@ -121,6 +121,23 @@ def main():
         check([(i["kind"], i["name"]) for i in rng["out_of_range"][:len(r["out_of_range"])]]
               == [(i["kind"], i["name"]) for i in r["out_of_range"]], "out_of_range lists differ")
     print("predict_onnx vs seerpredict --json: %d batch sizes agree (values and range reports)" % len(res))
+    # a 3-D network: windows over three spatial dimensions, which no feature describes, are a guess
+    # whatever the ranges say: one "structure" item, in both reports, and a warning line
+    c3 = os.path.join(os.path.dirname(onnx_path), "conv3d.onnx")
+    r3 = json.loads(subprocess.run([seerpredict, model_path, c3, "--batch", "2", "--json"], capture_output=True,
+                                   text=True, check=True).stdout)["results"][0]
+    _, rng3 = m.predict_onnx(c3, batch=2, with_range=True)
+    st = [i for i in r3["out_of_range"] if i["kind"] == "structure"]
+    check(r3["in_range"] is False and len(st) == 1 and st[0]["value"] == 4, "conv3d: %s" % r3)
+    check(rng3["in_range"] is False and rng3["count"] == r3["out_of_range_count"]
+          and [(i["kind"], i["name"]) for i in rng3["out_of_range"] if i["kind"] == "structure"]
+          == [(i["kind"], i["name"]) for i in st], "conv3d: binding %s, seerpredict %s" % (rng3, r3))
+    check(seer.onnx_info(c3, batch=2)["deep_windows"] == 4 and seer.onnx_info(onnx_path)["deep_windows"] == 0,
+          "onnx_info deep_windows")
+    txt = subprocess.run([seerpredict, model_path, c3, "--batch", "2"], capture_output=True, text=True,
+                         check=True).stdout
+    check("warning: 4 operators sliding a window over 3 or more spatial dimensions" in txt, txt)
+    print("a 3-D network: 4 windows over three spatial dimensions reported (JSON, binding, text)")
     # an operator newer than the model is its Other (the shipped PerfSAGE reads operator types)
     shipped = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "predictors", "transfer_gpu.seer")
     po = m if m.uses_op_types else seer.Model(shipped)

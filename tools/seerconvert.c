@@ -113,6 +113,9 @@ static int convert_one(const char *path, int64_t batch, int fuse, int allow_unkn
            (long long)p.V, p.n_folded, fuse ? "" : "\n");
     if (fuse) printf(", %d fused into Conv/Gemm (unfused: %lld operators)\n", p.n_fused, (long long)(p.V + p.n_fused));
     if (p.n_unknown) printf("  warning: %d unsupported operators treated as elementwise\n", p.n_unknown);
+    if (p.n_deep_window)
+        printf("  note: %d operators slide a window over 3 or more spatial dimensions; the node features "
+               "describe two (the others count only through FLOPs and bytes)\n", p.n_deep_window);
     printf("  edges %lld\n  parameters %.0f (%.2f M)\n  FLOPs %.4g G (MACs %.4g G)\n"
            "  memory traffic %.2f MB, weights %.2f MB\n",
            (long long)p.E, p.params, p.params / 1e6, p.flops / 1e9, p.macs / 1e9, p.bytes / 1e6,

@@ -161,18 +161,31 @@ static void spread_json(const seer_model *m, const double *spread, const char *d
     putchar('}');
 }
 
-static void range_json(const seer_model *m, int n, const seer_range_item *it) {
+#define DEEP_WINDOW_TEXT "operators sliding a window over 3 or more spatial dimensions"
+
+/* The structure no feature describes (seer_onnx_deep_windows): a warning line of its own. */
+static void deep_text(int deep) {
+    if (deep)
+        printf("  warning: %d %s (Conv3d, video); the node features describe two, so these predictions "
+               "are guesses\n", deep, DEEP_WINDOW_TEXT);
+}
+
+/* deep: seer_onnx_deep_windows of an ONNX network, one more item ("structure") when above 0 */
+static void range_json(const seer_model *m, int n, const seer_range_item *it, int deep) {
     static const char *const kinds[] = {"node", "edge", "global", "nodes", "edges", "metric", "op",
                                         "calibration"};
-    printf(",\"in_range\":%s,\"out_of_range\":[", n < 0 ? "null" : n == 0 ? "true" : "false");
-    for (int i = 0; i < n && i < RANGE_ITEMS; i++) {
+    printf(",\"in_range\":%s,\"out_of_range\":[", deep ? "false" : n < 0 ? "null" : n == 0 ? "true" : "false");
+    int i = 0;
+    for (; i < n && i < RANGE_ITEMS; i++) {
         printf("%s{\"kind\":\"%s\",\"name\":", i ? "," : "", kinds[it[i].kind]);
         json_str(seer_range_item_name(m, &it[i]));
         printf(",\"value\":");
         json_num(it[i].value);
         printf(",\"lo\":%.6g,\"hi\":%.6g}", it[i].lo, it[i].hi);
     }
-    printf("],\"out_of_range_count\":%d", n < 0 ? 0 : n);
+    if (deep) printf("%s{\"kind\":\"structure\",\"name\":\"%s\",\"value\":%d,\"lo\":0,\"hi\":0}", i ? "," : "",
+                     DEEP_WINDOW_TEXT, deep);
+    printf("],\"out_of_range_count\":%d", (n < 0 ? 0 : n) + (deep > 0));
 }
 
 static const char *onnx_op(int i, const void *ctx) {
@@ -240,7 +253,7 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                     putchar('}');
                 }
                 putchar('}');
-                range_json(m, n_out, it);
+                range_json(m, n_out, it, seer_onnx_deep_windows(og));
                 spread_json(m, spread, device);
                 putchar('}');
             } else {
@@ -251,6 +264,7 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                     if (metric_shown(m, k, device))
                         printf("  %-28s %12.4f %s\n", seer_metric_name(m, k), y[k], seer_metric_unit(m, k));
                 range_text(m, n_out, it);
+                deep_text(seer_onnx_deep_windows(og));
                 spread_text(m, spread, device);
             }
             first = 0;

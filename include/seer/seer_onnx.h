@@ -31,6 +31,11 @@ SEER_API double seer_onnx_flops(const seer_onnx_graph *g);
 SEER_API double seer_onnx_params(const seer_onnx_graph *g);
 /* The batch the graph was built at (the one asked for, or the model's own leading dimension). */
 SEER_API int64_t seer_onnx_batch(const seer_onnx_graph *g);
+/* How many operators slide a window over 3 or more spatial dimensions (Conv3d, MaxPool3d: video,
+ * volumes). The node features describe two (kernel_h/w, in_h/w, ...): the others count only
+ * through FLOPs and bytes, so a prediction for such a graph is a guess whatever its ranges say
+ * (seerpredict warns; libseeronnx 0.6.1 and later). */
+SEER_API int seer_onnx_deep_windows(const seer_onnx_graph *g);
 
 /* The converter's feature schema (what a model trained on seerconvert output expects). */
 SEER_API int seer_onnx_n_features(int kind);

@@ -62,6 +62,7 @@ void seer_onnx_free(seer_onnx_graph *g) {
 double seer_onnx_flops(const seer_onnx_graph *g) { return g ? g->p.flops : 0; }
 int64_t seer_onnx_batch(const seer_onnx_graph *g) { return g ? g->batch : 0; }
 double seer_onnx_params(const seer_onnx_graph *g) { return g ? g->p.params : 0; }
+int seer_onnx_deep_windows(const seer_onnx_graph *g) { return g ? g->p.n_deep_window : 0; }
 
 static const char *const *names(int kind, int *n) {
     *n = kind == SEER_NODE ? PGB_NODE_F : kind == SEER_EDGE ? PGB_EDGE_F : kind == SEER_GLOBAL ? PGB_GLOBAL_F : 0;

@@ -367,6 +367,8 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
         for (int j = mem_ptr[i]; j < mem_ptr[i + 1]; j++)
             if (g->n[mem[j]].fused_into >= 0) last = &g->n[mem[j]];
         node_features(g, out, i, last, fl, mm, wb, twb, out->xn + i * PGB_NODE_F);
+        const ox_node *n = &g->n[out->node_of[i]];
+        out->n_deep_window += (def_of(n)->flags & OPF_WINDOW) && n->n_in && n->in[0] >= 0 && g->t[n->in[0]].rank > 4;
     }
     // global features
     float *x = out->xg;

@@ -33,6 +33,9 @@ typedef struct {
     // model totals
     double flops, macs, bytes, weight_bytes, params;
     int n_onnx_nodes, n_folded, n_fused, n_unknown;
+    // window operators (Conv, pools) over 3 or more spatial dimensions (video, volumes): the node
+    // features describe two (kernel_h/w, in_h/w, ...); the others enter only through FLOPs and bytes
+    int n_deep_window;
 } pgb_graph;
 
 /* Builds the operator graph of a loaded model: folded shape arithmetic and Constant nodes are
