@@ -708,6 +708,8 @@ int ox_einsum(const ox_graph *g, const ox_node *n, int64_t *dims, int *rank, dou
     for (int k = 0; k < n_ell; k++) ell[k] = 1;
     for (int t = 0; t < nt; t++) { // sizes: a label's must agree (or be 1); under '...' numpy broadcasting
         const ox_tensor *x = &g->t[n->in[t]];
+        int64_t here[52]; // a label repeated inside one term takes its diagonal: equal sizes only
+        for (int l = 0; l < 52; l++) here[l] = -1;
         for (size_t i = 0, d = 0; i < tlen[t]; i++) {
             if (term[t][i] == '.') {
                 for (int k = 0; k < er[t]; k++) {
@@ -721,6 +723,10 @@ int ox_einsum(const ox_graph *g, const ox_node *n, int64_t *dims, int *rank, dou
             }
             int l = label_id(term[t][i]);
             int64_t v = x->dims[d++];
+            if (here[l] >= 0 && here[l] != v)
+                return snprintf(why, wl, "label '%c' repeats in term %d with sizes %lld and %lld (a diagonal "
+                                         "needs equal ones)", term[t][i], t, (long long)here[l], (long long)v), -1;
+            here[l] = v;
             if (size[l] >= 0 && size[l] != v && size[l] != 1 && v != 1)
                 return snprintf(why, wl, "label '%c' is %lld in one place and %lld in another", term[t][i],
                                 (long long)size[l], (long long)v), -1;
@@ -743,6 +749,9 @@ int ox_einsum(const ox_graph *g, const ox_node *n, int64_t *dims, int *rank, dou
             if (r >= OX_MAX_RANK) return snprintf(why, wl, "output rank over %d", OX_MAX_RANK), -1;
             dims[r++] = size[l];
         }
+        if (n_ell && !out_ell) // numpy refuses it too: no label names those dimensions
+            return snprintf(why, wl, "the inputs' '...' covers %d dimensions that the output does not name "
+                                     "(add '...' to the output)", n_ell), -1;
     } else {
         for (int k = 0; k < n_ell; k++) dims[r++] = ell[k];
         for (int l = 0; l < 52; l++) // ASCII order: 'A'..'Z' are ids 0..25, 'a'..'z' 26..51
