@@ -102,6 +102,10 @@ assert sorted(d["results"][0]["metrics"]) == ["titan_rtx_1_ms", "titan_rtx_256_m
 "$seerpredict" "$onnx" --device cpu_xeon --batch 4096 > "$work/cpu.txt" || fail "--device cpu_xeon"
 grep -Eq "warning: outside the training data \(families space/\.\.\. \([0-9]+\)\)" "$work/cpu.txt" ||
     { cat "$work/cpu.txt"; fail "the families of the warning line are not counted"; }
+# an operator newer than a shipped model's table is its Other: the warning names the ONNX operator
+"$seerpredict" "$(dirname "$onnx")/maxvit_t.onnx" --device cpu_xeon --batch 1 > "$work/other.txt" || fail "maxvit_t"
+grep -q "operator Other (44 nodes: Einsum 44) never in the training data" "$work/other.txt" ||
+    { cat "$work/other.txt"; fail "the operators behind the model's Other are not named"; }
 
 # seercalibrate on the first 300 graphs: every prediction of a metric moves by one factor, the
 # median of measured / predicted over those graphs, so the calibrated medians are 1

@@ -109,7 +109,28 @@ static void families_text(const char *fams, char *out, size_t len) {
     if (other && o < len) snprintf(out + o, len - o, ", %d more", other);
 }
 
-static void range_text(const seer_model *m, int n, const seer_range_item *it) {
+/* The ONNX operators behind the model's Other in graph ids (before the remap): "Einsum 44, Foo 2",
+ * or "" when none; an "operator Other" warning names them. */
+static void other_ops(const seer_model *m, const int32_t *ids, int64_t n, const int32_t *map, char *out,
+                      size_t len) {
+    int n_types = seer_onnx_n_op_types(), o = 0;
+    out[0] = 0;
+    if (seer_n_op_types(m) < 1 || !ids) return;
+    for (int t = 0; t < n_types; t++) {
+        if (map[t] < 0 || strcmp(seer_op_name(m, map[t]), "Other") || !strcmp(seer_onnx_op_name(t), "Other"))
+            continue;
+        int64_t c = 0;
+        for (int64_t v = 0; v < n; v++) c += ids[v] == t;
+        if (c && (size_t)o < len)
+            o += snprintf(out + o, len - (size_t)o, "%s%s %lld", o ? ", " : "", seer_onnx_op_name(t), (long long)c);
+    }
+}
+
+static int is_other_op(const seer_model *m, const seer_range_item *it) {
+    return it->kind == SEER_OP && !strcmp(seer_range_item_name(m, it), "Other");
+}
+
+static void range_text(const seer_model *m, int n, const seer_range_item *it, const char *other_as) {
     if (n < 0) {
         printf("  note: this model records no training range (exported before libseer 0.3), so "
                "it cannot tell whether this network is like its training data\n");
@@ -122,8 +143,12 @@ static void range_text(const seer_model *m, int n, const seer_range_item *it) {
     printf("  warning: outside the training data%s%s%s, so these predictions are guesses (%d quantit%s):",
            fams ? " (families " : "", fams ? short_fams : "", fams ? ")" : "", n, n == 1 ? "y" : "ies");
     for (int i = 0; i < n && i < RANGE_ITEMS; i++) {
-        char t[256];
-        score_range_item_text(m, &it[i], t, sizeof t);
+        char t[512];
+        if (is_other_op(m, &it[i]) && other_as && *other_as) // the model's Other: which ONNX operators
+            snprintf(t, sizeof t, "operator Other (%.0f node%s: %s) never in the training data", it[i].value,
+                     it[i].value == 1 ? "" : "s", other_as);
+        else
+            score_range_item_text(m, &it[i], t, sizeof t);
         printf("%s %s", i ? ";" : "", t);
     }
     if (n > RANGE_ITEMS) printf("; and %d more", n - RANGE_ITEMS);
@@ -171,7 +196,7 @@ static void deep_text(int deep) {
 }
 
 /* deep: seer_onnx_deep_windows of an ONNX network, one more item ("structure") when above 0 */
-static void range_json(const seer_model *m, int n, const seer_range_item *it, int deep) {
+static void range_json(const seer_model *m, int n, const seer_range_item *it, int deep, const char *other_as) {
     static const char *const kinds[] = {"node", "edge", "global", "nodes", "edges", "metric", "op",
                                         "calibration"};
     printf(",\"in_range\":%s,\"out_of_range\":[", deep ? "false" : n < 0 ? "null" : n == 0 ? "true" : "false");
@@ -181,7 +206,12 @@ static void range_json(const seer_model *m, int n, const seer_range_item *it, in
         json_str(seer_range_item_name(m, &it[i]));
         printf(",\"value\":");
         json_num(it[i].value);
-        printf(",\"lo\":%.6g,\"hi\":%.6g}", it[i].lo, it[i].hi);
+        printf(",\"lo\":%.6g,\"hi\":%.6g", it[i].lo, it[i].hi);
+        if (is_other_op(m, &it[i]) && other_as && *other_as) { // the ONNX operators behind Other
+            printf(",\"onnx_ops\":");
+            json_str(other_as);
+        }
+        putchar('}');
     }
     if (deep) printf("%s{\"kind\":\"structure\",\"name\":\"%s\",\"value\":%d,\"lo\":0,\"hi\":0}", i ? "," : "",
                      DEEP_WINDOW_TEXT, deep);
@@ -229,6 +259,8 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
             seer_graph g = *seer_onnx_view(og);
             int32_t *ops;
             seer_err e;
+            char other_as[256];
+            other_ops(m, g.node_op, g.n_nodes, map, other_as, sizeof other_as);
             if (score_remap_ops(m, g.node_op, g.n_nodes, map, nets[i], &ops, &e)) die("%s%s", e.msg, "");
             g.node_op = ops; // the model's op table (NULL when it has none)
             if (seer_predict(m, &g, y, err, sizeof err)) die("%s: %s", nets[i], err);
@@ -253,7 +285,7 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                     putchar('}');
                 }
                 putchar('}');
-                range_json(m, n_out, it, seer_onnx_deep_windows(og));
+                range_json(m, n_out, it, seer_onnx_deep_windows(og), other_as);
                 spread_json(m, spread, device);
                 putchar('}');
             } else {
@@ -263,7 +295,7 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                 for (int k = 0; k < M; k++)
                     if (metric_shown(m, k, device))
                         printf("  %-28s %12.4f %s\n", seer_metric_name(m, k), y[k], seer_metric_unit(m, k));
-                range_text(m, n_out, it);
+                range_text(m, n_out, it, other_as);
                 deep_text(seer_onnx_deep_windows(og));
                 spread_text(m, spread, device);
             }
