@@ -24,20 +24,25 @@ static void h5_quiet(void) {
 }
 
 /* libhdf5 1.10 trusts a file's metadata: a damaged datatype message or string heap can make
- * H5Dread copy from past its buffers and crash (found by flipping bytes of small PerfGraph files:
- * tests/data/hostile/h5/libhdf5_*). While a reader below runs, SIGSEGV and SIGBUS print one error
- * line naming the file and exit 1 instead of dumping core. Readers run on one thread. */
-static char guard_line[SEER_ERR_LEN + 64];
+ * H5Dread copy from past its buffers and crash, or loop for ever inside the heap (found by
+ * flipping bytes of small PerfGraph files: tests/data/hostile/h5/libhdf5_*). While a reader below
+ * runs, SIGSEGV and SIGBUS print one error line naming the file and the dataset and exit 1 instead
+ * of dumping core; the string reads (small: names, labels, attributes) run under an alarm of 60 s
+ * (SEER_H5_STRING_TIMEOUT=seconds: the hostile tests' shorter one) that does the same. Readers run
+ * on one thread. */
+static char guard_line[SEER_ERR_LEN + 64], guard_hang[160];
 static const char *guard_dset = "/"; // what is being read: a literal of this file
 static int guard_depth;
-static struct sigaction guard_old[2];
+static unsigned guard_secs;
+static struct sigaction guard_old[3];
+static const int guard_sigs[3] = {SIGSEGV, SIGBUS, SIGALRM};
 
 static void guard_handler(int sig) {
-    (void)sig;
-    static const char tail[] = ": the HDF5 library crashed reading it: the file is damaged (rebuild "
-                               "or copy it again; if it is sound, this is a bug in Seer or libhdf5)\n";
+    static const char crash[] = ": the HDF5 library crashed reading it: the file is damaged (rebuild "
+                                "or copy it again; if it is sound, this is a bug in Seer or libhdf5)\n";
+    const char *tail = sig == SIGALRM ? guard_hang : crash;
     if (write(STDERR_FILENO, guard_line, strlen(guard_line)) < 0 ||
-        write(STDERR_FILENO, guard_dset, strlen(guard_dset)) < 0 || write(STDERR_FILENO, tail, sizeof tail - 1) < 0)
+        write(STDERR_FILENO, guard_dset, strlen(guard_dset)) < 0 || write(STDERR_FILENO, tail, strlen(tail)) < 0)
         _exit(1);
     _exit(1);
 }
@@ -48,19 +53,23 @@ static void guard_begin(const char *path) {
     seer_fail(&e, "%s: ", path);
     snprintf(guard_line, sizeof guard_line, "seer: error: %s%s", seer_err_prefix, e.msg);
     guard_dset = "/";
+    const char *env = getenv("SEER_H5_STRING_TIMEOUT");
+    guard_secs = env && atoi(env) > 0 ? (unsigned)atoi(env) : 60;
+    snprintf(guard_hang, sizeof guard_hang, ": the HDF5 library did not finish reading these strings in %u s: "
+             "the file is damaged (rebuild or copy it again)\n", guard_secs);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = guard_handler;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &guard_old[0]);
-    sigaction(SIGBUS, &sa, &guard_old[1]);
+    for (int k = 0; k < 3; k++) sigaction(guard_sigs[k], &sa, &guard_old[k]);
 }
 
+/* Around a string read: the alarm on (1) or off (0). */
+static void guard_strings(int on) { alarm(on ? guard_secs : 0); }
+
 static int guard_end(int rc) {
-    if (--guard_depth == 0) {
-        sigaction(SIGSEGV, &guard_old[0], NULL);
-        sigaction(SIGBUS, &guard_old[1], NULL);
-    }
+    if (--guard_depth == 0)
+        for (int k = 0; k < 3; k++) sigaction(guard_sigs[k], &guard_old[k], NULL);
     return rc;
 }
 
@@ -290,7 +299,9 @@ static char **h5_read_strings(hid_t f, const char *path, const char *dset, int64
         H5Tset_size(mt, H5T_VARIABLE);
         H5Tset_cset(mt, H5Tget_cset(ftype));
         char **tmp = seer_calloc((size_t)n + 1, sizeof *tmp);
+        guard_strings(1);
         bad = n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, tmp) < 0;
+        guard_strings(0);
         if (!bad) {
             hid_t sp = H5Dget_space(d);
             for (int64_t i = 0; i < n; i++) out[i] = seer_strdup(tmp[i] ? tmp[i] : "");
@@ -337,7 +348,10 @@ static char *h5_read_attr_str(hid_t f, const char *name) {
             H5Tset_size(mt, H5T_VARIABLE);
             H5Tset_cset(mt, H5Tget_cset(t));
             char *s = NULL;
-            if (H5Aread(a, mt, &s) >= 0 && s) {
+            guard_strings(1);
+            herr_t st = H5Aread(a, mt, &s);
+            guard_strings(0);
+            if (st >= 0 && s) {
                 out = seer_strdup(s);
                 H5free_memory(s);
             }

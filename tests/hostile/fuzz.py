@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Mutation fuzzing of Seer's readers: where new hostile cases come from.
+
+Takes seed files of one kind, changes a few bytes of each (bit flips, chosen bytes, runs of 0xff
+in varints, truncation, duplicated runs; for INI, inserted tokens and deletions), runs the tool
+that reads them, and keeps every input that made it crash (a signal, an exit other than 0 or 1, a
+sanitizer report), hang (60 s) or refuse with more than one line. Those go to OUT_DIR with the
+tool's stderr beside them; what stays in the corpus goes through tests/hostile/make_corpus.py.
+
+    python3 tests/hostile/fuzz.py onnx --bin build-asan --cases 400 --seed 1
+    python3 tests/hostile/fuzz.py h5 --bin build --cases 400
+    python3 tests/hostile/fuzz.py ini --cases 400
+
+Seeds: onnx tests/data/onnx/*.onnx (under 3 MB, not the bad_* ones) read by `seerconvert FILE`;
+h5 the PerfGraph files under BIN/tests/ or build/tests/ (under 2 MB; the test suite writes them) read by
+`seerconvert --repack FILE -o OUT`; ini configs/*.ini read by `seertrain FILE --print-config`.
+Run it under build-asan (scripts/hostile-asan.sh builds it) to catch memory errors that do not
+crash; libhdf5's own are reported there too (see tests/data/hostile/h5/libhdf5_*).
+"""
+import argparse
+import glob
+import os
+import random
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOKENS = [b"=", b"[", b"]", b"\n", b";", b"#", b"-1", b"1e999", b"nan", b"0", b"99999999999999999999",
+          b"\x00", b'"', b" ", b"inf", b"=\n", b"[x]\n", b"a" * 5000]
+
+
+def seeds(kind, bin_dir):
+    if kind == "onnx":
+        paths = [p for p in glob.glob(os.path.join(ROOT, "tests/data/onnx/*.onnx"))
+                 if "bad_" not in p and os.path.getsize(p) < 3e6]
+    elif kind == "h5":
+        paths = [p for d in (bin_dir, os.path.join(ROOT, "build")) for p in glob.glob(os.path.join(d, "tests", "*", "*.h5"))
+                 if os.path.getsize(p) < 2e6][:8]
+    else:
+        paths = glob.glob(os.path.join(ROOT, "configs", "*.ini"))
+    if not paths:
+        sys.exit("fuzz.py: no %s seed files (for h5: run the test suite in build/ first)" % kind)
+    return {p: open(p, "rb").read() for p in sorted(paths)}
+
+
+def mutate(rng, kind, b):
+    b = bytearray(b)
+    how = rng.choice(["tokens", "tokens", "delete", "byte"] if kind == "ini" else
+                     ["flip", "flip", "byte", "trunc"] + (["dup", "varint"] if kind == "onnx" else []))
+    for _ in range(rng.randint(1, 8)):
+        j = rng.randrange(len(b) + 1)
+        if how == "tokens":
+            b[j:j] = rng.choice(TOKENS)
+        elif j == len(b):
+            continue
+        elif how == "flip":
+            b[j] ^= 1 << rng.randrange(8)
+        elif how == "byte":
+            b[j] = rng.choice([0, 0xFF, 0x7F, 0x80, rng.randrange(256)])
+        elif how == "varint":
+            b[j:j + 1] = bytes([0xFF] * rng.randint(1, 9) + [0x7F])
+        elif how == "delete":
+            del b[j:j + rng.randint(1, 20)]
+    if how == "trunc":
+        b = b[:rng.randrange(len(b))]
+    elif how == "dup":
+        j = rng.randrange(len(b))
+        b[j:j] = b[j:j + rng.randint(1, 200)]
+    return bytes(b), how
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("kind", choices=["onnx", "h5", "ini"])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build"), help="the build folder whose tools run")
+    ap.add_argument("--cases", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default="/tmp/seer-fuzz", help="where the inputs that failed are kept")
+    a = ap.parse_args()
+    rng = random.Random(a.seed)
+    src = seeds(a.kind, a.bin)
+    os.makedirs(a.out, exist_ok=True)
+    cur = os.path.join(a.out, "current." + a.kind)
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    codes, kept = {}, 0
+    for i in range(a.cases):
+        name = rng.choice(list(src))
+        data, how = mutate(rng, a.kind, src[name])
+        with open(cur, "wb") as f:
+            f.write(data)
+        if a.kind == "onnx":
+            cmd = [os.path.join(a.bin, "seerconvert"), cur] + rng.choice([[], ["--batch", "7"], ["--fuse"]])
+        elif a.kind == "h5":
+            cmd = [os.path.join(a.bin, "seerconvert"), "--repack", cur, "-o", os.path.join(a.out, "repacked.h5")]
+        else:
+            cmd = [os.path.join(a.bin, "seertrain"), cur, "--print-config"]
+        try:
+            r = subprocess.run(cmd, capture_output=True, timeout=60, env=env)
+            rc, err = r.returncode, r.stderr.decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            rc, err = "hang", ""
+        codes[rc] = codes.get(rc, 0) + 1
+        lines = [l for l in err.splitlines() if l.strip()]
+        why = ("hang" if rc == "hang" else "signal %d" % -rc if rc < 0 else "exit %d" % rc if rc not in (0, 1)
+               else "sanitizer" if "Sanitizer" in err or "runtime error" in err
+               else "%d lines" % len(lines) if rc == 1 and len(lines) != 1 else None)
+        if why:
+            kept += 1
+            keep = os.path.join(a.out, "%s_%d_%d.%s" % (a.kind, a.seed, i, a.kind))
+            with open(keep, "wb") as f:
+                f.write(data)
+            with open(keep + ".stderr", "w") as f:
+                f.write(err)
+            print("KEPT %s: %s (%s of %s); %s" % (keep, why, how, os.path.basename(name),
+                                                 (lines[-1] if lines else "")[:200]), flush=True)
+    os.remove(cur)
+    print("fuzz.py: %d %s cases, exits %s, %d kept in %s" % (a.cases, a.kind, dict(sorted(codes.items(), key=str)),
+                                                            kept, a.out))
+    sys.exit(1 if kept else 0)
+
+
+if __name__ == "__main__":
+    main()
