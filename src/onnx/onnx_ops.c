@@ -265,9 +265,9 @@ int ox_infer(ox_graph *g, int v, const char *origin, int allow_unknown, seer_err
         snprintf(msg, sizeof msg, "has %d inputs; %s takes %s", g->n[v].n_in, def->name, want);
         return ix_fail(&c, msg);
     }
-    if (!(def->flags & OPF_NO_INPUT) && ix_need_in(&c, 0)) return -1;
-    if (c.op == OP_Other && !allow_unknown)
+    if (c.op == OP_Other && !allow_unknown) // before its inputs: SequenceEmpty has none
         return seer_fail(err, "%s: node %d '%s': operator '%s' is not supported (seerconvert "
                               "--allow-unknown converts it as an elementwise operator)", origin, v, g->n[v].name, g->n[v].op_type);
+    if (!(def->flags & OPF_NO_INPUT) && ix_need_in(&c, 0)) return -1;
     return def->infer(&c);
 }

@@ -107,6 +107,10 @@ def main():
         ins = ["x", "x2"][:n_in]
         inputs = xe + ([x_in([1, 5], "x2") if "sizes" in name else x_in([4, 4], "x2")] if n_in > 1 else [])
         save_onnx(name, [h.make_node("Einsum", ins, ["y"], name="e", equation=eq)], inputs, [y_out()], want=want)
+    # an unsupported operator without inputs (MViT's exports): named as unsupported, not as "input 0 missing"
+    save_onnx("sequence_empty.onnx", [h.make_node("SequenceEmpty", [], ["s"], name="seq"),
+                                      h.make_node("Relu", ["x"], ["y"], name="r")], xe, [y_out()],
+              want="operator 'SequenceEmpty' is not supported")
     save_onnx("einsum_no_equation.onnx", [h.make_node("Einsum", ["x"], ["y"], name="e")], xe, [y_out()],
               want="needs its equation")
     save_onnx("string_input.onnx", [h.make_node("Relu", ["x"], ["y"], name="r")],
