@@ -17,7 +17,9 @@
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
 - the harness measures on the CPU, appends JSON lines with every field (the builder version
   among them), resumes without measuring again, and stops at the time budget; make_dataset turns
-  it into a PerfGraph file, leaving older builders' inference times out with --infer-builder.
+  it into a PerfGraph file, leaving older builders' inference times out with --infer-builder;
+  builder_calibrate.py finds a simulated builder effect under a simulated drift and moves the
+  shipped CPU predictor's inference, and only that, by the factor its rule gives.
 Needs python3-torch, python3-onnx, python3-h5py, and the build's libseeronnx (SEER_LIB_DIR).
 """
 import json
@@ -278,6 +280,39 @@ def main():
     check(not np.isnan(yb[others, it]).any(), "--infer-builder 2 emptied builder-2 inference times")
     check("1 measurements' inference times left empty" in open(os.path.join(work, "README-space_builder.md")).read(),
           "the card does not count the emptied inference times")
+    # builder_calibrate.py: each pass-1 configuration measured again by builder 2 on a machine 1.25x
+    # slower, inference 0.8x by the builder: the effect comes out 0.8, and the shipped CPU predictor's
+    # inference moves by the median of infer_2 x predicted_train / train_2 / predicted_infer
+    pairs_path = os.path.join(work, "m_pairs.jsonl")
+    firsts = [r for r in rows if "pass" not in r]
+    with open(pairs_path, "w") as f:
+        for r in firsts:
+            f.write(json.dumps({k: v for k, v in r.items() if k != "builder"}) + "\n")
+            f.write(json.dumps(dict(r, builder=2, train_time_ms=1.25 * r["train_time_ms"],
+                                    infer_time_ms=1.25 * 0.8 * r["infer_time_ms"])) + "\n")
+    model, calibrated = os.path.join(ROOT, "predictors", "cpu_epyc.seer"), os.path.join(work, "b2.seer")
+    bc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "builder_calibrate.py"), model,
+                         pairs_path, "-o", calibrated, "--min-pairs", "3", "--specs", specs, "--build",
+                         os.path.dirname(seerconvert)], capture_output=True, text=True)
+    check(bc.returncode == 0 and "with it taken out 0.800" in bc.stdout and "drift (training step, second / "
+          "first) 1.250" in bc.stdout, "builder_calibrate.py: %s%s" % (bc.stdout, bc.stderr))
+    with open(pairs_path + ".b2", "w") as f:
+        f.writelines(l for l in open(pairs_path) if '"builder": 2' in l)
+    y2, _ = dataset("space_b2", pairs_path + ".b2", "--label-prefix", "cpu_epyc")
+    preds = {}
+    for name, path in (("before", model), ("after", calibrated)):
+        csv_path = os.path.join(work, name + ".csv")
+        subprocess.run([os.path.join(os.path.dirname(seerconvert), "seerpredict"), path,
+                        os.path.join(work, "space_b2.h5"), "--predictions", csv_path], check=True,
+                       capture_output=True)
+        head = open(csv_path).readline().strip().split(",")
+        preds[name] = np.loadtxt(csv_path, delimiter=",", skiprows=1, usecols=[head.index("cpu_epyc_train_ms"),
+                                 head.index("cpu_epyc_infer_ms")], ndmin=2)
+    tt2, it2 = labels.index("train_time_ms"), labels.index("infer_time_ms")  # the same column order
+    want = np.median(y2[:, it2] * preds["before"][:, 0] / y2[:, tt2] / preds["before"][:, 1])  # batches of < 3 graphs: one factor
+    moved = preds["after"] / preds["before"]
+    check(np.allclose(moved[:, 1], want, rtol=1e-4) and np.allclose(moved[:, 0], 1, rtol=1e-6),
+          "builder_calibrate.py: inference moved by %s, want %g; training step by %s" % (moved[:, 1], want, moved[:, 0]))
     if fails:
         print("test_space: %d check(s) failed" % fails, file=sys.stderr)
         return 1
