@@ -10,10 +10,13 @@ tool's stderr beside them; what stays in the corpus goes through tests/hostile/m
     python3 tests/hostile/fuzz.py onnx --bin build-asan --cases 400 --seed 1
     python3 tests/hostile/fuzz.py h5 --bin build --cases 400
     python3 tests/hostile/fuzz.py ini --cases 400
+    python3 tests/hostile/fuzz.py manifest --cases 400
 
 Seeds: onnx tests/data/onnx/*.onnx (under 3 MB, not the bad_* ones) read by `seerconvert FILE`;
 h5 the PerfGraph files under BIN/tests/ or build/tests/ (under 2 MB; the test suite writes them) read by
-`seerconvert --repack FILE -o OUT`; ini configs/*.ini read by `seertrain FILE --print-config`.
+`seerconvert --repack FILE -o OUT`; ini configs/*.ini read by `seertrain FILE --print-config`;
+manifest the test suite's build/tests/manifest_work/good.csv (its two ONNX files copied beside
+the mutated copy) read by `seerconvert --manifest FILE -o OUT`.
 Run it under build-asan (scripts/hostile-asan.sh builds it) to catch memory errors that do not
 crash; libhdf5's own are reported there too (see tests/data/hostile/h5/libhdf5_*).
 """
@@ -26,7 +29,9 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOKENS = [b"=", b"[", b"]", b"\n", b";", b"#", b"-1", b"1e999", b"nan", b"0", b"99999999999999999999",
-          b"\x00", b'"', b" ", b"inf", b"=\n", b"[x]\n", b"a" * 5000]
+          b"\x00", b'"', b" ", b"inf", b"=\n", b"[x]\n", b"a" * 5000, b",", b",,", b"\r\n", b"../",
+          b"resnet18.onnx", b"-5", b"1e-45"]
+TEXT = ("ini", "manifest")
 
 
 def seeds(kind, bin_dir):
@@ -36,6 +41,8 @@ def seeds(kind, bin_dir):
     elif kind == "h5":
         paths = [p for d in (bin_dir, os.path.join(ROOT, "build")) for p in glob.glob(os.path.join(d, "tests", "*", "*.h5"))
                  if os.path.getsize(p) < 2e6][:8]
+    elif kind == "manifest":
+        paths = glob.glob(os.path.join(ROOT, "build", "tests", "manifest_work", "good.csv"))
     else:
         paths = glob.glob(os.path.join(ROOT, "configs", "*.ini"))
     if not paths:
@@ -45,7 +52,7 @@ def seeds(kind, bin_dir):
 
 def mutate(rng, kind, b):
     b = bytearray(b)
-    how = rng.choice(["tokens", "tokens", "delete", "byte"] if kind == "ini" else
+    how = rng.choice(["tokens", "tokens", "delete", "byte"] if kind in TEXT else
                      ["flip", "flip", "byte", "trunc"] + (["dup", "varint"] if kind == "onnx" else []))
     for _ in range(rng.randint(1, 8)):
         j = rng.randrange(len(b) + 1)
@@ -71,7 +78,7 @@ def mutate(rng, kind, b):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("kind", choices=["onnx", "h5", "ini"])
+    ap.add_argument("kind", choices=["onnx", "h5", "ini", "manifest"])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build"), help="the build folder whose tools run")
     ap.add_argument("--cases", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
@@ -81,6 +88,11 @@ def main():
     src = seeds(a.kind, a.bin)
     os.makedirs(a.out, exist_ok=True)
     cur = os.path.join(a.out, "current." + a.kind)
+    if a.kind == "manifest":  # the ONNX files it names, beside it
+        for name in ("resnet18.onnx", "mobilenet_v2.onnx"):
+            with open(os.path.join(ROOT, "tests", "data", "onnx", name), "rb") as f, \
+                    open(os.path.join(a.out, name), "wb") as g:
+                g.write(f.read())
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
     codes, kept = {}, 0
     for i in range(a.cases):
@@ -92,6 +104,8 @@ def main():
             cmd = [os.path.join(a.bin, "seerconvert"), cur] + rng.choice([[], ["--batch", "7"], ["--fuse"]])
         elif a.kind == "h5":
             cmd = [os.path.join(a.bin, "seerconvert"), "--repack", cur, "-o", os.path.join(a.out, "repacked.h5")]
+        elif a.kind == "manifest":
+            cmd = [os.path.join(a.bin, "seerconvert"), "--manifest", cur, "-o", os.path.join(a.out, "manifest.h5")]
         else:
             cmd = [os.path.join(a.bin, "seertrain"), cur, "--print-config"]
         try:
