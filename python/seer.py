@@ -165,17 +165,32 @@ class Model:
     def n_params(self):
         return self._lib.seer_n_params(self._m)
 
+    @staticmethod
+    def _ids(a, what):
+        """Integer ids as int32; a float array passes only when every value is a whole number
+        within int32 (a cast would truncate 2.5 to 2 and wrap 2^31 silently)."""
+        a = np.asarray(a)
+        if a.dtype.kind not in "iub" and a.size:
+            with np.errstate(invalid="ignore"):
+                bad = a[~(np.isfinite(a) & (a == np.floor(a)))]
+            if bad.size:
+                raise SeerError("%s must hold whole numbers (node ids / op ids), got %s values such as %r"
+                                % (what, a.dtype, bad.flat[0]))
+        if a.size and (a.min() < -2**31 or a.max() >= 2**31):
+            raise SeerError("%s holds %r, outside int32" % (what, a.max() if a.max() >= 2**31 else a.min()))
+        return np.ascontiguousarray(a, dtype=np.int32)
+
     def _graph(self, g, keep):
         node_x, edge_index, edge_x, global_x = g[:4]
         # op ids into the model's table: read by models that use them, checked by check_range
         node_op = g[4] if len(g) > 4 and g[4] is not None and self.op_types else None
         if node_op is not None:
-            node_op = np.ascontiguousarray(node_op, dtype=np.int32).reshape(-1)
+            node_op = self._ids(node_op, "node_op").reshape(-1)
             keep.append(node_op)
         node_x = np.ascontiguousarray(node_x, dtype=np.float32)
         edge_x = np.ascontiguousarray(edge_x, dtype=np.float32)
         global_x = np.ascontiguousarray(global_x, dtype=np.float32).reshape(-1)
-        edge_index = np.ascontiguousarray(edge_index, dtype=np.int32).reshape(-1, 2)
+        edge_index = self._ids(edge_index, "edge_index").reshape(-1, 2)
         Fn, Fe, Fg = self.n_features
         if node_x.size == 0:
             node_x = node_x.reshape(0, Fn)

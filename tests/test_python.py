@@ -157,6 +157,18 @@ def main():
     check(base["in_range"] is not None and pushed["in_range"] is False and pushed["count"] > base["count"]
           and all(i["kind"] == "node" for i in pushed["out_of_range"][:pushed["count"] - base["count"]]),
           "check_range: %s / %s" % (base, pushed))
+    # ids given as floats: whole numbers pass, a fraction, a NaN or a value beyond int32 is refused
+    # (a cast would truncate or wrap them silently)
+    g0 = graphs[0]
+    check(relerr(m.predict(g0[0], g0[1].astype(np.float64), *g0[2:]), m.predict(*g0)) == 0,
+          "whole-number float edge ids predict differently")
+    for what, ei in (("a fraction", g0[1] + 0.5), ("a NaN", g0[1] * np.nan), ("2^33", g0[1].astype(np.int64) + 2**33)):
+        try:
+            m.predict(g0[0], ei, *g0[2:])
+            check(False, "edge_index with %s accepted" % what)
+        except seer.SeerError as e:
+            check("edge_index" in str(e), "edge_index with %s: %s" % (what, e))
+    print("edge ids: floats holding whole numbers accepted; a fraction, a NaN, 2^33 refused")
     spread = m.member_spread(*graphs[0])  # a single model: its one member agrees with itself
     check(sorted(spread) == sorted(n for n, _ in m.metrics) and set(spread.values()) == {1.0},
           "member_spread of a single model: %s" % spread)
