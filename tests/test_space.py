@@ -183,7 +183,7 @@ def main():
     check(len(rows) == 2, "expected 2 measurements, got %d" % len(rows))
     for r in rows:
         for k in ("id", "batch", "flops", "train_time_ms", "infer_time_ms", "train_mem_mb", "train_spread",
-                  "device_name", "torch", "precision", "threads", "time", "builder"):
+                  "device_name", "torch", "precision", "threads", "time", "builder", "parent_mem_mb"):
             check(k in r, "measurement lacks %s: %s" % (k, r))
         check(r.get("train_time_ms", 0) > r.get("infer_time_ms", 1e9), "a training step should take longer than inference")
         check(r.get("ref_ms", 0) > 0, "no reference time: %s" % r)

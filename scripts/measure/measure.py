@@ -11,7 +11,8 @@ For each (architecture, batch size), in spec order and then batch order, one JSO
   *_spread        (q75 - q25) / median of the timed runs,
   train_mem_mb / infer_mem_mb  peak memory: CUDA allocated (and *_reserved_mb reserved) during
                   the phase; CPU: the peak resident set of a process that runs only this
-                  configuration (each CPU configuration runs in a forked child),
+                  configuration (each CPU configuration runs in a forked child; its peak
+                  counts the parent's anonymous pages, parent_mem_mb at the fork),
   train_util_pct / infer_util_pct  average SM utilisation over the timed window (NVML, sampled
                   every 20 ms; CUDA only, when pynvml is importable),
   train_energy_mj / infer_energy_mj  energy per iteration from NVML's total-energy counter (GPUs
@@ -209,7 +210,18 @@ def measure_model(model, input_shape, classes, batch, a, nvml):
 
 def run_cpu_child(spec, batch, a, nvml, measure=None):
     """CPU: measure in a forked child so its peak RSS is this configuration's alone; measure() (by
-    default measure_one(spec, batch, a, nvml)) returns the result."""
+    default measure_one(spec, batch, a, nvml)) returns the result. The child starts with this
+    process's anonymous pages resident (file-backed ones, the libraries, fault in as it touches
+    them), so the result records their size at the fork (parent_mem_mb, resident minus shared): a
+    floor under the memory figures, which must stay small (build nothing large here before
+    measuring)."""
+    parent_mb = None
+    try:
+        with open("/proc/self/statm") as f:
+            v = f.read().split()
+        parent_mb = (int(v[1]) - int(v[2])) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        pass
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -238,6 +250,7 @@ def run_cpu_child(spec, batch, a, nvml, measure=None):
         # ru_maxrss (KiB) covers the whole child: training dominates; the forward pass alone is not
         # separated on the CPU, so both carry the configuration's peak
         res["train_mem_mb"] = res["infer_mem_mb"] = ru.ru_maxrss / 1024.0
+    res["parent_mem_mb"] = parent_mb
     return res
 
 
