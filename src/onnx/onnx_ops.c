@@ -268,6 +268,10 @@ int ox_infer(ox_graph *g, int v, const char *origin, int allow_unknown, seer_err
     if (c.op == OP_Other && !allow_unknown) // before its inputs: SequenceEmpty has none
         return seer_fail(err, "%s: node %d '%s': operator '%s' is not supported (seerconvert "
                               "--allow-unknown converts it as an elementwise operator)", origin, v, g->n[v].name, g->n[v].op_type);
+    if (c.op == OP_Other && !ix_in(&c, 0)) // --allow-unknown reads it as elementwise on input 0
+        return seer_fail(err, "%s: node %d '%s': operator '%s' is not supported and has no input to "
+                              "read it as elementwise from (--allow-unknown cannot guess it)", origin, v,
+                         g->n[v].name, g->n[v].op_type);
     if (!(def->flags & OPF_NO_INPUT) && ix_need_in(&c, 0)) return -1;
     return def->infer(&c);
 }
