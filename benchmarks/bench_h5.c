@@ -3,7 +3,9 @@
  * does (pg_read_index then one pg_read_range of every graph), best of R reads, with the file in
  * the page cache (what repeated training runs see) and, as root, cold (the page cache dropped
  * before each read: what the first run after a reboot or on a network disk sees).
- *   bench_h5 DATA.h5 WORKDIR [LEVELS (default 0,1,4)] [REPEATS (3)] */
+ *   bench_h5 DATA.h5 WORKDIR [LEVELS (default 0,1,4)] [REPEATS (3)]
+ * A level ending in -nosum (lz4-nosum, 1-nosum) is written without the Fletcher-32 checksums
+ * compressed files carry since 2026-12-02, as files written before them are. */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -53,9 +55,14 @@ int main(int argc, char **argv) {
            "vs 0", "cold s", "vs 0");
     double base_mb = 0, base_read = 0, base_cold = 0;
     for (const char *p = levels; *p;) {
+        // a level ending in "-nosum": written without the checksums (as before they were added)
+        size_t len = strcspn(p, ",");
+        int nosum = len > 6 && !strncmp(p + len - 6, "-nosum", 6);
         int level = strncmp(p, "lz4", 3) ? atoi(p) : PG_LZ4;
         char out[1200], name[16];
-        snprintf(name, sizeof name, level == PG_LZ4 ? "lz4" : "%d", level);
+        if (level == PG_LZ4) snprintf(name, sizeof name, "lz4%s", nosum ? "-nosum" : "");
+        else snprintf(name, sizeof name, "%d%s", level, nosum ? "-nosum" : "");
+        pg_write_checksums(!nosum);
         snprintf(out, sizeof out, "%s/bench_level_%s.h5", argv[2], name);
         double t0 = seer_now();
         if (pg_write_level(out, &ds, level, &err)) seer_die("%s", err.msg);

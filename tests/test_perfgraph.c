@@ -73,22 +73,46 @@ int main(void) {
     // LZ4's parallel chunk decoder): the same data through every reader
     CHECK(pg_write_level(path, &ds, 10, &err) != 0 && strstr(err.msg, "0 (none) to 9"),
           "level 10 was accepted");
-    for (int cfg = 0; cfg < 4; cfg++) {
-        int level = cfg % 2 ? PG_LZ4 : 6;
+    // cfg 4: LZ4 in small chunks without the checksums, as files written before them are
+    for (int cfg = 0; cfg < 5; cfg++) {
+        int level = cfg % 2 || cfg == 4 ? PG_LZ4 : 6, sums = cfg < 4;
         size_t keep_chunk = pg_chunk_bytes(cfg >= 2 ? 64 : 0);
+        int keep_sums = pg_write_checksums(sums);
         char zpath[640];
         snprintf(zpath, sizeof zpath, "%s/ok_z%d.h5", dir, cfg);
         CHECK(pg_write_level(zpath, &ds, level, &err) == 0, "compressed write (%d): %s", cfg, err.msg);
         pg_chunk_bytes(keep_chunk);
+        pg_write_checksums(keep_sums);
         hid_t f = H5Fopen(zpath, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "/node/x", H5P_DEFAULT);
         hid_t pl = H5Dget_create_plist(d);
         hsize_t cdims[2] = {0, 0};
         H5Pget_chunk(pl, 2, cdims);
-        CHECK(H5Pget_nfilters(pl) == (level == PG_LZ4 ? 1 : 2) && H5Pget_layout(pl) == H5D_CHUNKED &&
-                  (cfg < 2 || (int64_t)cdims[0] * 4 < ds.N),
-              "/node/x (%d): %d filters, layout %d, chunks of %llu rows: not chunked and filtered as "
-              "asked", cfg, H5Pget_nfilters(pl), (int)H5Pget_layout(pl), (unsigned long long)cdims[0]);
-        H5Pclose(pl), H5Dclose(d), H5Fclose(f);
+        int nf = H5Pget_nfilters(pl);
+        unsigned fl, cd[8];
+        size_t ncd = 8;
+        H5Z_filter_t last = nf > 0 ? H5Pget_filter2(pl, (unsigned)nf - 1, &fl, &ncd, cd, 0, NULL, NULL) : -1;
+        CHECK(nf == (level == PG_LZ4 ? 1 : 2) + sums && H5Pget_layout(pl) == H5D_CHUNKED &&
+                  (last == H5Z_FILTER_FLETCHER32) == sums && (cfg < 2 || (int64_t)cdims[0] * 4 < ds.N),
+              "/node/x (%d): %d filters (last %d), layout %d, chunks of %llu rows: not chunked and "
+              "filtered as asked", cfg, nf, (int)last, (int)H5Pget_layout(pl), (unsigned long long)cdims[0]);
+        H5Pclose(pl), H5Dclose(d);
+        // the index arrays: checksummed chunks too (contiguous without the checksums)
+        d = H5Dopen2(f, "/graph/node_ptr", H5P_DEFAULT), pl = H5Dget_create_plist(d);
+        CHECK((H5Pget_layout(pl) == H5D_CHUNKED && H5Pget_nfilters(pl) == 1) == sums,
+              "/graph/node_ptr (%d): layout %d, %d filters", cfg, (int)H5Pget_layout(pl),
+              H5Pget_nfilters(pl));
+        H5Pclose(pl), H5Dclose(d);
+        // Seer's own LZ4 decoder and checksum against HDF5's plugin and filter, where installed
+        if (level == PG_LZ4 && pg_lz4_available()) {
+            float *x = malloc(sizeof(float) * (size_t)(ds.N * ds.Fn));
+            d = H5Dopen2(f, "/node/x", H5P_DEFAULT);
+            CHECK(x && H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) >= 0 &&
+                      !memcmp(x, ds.node_x, sizeof(float) * (size_t)(ds.N * ds.Fn)),
+                  "/node/x (%d): HDF5's own read differs from what was written", cfg);
+            H5Dclose(d);
+            free(x);
+        }
+        H5Fclose(f);
         CHECK(pg_read(zpath, &back, &err) == 0, "compressed read: %s", err.msg);
         if (!test_failures) {
             same_dataset(&ds, &back);
@@ -113,25 +137,79 @@ int main(void) {
         }
     }
 
-    // a damaged LZ4 chunk: one error naming the file and the array, never a crash
-    {
+    // the reads above went through Seer's own Fletcher-32 (LZ4 chunks): it met HDF5's on chunks of
+    // more than one 128-word block (ok_z1) and on chunks of odd length (ok_z3)
+    for (int cfg = 1; cfg <= 3; cfg += 2) {
         char zpath[640];
-        snprintf(zpath, sizeof zpath, "%s/ok_z3.h5", dir);
-        hid_t f = H5Fopen(zpath, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, "/node/x", H5P_DEFAULT);
-        hid_t sp = H5Dget_space(d);
-        hsize_t off[2];
-        unsigned mask;
-        haddr_t addr = 0;
-        hsize_t size = 0;
-        H5Dget_chunk_info(d, sp, 1, off, &mask, &addr, &size);
-        H5Sclose(sp), H5Dclose(d), H5Fclose(f);
-        FILE *fp = fopen(zpath, "r+b");
-        CHECK(fp && size > 12 && fseek(fp, (long)addr + 4, SEEK_SET) == 0 && fputc(0x7f, fp) != EOF,
-              "could not damage chunk 1 of /node/x");
-        if (fp) fclose(fp);
-        CHECK(pg_read(zpath, &back, &err) != 0 && strstr(err.msg, "/node/x") && strstr(err.msg, zpath),
-              "a damaged LZ4 chunk was read: %s", err.msg);
-        printf("  refused %-26s %s\n", "damaged LZ4 chunk", err.msg);
+        snprintf(zpath, sizeof zpath, "%s/ok_z%d.h5", dir, cfg);
+        hid_t f = H5Fopen(zpath, H5F_ACC_RDONLY, H5P_DEFAULT);
+        hsize_t nchunks = 0, largest = 0, odd = 0;
+        static const char *const arrays[] = {"/node/x", "/node/op", "/edge/x", "/edge/index", "/global/x",
+                                             "/label/y"};
+        for (int a = 0; a < 6; a++) {
+            hid_t d = H5Dopen2(f, arrays[a], H5P_DEFAULT), sp = H5Dget_space(d);
+            hsize_t nc = 0;
+            H5Dget_num_chunks(d, sp, &nc);
+            for (hsize_t k = 0; k < nc; k++) {
+                hsize_t off[2], size = 0;
+                unsigned mask;
+                haddr_t addr;
+                H5Dget_chunk_info(d, sp, k, off, &mask, &addr, &size);
+                if (size > largest) largest = size;
+                odd += size % 2;
+            }
+            nchunks += nc;
+            H5Sclose(sp), H5Dclose(d);
+        }
+        H5Fclose(f);
+        CHECK(cfg == 1 ? largest > 2 * 2 * 128 + 4 : odd > 0,
+              "ok_z%d: %llu chunks, largest %llu bytes, %llu of odd length: the checksum's paths "
+              "were not all exercised", cfg, (unsigned long long)nchunks, (unsigned long long)largest,
+              (unsigned long long)odd);
+    }
+
+    // damaged chunks: one error naming the file and the array, never a crash, never wrong values.
+    // A byte in the middle of a chunk's compressed data decodes into other numbers without a
+    // checksum; with one it is refused (the LZ4 chunks by Seer's decoder, deflate by HDF5's
+    // filter). Without checksums (cfg 4) only a damaged LZ4 frame header is caught.
+    {
+        static const struct {
+            int cfg;
+            const char *dset, *what, *want;
+            int at_header;
+        } dmg[] = {
+            {3, "/node/x", "LZ4 chunk, data byte", "checksum", 0},
+            {1, "/label/y", "LZ4 chunk, data byte", "checksum", 0},
+            {2, "/edge/x", "deflate chunk, data byte", "checksum", 0},
+            {0, "/graph/node_ptr", "index chunk, data byte", "checksum", 0},
+            {4, "/node/x", "unsummed LZ4 chunk, header", "/node/x", 1},
+        };
+        for (size_t i = 0; i < sizeof dmg / sizeof dmg[0]; i++) {
+            char zpath[640];
+            snprintf(zpath, sizeof zpath, "%s/ok_z%d.h5", dir, dmg[i].cfg);
+            hid_t f = H5Fopen(zpath, H5F_ACC_RDONLY, H5P_DEFAULT), d = H5Dopen2(f, dmg[i].dset, H5P_DEFAULT);
+            hid_t sp = H5Dget_space(d);
+            hsize_t off[2], nchunks = 0;
+            unsigned mask;
+            haddr_t addr = 0;
+            hsize_t size = 0;
+            H5Dget_num_chunks(d, sp, &nchunks);
+            H5Dget_chunk_info(d, sp, nchunks > 1 ? 1 : 0, off, &mask, &addr, &size);
+            H5Sclose(sp), H5Dclose(d), H5Fclose(f);
+            long at = (long)addr + (dmg[i].at_header ? 4 : (long)size / 2);
+            FILE *fp = fopen(zpath, "r+b");
+            int c = fp && fseek(fp, at, SEEK_SET) == 0 ? fgetc(fp) : EOF;
+            CHECK(c != EOF && size > 12 && fseek(fp, at, SEEK_SET) == 0 && fputc(c ^ 0x5a, fp) != EOF,
+                  "could not damage %s of %s", dmg[i].dset, zpath);
+            if (fp) fclose(fp);
+            int rc = pg_read(zpath, &back, &err);
+            if (rc == 0) pg_free(&back);
+            CHECK(rc != 0 && strstr(err.msg, dmg[i].dset) && strstr(err.msg, zpath) &&
+                      strstr(err.msg, dmg[i].want),
+                  "a damaged %s of %s was read (or refused without naming it): %s", dmg[i].what,
+                  dmg[i].dset, rc ? err.msg : "read");
+            printf("  refused %-30s %s\n", dmg[i].what, err.msg);
+        }
     }
 
     // sharded reads: R contiguous shards balanced by nodes, one hyperslab per dataset covering

@@ -66,6 +66,8 @@ static void usage(FILE *f) {
           "                   hdf5-filter-plugin, else the file is written uncompressed with a note),\n"
           "                   0 (uncompressed), or a deflate level 1 to 9 (shuffled first: 6 to 7x\n"
           "                   smaller, read 4x slower). Readers read them all; benchmarks/RESULTS.md.\n"
+          "                   lz4 and deflate files carry HDF5 Fletcher-32 checksums (a damaged byte\n"
+          "                   is refused on reading, not read as a wrong value); 0 has none\n"
           "  --repack IN.h5   rewrite a PerfGraph file with the --compress codec (lz4 by default), data\n"
           "                   unchanged: an older, uncompressed dataset made small without reconverting\n"
           "FLOPs count a multiply-add as 2; MACs are the multiply-adds of Conv, Gemm and MatMul.\n",

@@ -31,6 +31,7 @@ int seer_fail(seer_err *err, const char *fmt, ...) {
 
 char seer_err_prefix[48];
 void (*seer_die_hook)(void);
+int seer_stderr_fd = STDERR_FILENO;
 
 void seer_die(const char *fmt, ...) {
     // one write, so a launcher interleaving the ranks' output keeps the line whole
@@ -44,7 +45,7 @@ void seer_die(const char *fmt, ...) {
     strcat(line, "\n");
     fflush(stdout);
     fflush(stderr);
-    if (write(STDERR_FILENO, line, strlen(line)) < 0) fputs(line, stderr);
+    if (write(seer_stderr_fd, line, strlen(line)) < 0) fputs(line, stderr);
     if (seer_die_hook) seer_die_hook();
     exit(1);
 }

@@ -30,6 +30,9 @@ int seer_fail(seer_err *err, const char *fmt, ...) __attribute__((format(printf,
 #endif
 SEER_NORETURN void seer_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char seer_err_prefix[48];
+/* Where seer_die writes its line: stderr, or a copy of it while a reader has muted fd 2 (the
+ * PerfGraph readers do around libhdf5's string reads, data/perfgraph.c). */
+extern int seer_stderr_fd;
 extern void (*seer_die_hook)(void);
 
 #define SEER_ASSERT(cond)                                                                     \

@@ -84,15 +84,20 @@ int pg_read_range_paths(const char *paths, const pg_index *ix, int64_t lo, int64
  * write never leaves a corrupt file at path. It does not validate: tests use it to make bad files. */
 int pg_write(const char *path, const pg_dataset *ds, seer_err *err);
 /* The same with the node, edge, global and label arrays chunked, byte-shuffled and deflated at
- * level 1..9 (0: contiguous, as pg_write), or byte-shuffled and LZ4-compressed (PG_LZ4: HDF5's
- * registered LZ4 filter 32004, a plugin: Debian's hdf5-filter-plugin, which h5py and every HDF5
- * reader on the machine load too). Every reader reads all of them. */
+ * level 1..9 (0: contiguous, as pg_write), or LZ4-compressed (PG_LZ4: HDF5's registered LZ4 filter
+ * 32004, a plugin: Debian's hdf5-filter-plugin, which h5py and every HDF5 reader on the machine
+ * load too). At levels other than 0 every chunk also carries HDF5's Fletcher-32 checksum (built
+ * into HDF5; the index arrays are chunked for it, uncompressed), so a damaged byte is refused on
+ * reading. Every reader reads all of them, and files written before the checksums. */
 #define PG_LZ4 (-1)
 #define PG_LZ4_FILTER 32004
 int pg_write_level(const char *path, const pg_dataset *ds, int level, seer_err *err);
 /* The chunk size compressed writes aim at (whole rows; 0: the default, 512 KiB); returns the
  * previous one. Tests make many small chunks with it. */
 size_t pg_chunk_bytes(size_t bytes);
+/* Whether compressed writes add the checksums (default 1); returns the previous setting. Tests
+ * write files as Seer did before the checksums with it. */
+int pg_write_checksums(int on);
 /* 1 when this HDF5 can write PG_LZ4 (its LZ4 plugin is installed). */
 int pg_lz4_available(void);
 

@@ -17,6 +17,10 @@ h5 the PerfGraph files under BIN/tests/ or build/tests/ (under 2 MB; the test su
 `seerconvert --repack FILE -o OUT`; ini configs/*.ini read by `seertrain FILE --print-config`;
 manifest the test suite's build/tests/manifest_work/good.csv (its two ONNX files copied beside
 the mutated copy) read by `seerconvert --manifest FILE -o OUT`.
+For h5, a damaged file read without an error is compared, array by array (h5py), with its seed:
+the summary counts those read with the seed's data (the damage hit bytes nothing reads) and those
+read with other data (a wrong value taken as right: what the Fletcher-32 checksums of compressed
+files catch). --seeds GLOB: other seed files.
 Run it under build-asan (scripts/hostile-asan.sh builds it) to catch memory errors that do not
 crash; libhdf5's own are reported there too (see tests/data/hostile/h5/libhdf5_*).
 """
@@ -34,8 +38,10 @@ TOKENS = [b"=", b"[", b"]", b"\n", b";", b"#", b"-1", b"1e999", b"nan", b"0", b"
 TEXT = ("ini", "manifest")
 
 
-def seeds(kind, bin_dir):
-    if kind == "onnx":
+def seeds(kind, bin_dir, pattern=None):
+    if pattern:
+        paths = glob.glob(pattern)
+    elif kind == "onnx":
         paths = [p for p in glob.glob(os.path.join(ROOT, "tests/data/onnx/*.onnx"))
                  if "bad_" not in p and os.path.getsize(p) < 3e6]
     elif kind == "h5":
@@ -48,6 +54,23 @@ def seeds(kind, bin_dir):
     if not paths:
         sys.exit("fuzz.py: no %s seed files (for h5: run the test suite in build/ first)" % kind)
     return {p: open(p, "rb").read() for p in sorted(paths)}
+
+
+def h5_arrays(path):
+    """A PerfGraph file's datasets as {name: bytes} (h5py), or None without h5py."""
+    try:
+        import h5py
+    except ImportError:
+        return None
+    out = {}
+    def add(n, o):
+        if isinstance(o, h5py.Dataset):
+            v = o[()]
+            out[n] = repr(v.tolist()).encode() if v.dtype.kind == "O" else v.tobytes()
+
+    with h5py.File(path, "r") as f:
+        f.visititems(add)
+    return out
 
 
 def mutate(rng, kind, b):
@@ -83,9 +106,10 @@ def main():
     ap.add_argument("--cases", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default="/tmp/seer-fuzz", help="where the inputs that failed are kept")
+    ap.add_argument("--seeds", help="a glob of seed files instead of the default ones")
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    src = seeds(a.kind, a.bin)
+    src = seeds(a.kind, a.bin, a.seeds)
     os.makedirs(a.out, exist_ok=True)
     cur = os.path.join(a.out, "current." + a.kind)
     if a.kind == "manifest":  # the ONNX files it names, beside it
@@ -93,8 +117,10 @@ def main():
             with open(os.path.join(ROOT, "tests", "data", "onnx", name), "rb") as f, \
                     open(os.path.join(a.out, name), "wb") as g:
                 g.write(f.read())
-    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
-    codes, kept = {}, 0
+    # the readers' alarm on string reads (60 s by default) under the 60 s a case may take
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0", SEER_H5_STRING_TIMEOUT="10")
+    codes, kept, silent = {}, 0, {"same": 0, "changed": 0}
+    ref = {}  # h5: each seed's arrays as read unmutated, to tell a harmless read from wrong values
     for i in range(a.cases):
         name = rng.choice(list(src))
         data, how = mutate(rng, a.kind, src[name])
@@ -114,6 +140,12 @@ def main():
         except subprocess.TimeoutExpired:
             rc, err = "hang", ""
         codes[rc] = codes.get(rc, 0) + 1
+        if a.kind == "h5" and rc == 0:
+            arrays = h5_arrays(os.path.join(a.out, "repacked.h5"))
+            if arrays is not None:
+                if name not in ref:
+                    ref[name] = h5_arrays(name)
+                silent["same" if arrays == ref[name] else "changed"] += 1
         lines = [l for l in err.splitlines() if l.strip()]
         why = ("hang" if rc == "hang" else "signal %d" % -rc if rc < 0 else "exit %d" % rc if rc not in (0, 1)
                else "sanitizer" if "Sanitizer" in err or "runtime error" in err
@@ -130,6 +162,9 @@ def main():
     os.remove(cur)
     print("fuzz.py: %d %s cases, exits %s, %d kept in %s" % (a.cases, a.kind, dict(sorted(codes.items(), key=str)),
                                                             kept, a.out))
+    if sum(silent.values()):
+        print("fuzz.py: of the damaged files read without an error, %d gave the seed's data, %d other "
+              "data (a damaged value read as if it were right)" % (silent["same"], silent["changed"]))
     sys.exit(1 if kept else 0)
 
 

@@ -195,6 +195,22 @@ def main():
     h5("inf_label.h5", want="label")
     with h5py.File(os.path.join(OUT, "h5", "inf_label.h5"), "r+") as f:
         f["label/y"][0, 0] = np.inf
+    # checksummed files (what seerconvert writes since 2026-12-02): a chunk's data byte changed
+    # under its Fletcher-32, and a string dataset whose strings no longer match their checksum
+    h5("checksum_chunk.h5", G=64, want="fails its checksum")
+    with h5py.File(os.path.join(OUT, "h5", "checksum_chunk.h5"), "r+") as f:
+        del f["node/x"]
+        f.create_dataset("node/x", data=np.linspace(1, 2, 64 * 4, dtype=np.float32).reshape(64, 4)[:, :1],
+                         chunks=(32, 1), fletcher32=True)
+        off = f["node/x"].id.get_chunk_info(1).byte_offset
+    with open(os.path.join(OUT, "h5", "checksum_chunk.h5"), "r+b") as fb:
+        fb.seek(off + 9)
+        b = fb.read(1)
+        fb.seek(off + 9)
+        fb.write(bytes([b[0] ^ 0x10]))
+    h5("checksum_strings.h5", want="strings fail their checksum")
+    with h5py.File(os.path.join(OUT, "h5", "checksum_strings.h5"), "r+") as f:
+        f["graph/name"].attrs.create("fletcher32", 12345, dtype=np.uint32)
     # Found by flipping bytes of small PerfGraph files (2026-12-02, tests/hostile/fuzz.py h5): one
     # damaged byte of HDF5's own metadata each, on which libhdf5 1.10 crashes inside H5Dread, or
     # loops for ever reading a string heap (the readers turn the signal, and an alarm over string
@@ -203,6 +219,8 @@ def main():
     # before the signal, so scripts/hostile-asan.sh skips the crashes (test_hostile.sh: SEER_SANITIZED).
     for name, want in (("libhdf5_crash_type.h5", "the HDF5 library crashed reading it"),
                        ("libhdf5_crash_heap.h5", "the HDF5 library crashed reading it"),
+                       # libhdf5 damages the heap reading a string and glibc aborts at H5Fclose
+                       ("libhdf5_crash_abort.h5", "the HDF5 library crashed reading it"),
                        ("libhdf5_hang_heap.h5", "did not finish reading these strings")):
         if os.path.exists(os.path.join(OUT, "h5", name)):
             expect.append(("h5/" + name, "seertrain", want))
