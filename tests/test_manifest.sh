@@ -43,6 +43,27 @@ for k in ("node/x", "node/op", "edge/index", "edge/x", "global/x", "label/y", "g
 print("--repack: uncompressed and back to LZ4, every array unchanged")
 PY
 if "$conv" --repack "$work/good.h5" -o "$work/good.h5" 2> "$work/same.err"; then echo "FAIL: repack onto itself"; exit 1; fi
+# --check: a sound file with checksums, one without (uncompressed), one damaged under its checksum
+"$conv" --check "$work/re4.h5" "$work/re0.h5" > "$work/check.out" || { echo "FAIL: --check refused sound files"; exit 1; }
+grep -q "re4.h5: ok: .*checksums verified" "$work/check.out" && grep -q "re0.h5: ok: .*no checksums" "$work/check.out" ||
+    { echo "FAIL: --check: $(cat "$work/check.out")"; exit 1; }
+cp "$work/re4.h5" "$work/dmg.h5"
+$python - "$work/dmg.h5" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    info = f["node/x"].id.get_chunk_info(0)
+with open(sys.argv[1], "r+b") as fb:  # one byte inside the first chunk's compressed data
+    fb.seek(info.byte_offset + info.size // 2)
+    b = fb.read(1)
+    fb.seek(info.byte_offset + info.size // 2)
+    fb.write(bytes([b[0] ^ 0x21]))
+PY
+if "$conv" --check "$work/re4.h5" "$work/dmg.h5" > "$work/check.out" 2> "$work/check.err"; then
+    echo "FAIL: --check passed a damaged file"; exit 1
+fi
+grep -q "dmg.h5: /node/x: .*checksum" "$work/check.err" && [ "$(grep -c . "$work/check.err")" = 1 ] &&
+    grep -q "re4.h5: ok" "$work/check.out" || { echo "FAIL: --check on a damaged file: $(cat "$work/check.err")"; exit 1; }
+echo "--check: $(cat "$work/check.err")"
 # the optional family column goes to /graph/family; seertrain's [data] test_family holds it out
 printf 'onnx,batch,name,group,family,infer_ms\n' > "$work/fam.csv"
 for i in 0 1 2 3 4 5 6 7 8 9 10 11; do

@@ -292,6 +292,20 @@ static int h5_read_lz4_rows(hid_t d, hid_t mem_type, int64_t w, int64_t r0, int6
 }
 
 /* 1 when the dataset's chunks carry Fletcher-32 checksums. */
+static int h5_has_checksum(hid_t d);
+
+int pg_checksummed(const char *path) {
+    h5_quiet();
+    if (H5Fis_hdf5(path) <= 0) return -1;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return -1;
+    hid_t d = H5Lexists(f, "/node/x", H5P_DEFAULT) > 0 ? H5Dopen2(f, "/node/x", H5P_DEFAULT) : -1;
+    int rc = d >= 0 ? h5_has_checksum(d) : -1;
+    if (d >= 0) H5Dclose(d);
+    H5Fclose(f);
+    return rc;
+}
+
 static int h5_has_checksum(hid_t d) {
     hid_t pl = H5Dget_create_plist(d);
     int n = pl >= 0 ? H5Pget_nfilters(pl) : 0, has = 0;

@@ -98,6 +98,9 @@ size_t pg_chunk_bytes(size_t bytes);
 /* Whether compressed writes add the checksums (default 1); returns the previous setting. Tests
  * write files as Seer did before the checksums with it. */
 int pg_write_checksums(int on);
+/* 1 when the file's arrays carry the checksums of pg_write_level, 0 when not (uncompressed, or
+ * written before them), -1 when it cannot be opened. It reads no data: pg_read verifies them. */
+int pg_checksummed(const char *path);
 /* 1 when this HDF5 can write PG_LZ4 (its LZ4 plugin is installed). */
 int pg_lz4_available(void);
 
