@@ -145,7 +145,15 @@ def main():
             if arrays is not None:
                 if name not in ref:
                     ref[name] = h5_arrays(name)
-                silent["same" if arrays == ref[name] else "changed"] += 1
+                same = arrays == ref[name]
+                silent["same" if same else "changed"] += 1
+                if not same:  # kept to look at, not a failure of the tool
+                    keep = os.path.join(a.out, "changed_%d_%d.h5" % (a.seed, i))
+                    with open(keep, "wb") as f:
+                        f.write(data)
+                    diff = [k for k in sorted(set(arrays) | set(ref[name])) if arrays.get(k) != ref[name].get(k)]
+                    print("CHANGED %s (%s of %s): read without an error, other data in %s"
+                          % (keep, how, os.path.basename(name), ", ".join(diff)), flush=True)
         lines = [l for l in err.splitlines() if l.strip()]
         why = ("hang" if rc == "hang" else "signal %d" % -rc if rc < 0 else "exit %d" % rc if rc not in (0, 1)
                else "sanitizer" if "Sanitizer" in err or "runtime error" in err
