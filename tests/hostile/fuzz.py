@@ -20,7 +20,8 @@ the mutated copy) read by `seerconvert --manifest FILE -o OUT`.
 For h5, a damaged file read without an error is compared, array by array (h5py), with its seed:
 the summary counts those read with the seed's data (the damage hit bytes nothing reads) and those
 read with other data (a wrong value taken as right: what the Fletcher-32 checksums of compressed
-files catch). --seeds GLOB: other seed files.
+files catch; those are kept as OUT/changed_SEED_CASE.h5 with the arrays that differ printed, and do
+not fail the run). --seeds GLOB: other seed files.
 Run it under build-asan (scripts/hostile-asan.sh builds it) to catch memory errors that do not
 crash; libhdf5's own are reported there too (see tests/data/hostile/h5/libhdf5_*).
 """
