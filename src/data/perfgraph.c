@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "perfgraph.h"
 
+#include <fcntl.h>
 #include <hdf5.h>
 #include <lz4.h>
 #include <math.h>
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 /* Before the first HDF5 call of the process: no error stack printing, and no HDF5 cleanup at exit
@@ -28,12 +28,12 @@ static void h5_quiet(void) {
  * H5Dread copy from past its buffers and crash, or loop for ever inside the heap (found by
  * flipping bytes of small PerfGraph files: tests/data/hostile/h5/libhdf5_*). While a reader below
  * runs, SIGSEGV, SIGBUS and SIGABRT (glibc's malloc checks catching the heap it damaged) print one
- * error line naming the file and the dataset and exit 1 instead of dumping core; the string reads (small: names, labels, attributes) run under an alarm of 60 s
- * (SEER_H5_STRING_TIMEOUT=seconds: the hostile tests' shorter one) that does the same. Readers run
- * on one thread. */
+ * error line naming the file and the dataset and exit 1 instead of dumping core; the string reads
+ * (small: names, labels, attributes) run under an alarm of 60 s (SEER_H5_STRING_TIMEOUT=seconds:
+ * the hostile tests' shorter one) that does the same. Readers run on one thread. */
 static char guard_line[SEER_ERR_LEN + 64], guard_hang[160];
 static const char *guard_dset = "/"; // what is being read: a literal of this file
-static int guard_depth, guard_stderr = -1; // stderr while a string read has it closed
+static int guard_depth, guard_stderr = -1; // a copy of stderr while fd 2 is muted
 static unsigned guard_secs;
 #define GUARD_NSIG 4
 static struct sigaction guard_old[GUARD_NSIG];
@@ -72,7 +72,7 @@ static void guard_begin(const char *path) {
  * heap, and glibc then aborts at some later free() with a line of its own ("free(): invalid
  * pointer"); the handler, and seer_die, write to the real stderr (guard_stderr). */
 static void guard_strings(int on) {
-    if (on && guard_stderr < 0) {
+    if (on && guard_stderr < 0 && guard_depth > 0) { // guard_end unmutes
         int null = open("/dev/null", O_WRONLY);
         guard_stderr = null >= 0 ? dup(STDERR_FILENO) : -1;
         if (guard_stderr >= 0) dup2(null, STDERR_FILENO), seer_stderr_fd = guard_stderr;
@@ -292,20 +292,6 @@ static int h5_read_lz4_rows(hid_t d, hid_t mem_type, int64_t w, int64_t r0, int6
 }
 
 /* 1 when the dataset's chunks carry Fletcher-32 checksums. */
-static int h5_has_checksum(hid_t d);
-
-int pg_checksummed(const char *path) {
-    h5_quiet();
-    if (H5Fis_hdf5(path) <= 0) return -1;
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return -1;
-    hid_t d = H5Lexists(f, "/node/x", H5P_DEFAULT) > 0 ? H5Dopen2(f, "/node/x", H5P_DEFAULT) : -1;
-    int rc = d >= 0 ? h5_has_checksum(d) : -1;
-    if (d >= 0) H5Dclose(d);
-    H5Fclose(f);
-    return rc;
-}
-
 static int h5_has_checksum(hid_t d) {
     hid_t pl = H5Dget_create_plist(d);
     int n = pl >= 0 ? H5Pget_nfilters(pl) : 0, has = 0;
@@ -317,6 +303,19 @@ static int h5_has_checksum(hid_t d) {
     }
     if (pl >= 0) H5Pclose(pl);
     return has;
+}
+
+int pg_checksummed(const char *path) {
+    h5_quiet();
+    if (H5Fis_hdf5(path) <= 0) return -1;
+    guard_begin(path);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return guard_end(-1);
+    hid_t d = H5Lexists(f, "/node/x", H5P_DEFAULT) > 0 ? H5Dopen2(f, "/node/x", H5P_DEFAULT) : -1;
+    int rc = d >= 0 ? h5_has_checksum(d) : -1;
+    if (d >= 0) H5Dclose(d);
+    H5Fclose(f);
+    return guard_end(rc);
 }
 
 /* Reads rows [r0, r0 + rows) of a numeric dataset of total_rows x cols (cols < 0: 1-D) with one
