@@ -67,12 +67,25 @@ static void guard_begin(const char *path) {
     for (int k = 0; k < GUARD_NSIG; k++) sigaction(guard_sigs[k], &sa, &guard_old[k]);
 }
 
+/* Under AddressSanitizer its reports must reach stderr: nothing is muted there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define GUARD_MUTE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GUARD_MUTE 0
+#endif
+#endif
+#ifndef GUARD_MUTE
+#define GUARD_MUTE 1
+#endif
+
 /* Around a string read: the alarm on (1) or off (0). From the first string read to the reader's
  * end fd 2 goes to /dev/null: libhdf5 reading a damaged string heap can damage the process's own
  * heap, and glibc then aborts at some later free() with a line of its own ("free(): invalid
- * pointer"); the handler, and seer_die, write to the real stderr (guard_stderr). */
+ * pointer"); the handler, and seer_die, write to the real stderr (guard_stderr). Not under
+ * AddressSanitizer, which reports such a fault itself (GUARD_MUTE). */
 static void guard_strings(int on) {
-    if (on && guard_stderr < 0 && guard_depth > 0) { // guard_end unmutes
+    if (GUARD_MUTE && on && guard_stderr < 0 && guard_depth > 0) { // guard_end unmutes
         int null = open("/dev/null", O_WRONLY);
         guard_stderr = null >= 0 ? dup(STDERR_FILENO) : -1;
         if (guard_stderr >= 0) dup2(null, STDERR_FILENO), seer_stderr_fd = guard_stderr;
