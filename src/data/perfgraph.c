@@ -307,13 +307,10 @@ static int h5_read_lz4_rows(hid_t d, hid_t mem_type, int64_t w, int64_t r0, int6
 /* 1 when the dataset's chunks carry Fletcher-32 checksums. */
 static int h5_has_checksum(hid_t d) {
     hid_t pl = H5Dget_create_plist(d);
-    int n = pl >= 0 ? H5Pget_nfilters(pl) : 0, has = 0;
-    for (int i = 0; i < n; i++) {
-        unsigned flags, cd[4];
-        size_t ncd = 4;
-        if (H5Pget_filter2(pl, (unsigned)i, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_FLETCHER32)
-            has = 1;
-    }
+    unsigned flags, cd[4];
+    size_t ncd = 4;
+    int has = pl >= 0 &&
+              H5Pget_filter_by_id2(pl, H5Z_FILTER_FLETCHER32, &flags, &ncd, cd, 0, NULL, NULL) >= 0;
     if (pl >= 0) H5Pclose(pl);
     return has;
 }
