@@ -4,7 +4,8 @@
     test_space.py SEERCONVERT WORKDIR
 
 - the sampler is deterministic (same seed, same specs; another seed, other specs) and any
-  prefix is diverse (the first 10 specs use every stage style and activation);
+  prefix is diverse (the first 10 specs use every stage style and activation); --one-style gives
+  networks of one style each, every style among the first 10;
 - a spec of every style (all four stages in it) builds in PyTorch and runs a forward pass,
   exports through torch.onnx and directly, and converts (seerconvert);
 - seerconvert's FLOPs (libseeronnx) equal the builder's own count exactly, for 30 sampled specs at
@@ -53,6 +54,11 @@ def main():
     styles = {st["style"] for s in a[:10] for st in s["stages"]}
     check(styles == set(space.STYLES), "first 10 specs use styles %s" % styles)
     check({s["act"] for s in a[:10]} == set(space.ACTS), "first 10 specs miss an activation")
+    one = space.sample(40, 3, inputs=(96, 224), one_style=True)
+    check(one == space.sample(40, 3, inputs=(96, 224), one_style=True), "--one-style sampler not deterministic")
+    check(all(len({st["style"] for st in s["stages"]}) == 1 for s in one), "--one-style gave a network of two styles")
+    check({s["stages"][0]["style"] for s in one[:10]} == set(space.STYLES),
+          "first 10 --one-style specs miss a style: %s" % sorted({s["stages"][0]["style"] for s in one[:10]}))
 
     import torch
     for style in space.STYLES:

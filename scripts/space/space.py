@@ -5,6 +5,7 @@ weight-stripped ONNX (through PyTorch, or written directly for scale), and FLOP 
 
     space.py sample -n 1000 --seed 1 -o specs.jsonl        # JSON specs, diverse in any prefix
     space.py sample -n 400 --families convnext,vit,deit,mixer --prefix w -o w.jsonl
+    space.py sample -n 600 --one-style --prefix h -o h.jsonl   # one stage style per network
     space.py onnx specs.jsonl --out DIR [--torch] [--limit N]   # DIR/<id>.onnx, dynamic batch
     space.py flops specs.jsonl [--batch 1]                  # the builder's own FLOP count
 
@@ -64,12 +65,16 @@ def _round8(x):
     return max(8, int(round(x / 8.0)) * 8)
 
 
-def sample_one(rng, idx, inputs=None):
+def sample_one(rng, idx, inputs=None, one_style=False):
+    """A CNN spec: each stage's style drawn on its own, or (one_style) one style for all four, as
+    the hand-designed families are (ResNet, DenseNet, MobileNet, VGG, GoogLeNet), which a draw per
+    stage almost never gives (1 network in 125 for a given style)."""
     act = rng.choice(ACTS)
     w = _round8(rng.uniform(24, 128))
     stages = []
+    whole = rng.choice(STYLES) if one_style else None  # drawn only when asked: seed 1's sequence stays
     for s in range(4):
-        style = rng.choice(STYLES)
+        style = whole or rng.choice(STYLES)
         if s:
             w = _round8(w * rng.uniform(1.25, 2.5))
         w = min(w, 1024)
@@ -90,12 +95,12 @@ def sample_one(rng, idx, inputs=None):
             "head": {"classes": 1000}}
 
 
-def sample_family(rng, idx, fam, inputs=None):
+def sample_family(rng, idx, fam, inputs=None, one_style=False):
     """One spec of a family: cnn (sample_one), convnext (four ConvNeXt stages after the common
     stem: depthwise 7x7, LayerNorm, inverted MLP with GELU, layer scale), vit / deit (patch
     embedding, pre-norm encoder blocks; ViT-Ti to ViT-B widths, 64-wide heads) or mixer."""
     if fam == "cnn":
-        return sample_one(rng, idx, inputs)
+        return sample_one(rng, idx, inputs, one_style)
     hw = rng.choice(inputs) if inputs else 224
     spec = {"id": "s%06d" % idx, "input": [3, hw, hw], "head": {"classes": 1000}}
     if fam == "convnext":
@@ -154,17 +159,17 @@ def _features_any(spec):
     return v + (_features(spec)[:28] if fam == "cnn" else [0.0] * 28)  # the stages
 
 
-def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None):
+def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_style=False):
     """n specs; the first min(n, diverse) in greedy farthest-point order over a candidate pool
     (styles, widths, depths, activation, log FLOPs), so that any prefix spreads over the space.
     families (names from FAMILIES) draws each spec's family first; None is the CNN space alone,
-    the sequence every earlier sample was drawn from."""
+    the sequence every earlier sample was drawn from. one_style: every CNN in one stage style."""
     rng = random.Random(seed)
     pool_n = n if n <= 1 else min(4 * n, n + 8000)
     if families:
-        pool = [sample_family(rng, i, rng.choice(families), inputs) for i in range(pool_n)]
+        pool = [sample_family(rng, i, rng.choice(families), inputs, one_style) for i in range(pool_n)]
     else:
-        pool = [sample_one(rng, i, inputs) for i in range(pool_n)]
+        pool = [sample_one(rng, i, inputs, one_style) for i in range(pool_n)]
     k = min(n, diverse)
     if k > 1:
         import numpy as np
@@ -652,6 +657,9 @@ def main():
     s.add_argument("--families", default="",
                    help="families to draw from, comma-separated, of %s (default: cnn alone, the "
                         "sequence of every earlier sample)" % ",".join(FAMILIES))
+    s.add_argument("--one-style", action="store_true",
+                   help="every CNN in one stage style throughout (all ResNeXt, all DenseNet, ...), "
+                        "as hand-designed networks are")
     o = sub.add_parser("onnx")
     o.add_argument("specs")
     o.add_argument("--out", required=True)
@@ -670,7 +678,8 @@ def main():
         bad = [f for f in fams if f not in FAMILIES]
         if bad:
             ap.error("--families: unknown family %s (choose from %s)" % (",".join(bad), ",".join(FAMILIES)))
-        specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix, families=fams or None)
+        specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix, families=fams or None,
+                       one_style=a.one_style)
         if a.max_gflops:
             specs = [sp for sp in specs if flops(sp, 1) <= a.max_gflops * 1e9]
         tmp = a.o + ".tmp"
