@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 from transfer import batch_factors, logflops_fit, machine, read_h5, scores  # noqa: E402
 
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
-SPECS = ",".join(os.path.join(ROOT, "datasets/space_cpu", f) for f in ("specs_r.jsonl", "specs_w.jsonl"))
+SPECS = os.path.join(ROOT, "datasets/space_cpu")  # every specs*.jsonl measured into its files
 SHOTS = (10, 50)  # EPYC architectures measured for calibration
 TEST_SHARE = 0.4  # of the EPYC architectures outside every shot set
 # the two models of predictors/cpu_xeon.seer: configs/cpu_xeon.ini as it is, and with these overrides

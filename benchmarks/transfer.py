@@ -220,8 +220,7 @@ def lofo(a, names):
     a.space_all = os.path.join(a.work, "space_all_%s.h5" % a.cpu)
     sd = os.path.join(ROOT, "datasets/space_cpu")
     if not (a.reuse and os.path.exists(a.space_all)):  # --reuse: the data the kept runs trained on
-        run([sys.executable, os.path.join(ROOT, "scripts/space/make_dataset.py"), "--specs",
-             os.path.join(sd, "specs_r.jsonl") + "," + os.path.join(sd, "specs_w.jsonl"), "--measurements",
+        run([sys.executable, os.path.join(ROOT, "scripts/space/make_dataset.py"), "--specs", sd, "--measurements",
              ",".join(cpu_measurements(a, "w", CPUS[a.cpu][1])),
              "-o", a.space_all, "--onnx-dir", os.path.join(a.work, "space_all_onnx_" + a.cpu),
              "--card", os.path.join(a.work, "space_all_card_%s.md" % a.cpu), "--seerconvert",

@@ -18,7 +18,7 @@
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
 - the harness measures on the CPU, appends JSON lines with every field (the builder version
   among them), resumes without measuring again, and stops at the time budget; make_dataset turns
-  it into a PerfGraph file, leaving older builders' inference times out with --infer-builder;
+  it into a PerfGraph file (from specs files or a folder of them, refusing an id two files share), leaving older builders' inference times out with --infer-builder;
   builder_calibrate.py finds a simulated builder effect under a simulated drift and moves the
   shipped CPU predictor's inference, and only that, by the factor its rule gives.
 Needs python3-torch, python3-onnx, python3-h5py, and the build's libseeronnx (SEER_LIB_DIR).
@@ -250,6 +250,25 @@ def main():
                        check=True)
         with h5py.File(h5x, "r") as f:
             return f["label/y"][:], [x.decode() for x in f["graph/name"][:]]
+    # --specs FOLDER: every specs*.jsonl in it, the same dataset; an id in two files is refused
+    import shutil
+    sdir = os.path.join(work, "specs_dir")
+    shutil.rmtree(sdir, ignore_errors=True)
+    os.makedirs(sdir)
+    shutil.copy(specs, os.path.join(sdir, "specs_a.jsonl"))
+    with open(os.path.join(sdir, "notes.txt"), "w") as f:
+        f.write("not a specs file\n")
+    h5d = os.path.join(work, "space_dir.h5")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", sdir,
+                    "--measurements", out, "-o", h5d, "--seerconvert", seerconvert], check=True)
+    with h5py.File(h5d, "r") as f:
+        check(np.array_equal(f["label/y"][:], y, equal_nan=True), "--specs FOLDER gave other labels than the file")
+    shutil.copy(specs, os.path.join(sdir, "specs_b.jsonl"))
+    rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", sdir,
+                         "--measurements", out, "-o", h5d + ".dup", "--seerconvert", seerconvert],
+                        capture_output=True, text=True)
+    check(rc.returncode != 0 and "specs_a.jsonl and in" in rc.stderr and "--prefix" in rc.stderr
+          and not os.path.exists(h5d + ".dup"), "an id in two specs files: rc %d, %s" % (rc.returncode, rc.stderr))
     # --ref-normalize: each time scaled by median(ref_ms) / its ref_ms
     yr, names_r = dataset("space_ref", out, "--ref-normalize")
     refs = sorted(r["ref_ms"] for r in rows)

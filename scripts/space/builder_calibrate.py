@@ -60,8 +60,8 @@ def main():
     ap.add_argument("--builder", type=int, default=2, help="the builder to move to")
     ap.add_argument("--min-pairs", type=int, default=30, help="fewer configurations measured by both builders: refuse")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--specs", default=",".join(os.path.join(ROOT, "datasets/space_cpu", f)
-                                                for f in ("specs_r.jsonl", "specs_w.jsonl")))
+    ap.add_argument("--specs", default=os.path.join(ROOT, "datasets/space_cpu"),
+                    help="specs files or a folder of them (make_dataset.py --specs)")
     a = ap.parse_args()
     ps = pairs(a.measurements, a.builder)
     if len(ps) < a.min_pairs:

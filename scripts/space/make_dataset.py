@@ -19,6 +19,7 @@ scale benchmarks load; the card says the labels are synthetic.
 """
 import argparse
 import csv
+import glob
 import json
 import math
 import os
@@ -95,13 +96,39 @@ def combine_passes(rs):
     return out
 
 
+def read_specs(arg):
+    """{id: spec} from space.py sample files, comma-separated; a folder stands for every
+    specs*.jsonl in it (datasets/space_cpu: each sample measured into the same file). An id in
+    two files is refused: their measurements could not be told apart."""
+    paths = []
+    for p in arg.split(","):
+        if os.path.isdir(p):
+            found = sorted(glob.glob(os.path.join(p, "specs*.jsonl")))
+            if not found:
+                sys.exit("make_dataset.py: --specs %s: a folder without specs*.jsonl files" % p)
+            paths += found
+        else:
+            paths.append(p)
+    specs, where = {}, {}
+    for p in paths:
+        if not os.path.exists(p):
+            sys.exit("make_dataset.py: --specs %s: no such file" % p)
+        for s in space.read_specs(p):
+            if s["id"] in where:
+                sys.exit("make_dataset.py: architecture id %s is in %s and in %s: give each sample its "
+                         "own prefix (space.py sample --prefix)" % (s["id"], where[s["id"]], p))
+            specs[s["id"]], where[s["id"]] = s, p
+    return specs
+
+
 def fmt(v):
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else "%.9g" % v
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--specs", help="specs file(s) from space.py sample, comma-separated")
+    ap.add_argument("--specs", help="specs file(s) from space.py sample, comma-separated, or a folder "
+                                    "(every specs*.jsonl in it)")
     ap.add_argument("--measurements", help="measure.py output file(s), comma-separated")
     ap.add_argument("-o", required=True)
     ap.add_argument("--onnx-dir", default=None)
@@ -148,7 +175,7 @@ def main():
                 rows.append((s, b, {"synthetic_ms": ms}))
         device = "none (synthetic labels)"
     else:
-        specs = {s["id"]: s for p in a.specs.split(",") for s in space.read_specs(p)}
+        specs = read_specs(a.specs)
         device = None
         passes = {}  # (id, batch) -> the records of its passes, in file order
         for mpath in a.measurements.split(","):
