@@ -94,6 +94,7 @@ int main(void) {
         {CFG_KEY_data_split, CFG_SPLIT_FRACTIONS, "fractions"}, {CFG_KEY_data_split, CFG_SPLIT_COUNTS, "counts"},
         {CFG_KEY_model_agg, CFG_AGG_MEAN, "mean"}, {CFG_KEY_model_agg, CFG_AGG_SYNMM, "synmm"},
         {CFG_KEY_model_target, CFG_TARGET_LOG, "log"}, {CFG_KEY_model_target, CFG_TARGET_ROOFLINE, "roofline"},
+        {CFG_KEY_model_target, CFG_TARGET_ROOFLINE_W, "roofline_weights"},
         {CFG_KEY_model_clamp, CFG_CLAMP_OFF, "off"}, {CFG_KEY_model_clamp, CFG_CLAMP_RANGE, "range"},
         {CFG_KEY_train_multi_task, CFG_MULTI_SUM, "sum"}, {CFG_KEY_train_multi_task, CFG_MULTI_PCGRAD, "pcgrad"},
         {CFG_KEY_train_multi_task, CFG_MULTI_SINGLE, "single"},

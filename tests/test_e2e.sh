@@ -7,7 +7,8 @@
 # MODEL roofline is SeerNet with [model] target = roofline and clamp = range, and [eval] paths =
 # DATA.h5: summary.json's "eval" must hold the figures `seerpredict RUN/best.seer DATA.h5 --json`
 # prints. MODEL additive is PerfSAGE with [model] readout = additive (node heads beside the pooled
-# ones; libseer must reproduce them).
+# ones; libseer must reproduce them). MODEL roofline_weights is PerfSAGE with [model] target =
+# roofline_weights (the cost's fifth term, the weights' bytes: libseer must reproduce it).
 # usage: test_e2e.sh SEERTRAIN DATA.h5 CONFIG WORKDIR PYTHON [MODEL [SEEREXPORT SEERPREDICT]]
 set -eu
 seertrain=$1 data=$2 config=$3 work=$4 python=$5 model=${6:-seernet} seerexport=${7:-} seerpredict=${8:-}
@@ -18,6 +19,8 @@ case $model in
     roofline) model=seernet
               extra="--set model.target=roofline --set model.clamp=range --set eval.paths=$data" ;;
     linear) extra="--set model.clamp=range" ;; # libseer must apply the stored range as the trainer
+    roofline_weights) model=perfsage
+              extra="--set model.hidden=16 --set model.blocks=2 --set model.op_embed=4 --set model.target=roofline_weights" ;;
     additive) model=perfsage
               extra="--set model.hidden=16 --set model.blocks=2 --set model.op_embed=4 --set model.readout=additive" ;;
     *) extra="" ;;

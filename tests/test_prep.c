@@ -5,6 +5,9 @@
  *   - targets and norm_to_native are inverse: the native label comes back from its target;
  *   - norm.target survives pack/unpack, and unpack refuses a negative cost, a column outside the
  *     global features and a wrong length;
+ *   - roofline_weights (a fifth term, the weights' bytes) recovers a cost built with it, which the
+ *     four terms cannot follow, and its longer norm.target round-trips (the four-term length and
+ *     an unknown kind refused);
  *   - a dataset without the three global features is refused with a message naming one;
  *   - clamping puts out-of-range values on the training bounds and leaves the rest alone. */
 #include "testutil.h"
@@ -41,9 +44,9 @@ int main(void) {
         CHECK(fabs(s.roof[k] - c_true[k]) <= 1e-3 * c_true[k], "label 0 term %d: %g, built with %g",
               k, s.roof[k], c_true[k]);
     CHECK(s.roof[3] * 1e6 < 1e-3 * 0.2, "label 0 bytes term %g, built with none", s.roof[3]);
-    for (int k = 0; k < ROOF_TERMS; k++)
-        CHECK(s.roof[ROOF_TERMS + k] >= 0 && isfinite(s.roof[ROOF_TERMS + k]),
-              "label 1 term %d = %g is negative", k, s.roof[ROOF_TERMS + k]);
+    for (int k = 0; k < 4; k++)
+        CHECK(s.roof[4 + k] >= 0 && isfinite(s.roof[4 + k]),
+              "label 1 term %d = %g is negative", k, s.roof[4 + k]);
     // an exact cost leaves nothing for the network: every log ratio is about 0
     CHECK(fabs(s.label_mu[0]) < 1e-4, "label 0: mean log ratio %g", s.label_mu[0]);
 
@@ -61,14 +64,14 @@ int main(void) {
     CHECK(worst < 1e-5, "target -> native: worst relative error %g", worst);
 
     // norm.target round trip, and what unpack refuses
-    double v[NORM_TARGET_HEAD + 2 * ROOF_TERMS];
+    double v[NORM_TARGET_HEAD + 2 * 4];
     s.clamp = 1;
     int64_t n = norm_target_pack(&s, v);
-    CHECK(n == NORM_TARGET_HEAD + 2 * ROOF_TERMS, "packed %lld values", (long long)n);
+    CHECK(n == NORM_TARGET_HEAD + 2 * 4, "packed %lld values", (long long)n);
     norm_stats u = {.M = 2, .Fg = 4};
     CHECK(norm_target_unpack(&u, v, n, "test", &err) == 0, "unpack: %s", err.msg);
     CHECK(u.target == TARGET_ROOFLINE && u.clamp == 1 && u.roof_col[1] == 3 &&
-              !memcmp(u.roof, s.roof, sizeof(double) * 2 * ROOF_TERMS), "round trip differs");
+              !memcmp(u.roof, s.roof, sizeof(double) * 2 * 4), "round trip differs");
     v[NORM_TARGET_HEAD + 2] = -1e-9;
     CHECK(norm_target_unpack(&u, v, n, "test", &err) != 0 && strstr(err.msg, "non-negative"),
           "a negative cost term was accepted (%s)", err.msg);
@@ -78,6 +81,46 @@ int main(void) {
     v[3] = 3;
     CHECK(norm_target_unpack(&u, v, n - 1, "test", &err) != 0, "a short norm.target was accepted");
     CHECK(norm_target_unpack(&u, v, n, "test", &err) == 0, "the repaired array: %s", err.msg);
+
+    // roofline_weights: a fifth term, the weights' bytes (column "other" renamed), recovered
+    // exactly where the four-term cost cannot follow it; its norm.target has 4 columns, 5 terms
+    free(ds.global_features[2]), ds.global_features[2] = seer_strdup("log_weight_total");
+    double w_true[5] = {0.2, 0.01, 3e-8, 0, 2e-6};
+    for (int64_t g = 0; g < G; g++) {
+        float *x = ds.global_x + g * ds.Fg;
+        x[2] = (float)log1p(1e5 * (double)((g * 7) % 13 + 1) * (double)(g % 3 + 1));
+        double nodes = expm1((double)x[1]), flops = expm1((double)x[3]), wb = expm1((double)x[2]);
+        ds.label_y[g * 2] = (float)(w_true[0] + w_true[1] * nodes + w_true[2] * flops + w_true[4] * wb);
+    }
+    norm_stats w, f4;
+    CHECK(norm_fit(&w, &ds, which, cols, 2, TARGET_ROOFLINE_W, NULL, &err) == 0, "fit 5: %s", err.msg);
+    CHECK(norm_fit(&f4, &ds, which, cols, 2, TARGET_ROOFLINE, NULL, &err) == 0, "fit 4: %s", err.msg);
+    CHECK(w.roof_col[3] == 2, "weight column %d", w.roof_col[3]);
+    for (int k = 0; k < 5; k++)
+        CHECK(k == 3 ? w.roof[k] * 1e6 < 1e-3 * 0.2 : fabs(w.roof[k] - w_true[k]) <= 1e-3 * w_true[k],
+              "roofline_weights, label 0 term %d: %g, built with %g", k, w.roof[k], w_true[k]);
+    double off5 = 0, off4 = 0; // the worst |log y - log cost| of label 0
+    for (int64_t g = 0; g < G; g++) {
+        double ly = log((double)ds.label_y[g * 2]);
+        off5 = fmax(off5, fabs(ly - norm_log_cost(&w, 0, ds.global_x + g * ds.Fg)));
+        off4 = fmax(off4, fabs(ly - norm_log_cost(&f4, 0, ds.global_x + g * ds.Fg)));
+    }
+    CHECK(off5 < 1e-4 && off4 > 0.05, "the weights term explains nothing: worst log error %g (five "
+          "terms) vs %g (four)", off5, off4);
+    double vw[NORM_TARGET_MAX(2)];
+    int64_t nw = norm_target_pack(&w, vw);
+    CHECK(nw == 2 + 4 + 2 * 5 && nw <= NORM_TARGET_MAX(2), "roofline_weights packed %lld values", (long long)nw);
+    norm_stats uw = {.M = 2, .Fg = 4};
+    CHECK(norm_target_unpack(&uw, vw, nw, "test", &err) == 0, "unpack 5: %s", err.msg);
+    CHECK(uw.target == TARGET_ROOFLINE_W && uw.roof_col[3] == 2 && !memcmp(uw.roof, w.roof, sizeof(double) * 10) &&
+              fabs(norm_log_cost(&uw, 0, ds.global_x) - norm_log_cost(&w, 0, ds.global_x)) < 1e-15,
+          "roofline_weights round trip differs");
+    CHECK(norm_target_unpack(&uw, vw, n, "test", &err) != 0 && strstr(err.msg, "needs"),
+          "a roofline_weights array of the four-term length was accepted (%s)", err.msg);
+    vw[0] = 3;
+    CHECK(norm_target_unpack(&uw, vw, nw, "test", &err) != 0 && strstr(err.msg, "kind"),
+          "target kind 3 was accepted (%s)", err.msg);
+    norm_free(&w), norm_free(&f4);
 
     // target = log: no cost, the same as before the option
     norm_stats l;

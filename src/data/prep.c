@@ -110,26 +110,32 @@ static void fit_cols(const float *x, int w, const int64_t *ptr, const int8_t *wh
     *std_out = m2;
 }
 
-static const char *const ROOF_FEATURES[3] = {"log_nodes", "log_flops_total", "log_mem_total"};
+static const char *const ROOF_FEATURES[ROOF_TERMS_MAX - 1] = {"log_nodes", "log_flops_total",
+                                                              "log_mem_total", "log_weight_total"};
 
-int norm_roof_columns(char *const *global_names, int Fg, int col[3], const char *origin,
-                      seer_err *err) {
-    for (int k = 0; k < 3; k++) {
+int norm_roof_columns(char *const *global_names, int Fg, int target, int col[ROOF_TERMS_MAX - 1],
+                      const char *origin, seer_err *err) {
+    for (int k = 0; k < norm_roof_terms(target) - 1; k++) {
         col[k] = -1; // (libseer has prep.c but not the HDF5 reader's pg_find_name)
         for (int j = 0; j < Fg && col[k] < 0; j++)
             if (!strcmp(global_names[j], ROOF_FEATURES[k])) col[k] = j;
         if (col[k] < 0)
-            return seer_fail(err, "%s: [model] target = roofline reads the global feature '%s', "
+            return seer_fail(err, "%s: [model] target = %s reads the global feature '%s', "
                                   "which this dataset does not have (rebuild it with seerconvert, "
-                                  "or use target = log)", origin, ROOF_FEATURES[k]);
+                                  "or use target = log)", origin,
+                             target == TARGET_ROOFLINE_W ? "roofline_weights" : "roofline",
+                             ROOF_FEATURES[k]);
     }
     return 0;
 }
 
-/* The roofline cost's terms of one graph: 1, nodes, FLOPs, bytes (the raw features are log1p). */
-static void roof_terms(const norm_stats *s, const float *xg, double x[ROOF_TERMS]) {
+/* The cost's terms of one graph: 1, nodes, FLOPs, bytes[, weight bytes] (the raw features are
+ * log1p); returns their count. */
+static int roof_terms(const norm_stats *s, const float *xg, double x[ROOF_TERMS_MAX]) {
+    int R = norm_roof_terms(s->target);
     x[0] = 1;
-    for (int k = 0; k < 3; k++) x[k + 1] = expm1((double)xg[s->roof_col[k]]);
+    for (int k = 0; k < R - 1; k++) x[k + 1] = expm1((double)xg[s->roof_col[k]]);
+    return R;
 }
 
 double norm_interp(const double *x, const double *y, int n, double v) {
@@ -144,26 +150,26 @@ double norm_interp(const double *x, const double *y, int n, double v) {
 double norm_log_cost(const norm_stats *s, int m, const float *global_raw) {
     double calib = s->calib_n ? norm_interp(s->calib_x, s->calib_y + (int64_t)m * s->calib_n, s->calib_n,
                                             (double)global_raw[s->calib_col]) : 0;
-    if (s->target != TARGET_ROOFLINE) return calib;
-    double x[ROOF_TERMS], cost = 0;
-    roof_terms(s, global_raw, x);
-    for (int k = 0; k < ROOF_TERMS; k++) cost += s->roof[m * ROOF_TERMS + k] * x[k];
+    if (!norm_roof_terms(s->target)) return calib;
+    double x[ROOF_TERMS_MAX], cost = 0;
+    int R = roof_terms(s, global_raw, x);
+    for (int k = 0; k < R; k++) cost += s->roof[m * R + k] * x[k];
     return calib + log(cost > 1e-30 ? cost : 1e-30); // a graph with none of the fitted terms
 }
 
 /* Non-negative least squares min |A c - 1|^2 over c >= 0 from the normal equations (AtA
- * (ROOF_TERMS^2), At1 (ROOF_TERMS), n rows): each of the 15 subsets of terms is solved on its
- * Jacobi-scaled equations by Gaussian elimination; the feasible solution with the least residual
- * wins (exact for four terms, and deterministic). */
-static void roof_nnls(const double *AtA, const double *At1, double n, double *c) {
-    enum { R = ROOF_TERMS };
+ * (R^2), At1 (R), n rows): each of the 2^R - 1 subsets of terms is solved on its Jacobi-scaled
+ * equations by Gaussian elimination; the feasible solution with the least residual wins (exact
+ * for so few terms, and deterministic). */
+static void roof_nnls(int R, const double *AtA, const double *At1, double n, double *c) {
+    enum { RM = ROOF_TERMS_MAX };
     double best = INFINITY;
     memset(c, 0, sizeof(double) * R);
     for (int mask = 1; mask < (1 << R); mask++) {
-        int idx[R], k = 0, ok = 1;
+        int idx[RM], k = 0, ok = 1;
         for (int t = 0; t < R; t++)
             if (mask >> t & 1) idx[k++] = t;
-        double S[R][R + 1], d[R], x[R], cand[R] = {0};
+        double S[RM][RM + 1], d[RM], x[RM], cand[RM] = {0};
         for (int i = 0; i < k; i++) ok &= (d[i] = sqrt(AtA[idx[i] * R + idx[i]])) > 0;
         if (!ok) continue;
         for (int i = 0; i < k; i++) {
@@ -197,21 +203,21 @@ static void roof_nnls(const double *AtA, const double *At1, double n, double *c)
             res -= 2 * cand[i] * At1[i];
             for (int j = 0; j < R; j++) res += cand[i] * AtA[i * R + j] * cand[j];
         }
-        if (res < best) best = res, memcpy(c, cand, sizeof cand);
+        if (res < best) best = res, memcpy(c, cand, sizeof(double) * R);
     }
 }
 
 /* The roofline costs of the M labels from the training graphs' raw global features. */
 static void roof_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which,
                      const int *label_cols, const norm_comm *comm) {
-    enum { R = ROOF_TERMS, W = R * R + R + 1 };
+    const int R = norm_roof_terms(s->target), W = R * R + R + 1;
     double *acc = seer_calloc((size_t)(W * s->M), sizeof(double)); // per label AtA, At1, n
     for (int m = 0; m < s->M; m++) {
         double *AtA = acc + W * m, *At1 = AtA + R * R;
         for (int64_t g = 0; g < ds->G; g++) {
             float y = ds->label_y[g * ds->M + label_cols[m]];
             if (which[g] != SPLIT_TRAIN || isnan(y) || !(y > 0)) continue;
-            double a[R];
+            double a[ROOF_TERMS_MAX];
             roof_terms(s, ds->global_x + g * ds->Fg, a);
             for (int i = 0; i < R; i++) {
                 a[i] /= y; // relative error: row a / y against 1
@@ -226,7 +232,7 @@ static void roof_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which,
     s->roof = seer_calloc((size_t)(R * s->M), sizeof(double));
     for (int m = 0; m < s->M; m++) {
         const double *AtA = acc + W * m;
-        roof_nnls(AtA, AtA + R * R, AtA[R * R + R], s->roof + R * m);
+        roof_nnls(R, AtA, AtA + R * R, AtA[R * R + R], s->roof + R * m);
     }
     free(acc);
 }
@@ -236,8 +242,8 @@ int norm_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which, const int
     memset(s, 0, sizeof *s);
     s->Fn = ds->Fn, s->Fe = ds->Fe, s->Fg = ds->Fg, s->M = M;
     s->target = target;
-    if (target == TARGET_ROOFLINE) {
-        if (norm_roof_columns(ds->global_features, ds->Fg, s->roof_col, "the dataset", err))
+    if (norm_roof_terms(target)) {
+        if (norm_roof_columns(ds->global_features, ds->Fg, target, s->roof_col, "the dataset", err))
             return -1;
         roof_fit(s, ds, which, label_cols, comm);
     }
@@ -307,35 +313,47 @@ double norm_to_native(const norm_stats *s, int m, double t, double log_cost) {
     return exp(t * s->label_sigma[m] + s->label_mu[m] + log_cost);
 }
 
+/* norm.target's layout for a kind: the count of global columns, of cost terms, of values. */
+static int target_cols(int target) { return target == TARGET_ROOFLINE_W ? 4 : 3; }
+static int target_terms(int target) { return target == TARGET_ROOFLINE_W ? 5 : 4; }
+static int64_t target_count(int target, int M) {
+    return 2 + target_cols(target) + (int64_t)M * target_terms(target);
+}
+
 int64_t norm_target_pack(const norm_stats *s, double *v) {
+    int cols = target_cols(s->target), head = 2 + cols, roof = norm_roof_terms(s->target) > 0;
     v[0] = s->target, v[1] = s->clamp;
-    for (int k = 0; k < 3; k++) v[2 + k] = s->target == TARGET_ROOFLINE ? s->roof_col[k] : -1;
-    for (int64_t i = 0; i < (int64_t)s->M * ROOF_TERMS; i++)
-        v[NORM_TARGET_HEAD + i] = s->target == TARGET_ROOFLINE ? s->roof[i] : 0;
-    return NORM_TARGET_HEAD + (int64_t)s->M * ROOF_TERMS;
+    for (int k = 0; k < cols; k++) v[2 + k] = roof ? s->roof_col[k] : -1;
+    for (int64_t i = 0; i < (int64_t)s->M * target_terms(s->target); i++)
+        v[head + i] = roof ? s->roof[i] : 0; // log: zeros, as files always had
+    return target_count(s->target, s->M);
 }
 
 int norm_target_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err) {
-    if (n != NORM_TARGET_HEAD + (int64_t)s->M * ROOF_TERMS)
-        return seer_fail(err, "%s: norm.target has %lld values, %d metrics need %lld", origin,
-                         (long long)n, s->M, (long long)(NORM_TARGET_HEAD + s->M * ROOF_TERMS));
-    if ((v[0] != TARGET_LOG && v[0] != TARGET_ROOFLINE) || (v[1] != 0 && v[1] != 1))
+    if (n < 2 || (v[0] != TARGET_LOG && v[0] != TARGET_ROOFLINE && v[0] != TARGET_ROOFLINE_W) ||
+        (v[1] != 0 && v[1] != 1))
         return seer_fail(err, "%s: norm.target: target kind %g or clamp %g is not one this "
-                              "library knows (0 or 1)", origin, v[0], v[1]);
-    s->target = (int)v[0], s->clamp = (int)v[1];
+                              "library knows (kind 0, 1 or 2; clamp 0 or 1)",
+                         origin, n ? v[0] : -1.0, n > 1 ? v[1] : -1.0);
+    int target = (int)v[0], cols = target_cols(target), head = 2 + cols;
+    if (n != target_count(target, s->M))
+        return seer_fail(err, "%s: norm.target has %lld values, target kind %d with %d metrics "
+                              "needs %lld", origin, (long long)n, target, s->M,
+                         (long long)target_count(target, s->M));
+    s->target = target, s->clamp = (int)v[1];
     s->roof = NULL;
-    if (s->target != TARGET_ROOFLINE) return 0;
-    for (int k = 0; k < 3; k++) {
+    if (!norm_roof_terms(s->target)) return 0;
+    for (int k = 0; k < cols; k++) {
         if (!(v[2 + k] >= 0 && v[2 + k] < s->Fg) || v[2 + k] != (int)v[2 + k])
             return seer_fail(err, "%s: norm.target: roofline column %g is not a global feature "
                                   "(0..%d)", origin, v[2 + k], s->Fg - 1);
         s->roof_col[k] = (int)v[2 + k];
     }
-    for (int64_t i = 0; i < (int64_t)s->M * ROOF_TERMS; i++)
-        if (!(v[NORM_TARGET_HEAD + i] >= 0) || !isfinite(v[NORM_TARGET_HEAD + i]))
+    for (int64_t i = 0; i < (int64_t)s->M * target_terms(target); i++)
+        if (!(v[head + i] >= 0) || !isfinite(v[head + i]))
             return seer_fail(err, "%s: norm.target: roofline cost term %lld = %g is not finite "
-                                  "and non-negative", origin, (long long)i, v[NORM_TARGET_HEAD + i]);
-    s->roof = (double *)(v + NORM_TARGET_HEAD);
+                                  "and non-negative", origin, (long long)i, v[head + i]);
+    s->roof = (double *)(v + head);
     return 0;
 }
 

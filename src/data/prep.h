@@ -31,9 +31,18 @@ int split_assign(int64_t G, const int64_t *group, int by_counts, double train_fr
 /* Ids of the graphs with which[g] == kind, in increasing order; returns the count. */
 int64_t split_ids(const int8_t *which, int64_t G, int kind, int64_t *ids);
 
-enum { TARGET_LOG = 0, TARGET_ROOFLINE = 1 }; // [model] target (the same as config.h's CFG_TARGET_*)
-#define ROOF_TERMS 4 // the roofline cost's terms: constant, nodes, FLOPs, bytes
-#define NORM_TARGET_HEAD 5 // norm.target: kind, clamp, the three global columns, then the costs
+// [model] target (the same as config.h's CFG_TARGET_*): roofline's cost has the terms constant,
+// nodes, FLOPs and bytes; roofline_weights adds the bytes of the weights (which a training step
+// reads, updates and keeps gradients of, whatever the batch)
+enum { TARGET_LOG = 0, TARGET_ROOFLINE = 1, TARGET_ROOFLINE_W = 2 };
+#define ROOF_TERMS_MAX 5 // the most terms a cost has (roofline_weights)
+#define NORM_TARGET_HEAD 5 // norm.target for log and roofline: kind, clamp, three global columns
+#define NORM_TARGET_MAX(M) (NORM_TARGET_HEAD + 1 + ROOF_TERMS_MAX * (int64_t)(M)) // roofline_weights
+
+/* The cost's terms for a target kind: 0 (log), 4 (roofline), 5 (roofline_weights). */
+static inline int norm_roof_terms(int target) {
+    return target == TARGET_ROOFLINE ? 4 : target == TARGET_ROOFLINE_W ? 5 : 0;
+}
 
 typedef struct {
     int Fn, Fe, Fg, M;
@@ -41,8 +50,9 @@ typedef struct {
     double *label_mu, *label_sigma; // of log(y) (or log(y / cost)) over valid training labels
     int target;                     // TARGET_*
     int clamp;                      // 1: features are clamped to the training range (coverage.h)
-    int roof_col[3];                // global columns of log_nodes, log_flops_total, log_mem_total
-    double *roof;                   // (M, ROOF_TERMS) the fitted costs (TARGET_ROOFLINE)
+    int roof_col[ROOF_TERMS_MAX - 1]; // global columns of log_nodes, log_flops_total,
+                                      // log_mem_total (and log_weight_total: roofline_weights)
+    double *roof; // (M, norm_roof_terms(target)) the fitted costs (the roofline targets)
     // seercalibrate's batch-dependent factors (calib.batch; libseer only, 0 knots: none): log y
     // gains calib_y[m * calib_n + j] where the raw global feature calib_col equals calib_x[j],
     // linear in between, constant beyond the first and last knot
@@ -75,9 +85,9 @@ void norm_rows(float *x, int64_t rows, int w, const double *mean, const double *
 /* Standardises ds's feature arrays in place. */
 void norm_apply(const norm_stats *s, pg_dataset *ds);
 
-/* The global columns the roofline cost reads (-1 when a name is missing: the error names it). */
-int norm_roof_columns(char *const *global_names, int Fg, int col[3], const char *origin,
-                      seer_err *err);
+/* The global columns target's cost reads (-1 when a name is missing: the error names it). */
+int norm_roof_columns(char *const *global_names, int Fg, int target, int col[ROOF_TERMS_MAX - 1],
+                      const char *origin, seer_err *err);
 
 /* log cost(g) of label m from one graph's raw (unstandardised) global features (0 when the target
  * is plain log), plus the calibration's log factor at the graph's knot feature when there is one. */
@@ -93,9 +103,10 @@ void norm_targets(const norm_stats *s, const pg_dataset *ds, const int *label_co
  * target = log). */
 double norm_to_native(const norm_stats *s, int m, double t, double log_cost);
 
-/* norm.target as stored in checkpoints and exports: (NORM_TARGET_HEAD + M ROOF_TERMS) float64
- * values: target, clamp, roof_col[3], then roof. pack returns the count; unpack checks every value
- * (a message naming origin) and points s->roof into v. */
+/* norm.target as stored in checkpoints and exports, float64 values: target, clamp, the cost's
+ * global columns (3; roofline_weights 4), then roof (M x 4; roofline_weights M x 5; log: zeros),
+ * NORM_TARGET_MAX(M) at most. pack returns the count; unpack checks every value (a message
+ * naming origin) and points s->roof into v. Files written before roofline_weights read alike. */
 int64_t norm_target_pack(const norm_stats *s, double *v);
 int norm_target_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err);
 

@@ -72,7 +72,7 @@ int trainer_save(const trainer *t, const char *path, seer_err *err) {
     ctr_add_arr(&c, "norm.global_std", KV_F64ARR, n->global_std, n->Fg);
     ctr_add_arr(&c, "norm.label_mu", KV_F64ARR, n->label_mu, n->M);
     ctr_add_arr(&c, "norm.label_sigma", KV_F64ARR, n->label_sigma, n->M);
-    double *tv = seer_malloc(sizeof(double) * (size_t)(NORM_TARGET_HEAD + ROOF_TERMS * n->M));
+    double *tv = seer_malloc(sizeof(double) * (size_t)NORM_TARGET_MAX(n->M));
     ctr_add_arr(&c, "norm.target", KV_F64ARR, tv, norm_target_pack(n, tv));
     free(tv);
     coverage_store(&t->cov, &c);
@@ -281,13 +281,14 @@ static int same_target(const seer_container *c, const norm_stats *n, const char 
     if (!kv) return -1;
     norm_stats got = *n;
     if (norm_target_unpack(&got, kv->data, kv->n, path, err)) return -1;
-    static const char *const TARGETS[] = {"log", "roofline"}, *const CLAMPS[] = {"off", "range"};
+    static const char *const TARGETS[] = {"log", "roofline", "roofline_weights"},
+                             *const CLAMPS[] = {"off", "range"};
     if (got.target != n->target || got.clamp != n->clamp)
         return seer_fail(err, "%s: the checkpoint was trained with [model] target = %s, clamp = %s; "
                               "the config says target = %s, clamp = %s (resume with the run's own "
                               "config)", path, TARGETS[got.target], CLAMPS[got.clamp],
                          TARGETS[n->target], CLAMPS[n->clamp]);
-    for (int64_t i = 0; n->target == TARGET_ROOFLINE && i < (int64_t)n->M * ROOF_TERMS; i++)
+    for (int64_t i = 0; i < (int64_t)n->M * norm_roof_terms(n->target); i++)
         if (got.roof[i] != n->roof[i])
             return seer_fail(err, "%s: the roofline costs differ from the ones fitted on this "
                                   "data (the dataset changed since the checkpoint)", path);
