@@ -8,7 +8,10 @@
 # DATA.h5: summary.json's "eval" must hold the figures `seerpredict RUN/best.seer DATA.h5 --json`
 # prints. MODEL additive is PerfSAGE with [model] readout = additive (node heads beside the pooled
 # ones; libseer must reproduce them). MODEL roofline_weights is PerfSAGE with [model] target =
-# roofline_weights (the cost's fifth term, the weights' bytes: libseer must reproduce it).
+# roofline_weights (the cost's fifth term, the weights' bytes: libseer must reproduce it). MODEL
+# cost is the roofline cost alone (model.name = cost, target = roofline_weights): libseer's
+# predictions must be a linear function of the cost's terms (1, nodes, FLOPs, bytes, weights) with
+# non-negative coefficients, to 1e-5.
 # usage: test_e2e.sh SEERTRAIN DATA.h5 CONFIG WORKDIR PYTHON [MODEL [SEEREXPORT SEERPREDICT]]
 set -eu
 seertrain=$1 data=$2 config=$3 work=$4 python=$5 model=${6:-seernet} seerexport=${7:-} seerpredict=${8:-}
@@ -21,6 +24,7 @@ case $model in
     linear) extra="--set model.clamp=range" ;; # libseer must apply the stored range as the trainer
     roofline_weights) model=perfsage
               extra="--set model.hidden=16 --set model.blocks=2 --set model.op_embed=4 --set model.target=roofline_weights" ;;
+    cost) extra="--set model.target=roofline_weights" ;;
     additive) model=perfsage
               extra="--set model.hidden=16 --set model.blocks=2 --set model.op_embed=4 --set model.readout=additive" ;;
     *) extra="" ;;
@@ -33,7 +37,7 @@ $seertrain "$config" --set data.path="$data" --set output.dir="$work" --set outp
 # the run's plots (scripts/run_plot.py): both PNG files, non-trivial (the linear baseline has
 # no epochs, so no loss curve)
 pngs="predicted_vs_measured.png loss.png"
-[ "$model" = linear ] && pngs=predicted_vs_measured.png
+[ "$model" = linear ] || [ "$model" = cost ] && pngs=predicted_vs_measured.png
 for png in $pngs; do
     [ "$(head -c 4 "$work/e2e/$png" | tail -c 3)" = PNG ] && [ "$(wc -c < "$work/e2e/$png")" -gt 10000 ] ||
         { echo "FAIL: no plot $work/e2e/$png"; exit 1; }
@@ -45,7 +49,7 @@ assert s["model"] == sys.argv[2], s["model"]
 print("model", s["model"])
 # output.profile = 1: every step timed, the phases within the run's time
 p = s.get("profile")
-if s["model"] != "linear":
+if s["model"] not in ("linear", "cost"):
     steps = 12 * -(-750 // 32)  # 12 epochs of the 750 training graphs of 1,500 (2:1:1) in batches of 32
     assert p and p["steps"] == steps, (p, steps)
     phases = [p[k + "_s"] for k in ("batch", "forward", "loss", "backward", "reduce", "clip", "optimizer")]
@@ -79,6 +83,27 @@ fi
 if [ -n "$seerexport" ]; then
     "$seerexport" "$work/e2e" -o "$work/m.seer"
     "$seerpredict" "$work/m.seer" "$data" --predictions "$work/all.csv" >/dev/null
+    if [ "$model" = cost ]; then
+        $python - "$data" "$work/all.csv" <<'PY'
+import csv, sys
+import h5py
+import numpy as np
+rows = list(csv.DictReader(open(sys.argv[2])))
+with h5py.File(sys.argv[1], "r") as f:
+    names = [x.decode() for x in f["schema/global_features"][:]]
+    g = f["global/x"][:].astype(np.float64)
+A = np.column_stack([np.ones(len(g))] + [np.expm1(g[:, names.index(c)]) for c in
+                     ("log_nodes", "log_flops_total", "log_mem_total", "log_weight_total")])[:len(rows)]
+labels = [k for k in rows[0] if k.endswith("_ms")]
+assert labels, rows[0].keys()
+for k in labels:
+    y = np.array([float(r[k]) for r in rows])
+    c, *_ = np.linalg.lstsq(A / y[:, None], np.ones(len(y)), rcond=None)
+    worst = float(np.max(np.abs(A @ c / y - 1)))
+    assert worst < 1e-5 and (c > -1e-9 * np.abs(c).max()).all(), (k, worst, c)
+    print("cost %s: libseer's predictions are c . (1, nodes, FLOPs, bytes, weights) to %.1g, c >= 0" % (k, worst))
+PY
+    fi
     $python - "$work/e2e/test_predictions.csv" "$work/all.csv" <<'PY'
 import csv, sys
 trainer = list(csv.DictReader(open(sys.argv[1])))

@@ -32,8 +32,9 @@
       "hold out these families (/graph/family, comma-separated, e.g. fbnet) as the whole test split: a transfer evaluation; the other graphs keep their train/val split and their test share trains") \
     X(model, name, STR, "seernet", NULL,                                                         \
       "predictor, a name in the model registry (src/model/model.c): seernet (PerfSeer's SeerNet), " \
-      "perfsage (GraphSAGE over operators), gcn (BRP-NAS), or linear (ridge on a bag of "         \
-      "operators; no training loop)")                                                          \
+      "perfsage (GraphSAGE over operators), gcn (BRP-NAS), linear (ridge on a bag of "            \
+      "operators; no training loop), or cost (the roofline cost of [model] target alone, no "    \
+      "learned weights)")                                                                       \
     X(model, hidden, INT, "256", NULL, "width H of every hidden state (PerfSAGE: of each of the self and neighbour halves)") \
     X(model, blocks, INT, "1", NULL, "message-passing blocks / layers L (1..8)")                 \
     X(model, op_embed, INT, "16", NULL, "perfsage: width of the learned operator-type embedding") \

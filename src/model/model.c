@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const model_ops model_seernet, model_perfsage, model_gcn, model_linear;
+extern const model_ops model_seernet, model_perfsage, model_gcn, model_linear, model_cost;
 
 /* The registry: one line per model. */
 static const model_ops *const REGISTRY[] = {&model_seernet, &model_perfsage, &model_gcn,
-                                            &model_linear};
+                                            &model_linear, &model_cost};
 #define N_MODELS (int)(sizeof REGISTRY / sizeof *REGISTRY)
 
 const model_ops *model_find(const char *name) {

@@ -11,7 +11,10 @@
  *   gcn       BRP-NAS's GCN (gcn.c);
  *   linear    the ridge baseline (ridge.c): fitted in closed form in float64, no trunk and no
  *             heads; it sets MODEL_CLOSED_FORM and the callers use ridge.h instead of the
- *             forward/backward below.
+ *             forward/backward below;
+ *   cost      the roofline cost alone ([model] target = roofline or roofline_weights; ridge.c):
+ *             the ridge with every feature weight zero, so a prediction is the fitted cost
+ *             times the training graphs' mean ratio to it (MODEL_CLOSED_FORM | MODEL_COST_ONLY).
  *
  * Size letters: G graphs, N nodes, E edges of a batch; H width; L blocks; M outputs; D the width
  * of the graph embedding the heads read.
@@ -51,6 +54,7 @@ enum {
     MODEL_EXTRA_INDEX = 1 << 0, // reads the batch's extra_index (graph/batch.h)
     MODEL_OP_TYPES = 1 << 1,    // reads operator ids (node_op)
     MODEL_CLOSED_FORM = 1 << 2, // fitted in closed form on the host (ridge.h), not by gradients
+    MODEL_COST_ONLY = 1 << 3,   // closed form without feature weights: the roofline cost alone
 };
 
 typedef struct model_ops model_ops;

@@ -170,9 +170,32 @@ double ridge_predict(const ridge_model *r, int m, const double *x) {
 }
 
 int ridge_fit_labels(ridge_model *r, const double *X, const float *targets, const int64_t *tr,
-                     int64_t ntr, const int64_t *va, int64_t nva, double *val_loss, seer_err *err) {
+                     int64_t ntr, const int64_t *va, int64_t nva, int intercept_only,
+                     double *val_loss, seer_err *err) {
     static const double grid[] = {1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0};
     int M = r->M, F = r->s.F, rc = 0;
+    if (intercept_only) { // lambda -> infinity: w = 0, b = the training targets' mean
+        double val_sum = 0;
+        for (int m = 0; m < M; m++) {
+            double sum = 0, se = 0;
+            int64_t n = 0, nv = 0;
+            for (int64_t i = 0; i < ntr; i++) {
+                float tg = targets[tr[i] * M + m];
+                if (!isnan(tg)) sum += tg, n++;
+            }
+            if (n == 0) return seer_fail(err, "label %d: no measured value in the training split", m);
+            r->b[m] = sum / (double)n;
+            memset(r->w + (int64_t)m * F, 0, sizeof(double) * (size_t)F);
+            for (int64_t i = 0; i < nva; i++) {
+                float tg = targets[va[i] * M + m];
+                if (!isnan(tg)) se += (r->b[m] - tg) * (r->b[m] - tg), nv++;
+            }
+            val_sum += nv ? se / (double)nv : 0;
+        }
+        free(r->lambda), r->lambda = NULL; // no ridge was solved
+        *val_loss = val_sum / M;
+        return 0;
+    }
     double *Xt = seer_malloc(sizeof(double) * (size_t)((ntr ? ntr : 1) * F));
     double *y = seer_malloc(sizeof(double) * (size_t)(ntr ? ntr : 1));
     double *w = seer_malloc(sizeof(double) * (size_t)F);
@@ -311,9 +334,17 @@ int ridge_load_stored(ridge_model *r, int M, const seer_container *c, int copy, 
     return ridge_load(r, &s, M, c, copy, origin, err);
 }
 
-/* The registry's entry: no trunk; the callers fit and predict through the functions above. */
+/* The registry's entries: no trunk; the callers fit and predict through the functions above. */
 const model_ops model_linear = {
     .name = "linear",
     .flags = MODEL_CLOSED_FORM | MODEL_OP_TYPES,
     .equations = "src/model/ridge.h (ridge on a bag of operators)",
+};
+
+/* The same machinery with every weight zero: the target's mean, i.e. the roofline cost times the
+ * training graphs' mean ratio to it (data/prep.h); the stored features keep files alike. */
+const model_ops model_cost = {
+    .name = "cost",
+    .flags = MODEL_CLOSED_FORM | MODEL_COST_ONLY | MODEL_OP_TYPES,
+    .equations = "src/data/prep.h (the roofline cost alone: no learned weights)",
 };

@@ -229,7 +229,10 @@ int report_final(trainer *t, const label_metrics *vm, const label_metrics *tm, i
         if (ferror(s) | fclose(s)) rc = seer_fail(err, "%s: write failed: %s", path, strerror(errno));
     }
     free(rk);
-    if (t->closed) printf("\nlinear baseline (ridge on a bag of operators), val loss %.4f\n", t->best_val);
+    if (t->closed)
+        printf("\n%s, val loss %.4f\n", t->cost_only ? "the roofline cost alone (no learned weights)"
+                                                     : "linear baseline (ridge on a bag of operators)",
+               t->best_val);
     else printf("\nbest checkpoint: step %lld (val loss %.4f)\n", (long long)best_step, t->best_val);
     metrics_print_header(stdout);
     print_table(t, "val", vm, stdout);

@@ -269,6 +269,11 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
                          config_where(cfg, CFG_KEY_model_name, where, sizeof where),
                          cfg->model_name, model_names());
     t->closed = (ops->flags & MODEL_CLOSED_FORM) != 0;
+    t->cost_only = (ops->flags & MODEL_COST_ONLY) != 0;
+    if (t->cost_only && cfg->model_target == CFG_TARGET_LOG)
+        return seer_fail(err, "%s: [model] name = %s is the roofline cost alone, and target = log has "
+                              "no cost: set [model] target = roofline or roofline_weights",
+                         config_where(cfg, CFG_KEY_model_target, where, sizeof where), ops->name);
     // a closed-form model is fitted on the host: nothing to run on a GPU
     backend_choice bc;
     static const int device[] = {[CFG_DEVICE_AUTO] = DEVICE_AUTO, [CFG_DEVICE_CPU] = DEVICE_CPU,
@@ -507,7 +512,7 @@ static int closed_form_run(trainer *t, seer_err *err) {
     int64_t ntr = t->n_ids[SPLIT_TRAIN], nva = t->n_ids[SPLIT_VAL];
     double t0 = seer_now();
     if (ridge_fit_labels(&t->ridge, t->ridge_X, t->targets, t->ids[SPLIT_TRAIN], ntr,
-                         t->ids[SPLIT_VAL], nva, &t->best_val, err))
+                         t->ids[SPLIT_VAL], nva, t->cost_only, &t->best_val, err))
         return -1;
     t->train_seconds = seer_now() - t0;
     t->epoch = 1;
@@ -520,7 +525,11 @@ static int closed_form_run(trainer *t, seer_err *err) {
     if (report_test_predictions(t, tm, err)) return -1;
     if (nva) memcpy(t->last_val, vm, sizeof(label_metrics) * (size_t)M), t->has_last_val = 1;
     if (trainer_save(t, last, err) || trainer_save(t, best, err)) return -1;
-    if (!t->quiet)
+    if (!t->quiet && t->cost_only)
+        printf("seertrain: the roofline cost alone (%d terms per label), %lld train / %lld val / "
+               "%lld test graphs, fitted in %.2f s\n", norm_roof_terms(t->norm.target), (long long)ntr,
+               (long long)nva, (long long)t->n_ids[SPLIT_TEST], t->train_seconds);
+    else if (!t->quiet)
         printf("seertrain: linear baseline, %d features, %lld train / %lld val / %lld test graphs, "
                "fitted in %.2f s\n", t->ridge.s.F, (long long)ntr, (long long)nva,
                (long long)t->n_ids[SPLIT_TEST], t->train_seconds);

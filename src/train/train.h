@@ -81,6 +81,7 @@ typedef struct {
     step_profile prof; // [output] profile: where a step's time goes
     // a model fitted in closed form (MODEL_CLOSED_FORM: the ridge baseline, model/ridge.h)
     int closed;
+    int cost_only; // model "cost": the closed form with every weight zero (MODEL_COST_ONLY)
     ridge_model ridge;
     double *ridge_X; // (G, F) standardised features of every graph
 } trainer;
