@@ -363,6 +363,47 @@ assert worst < 1e-6, worst
 print("seerexport --ensemble of an ensemble and a model: the geometric mean of 3 members to %.1e" % worst)
 PY
 
+# --weights: a weighted geometric mean, version 4 (older libseer refuses it rather than weigh the
+# members alike); an ensemble given with a weight shares it as its own weights do; seercalibrate
+# keeps the weights
+"$seerexport" --ensemble "$work/m_fp32.seer" "$work/m_int8.seer" --weights 1,3 -o "$work/ensw.seer" >/dev/null ||
+    fail "seerexport --ensemble --weights"
+"$seerexport" --ensemble "$work/ensw.seer" "$work/m_fp32.seer" --weights 2,1 -o "$work/ensw3.seer" >/dev/null ||
+    fail "seerexport --ensemble --weights with a weighted ensemble"
+"$seerpredict" "$work/ensw.seer" "$work/some.h5" --predictions "$work/ensw.csv" >/dev/null || fail "predicting with ensw"
+"$seerpredict" "$work/ensw3.seer" "$work/some.h5" --predictions "$work/ensw3.csv" >/dev/null || fail "predicting with ensw3"
+"$seercalibrate" "$work/ensw.seer" "$work/a100.h5" -o "$work/ensw_a100.seer" --device titan_rtx=a100 >/dev/null ||
+    fail "seercalibrate on a weighted ensemble"
+"$seerpredict" "$work/ensw_a100.seer" "$work/some.h5" --predictions "$work/ensw_a100.csv" >/dev/null
+"$python" - "$work/before.csv" "$work/int8.csv" "$work/ensw.csv" "$work/ensw3.csv" "$work/ensw_a100.csv" <<'PY' || fail "the weighted ensembles' predictions"
+import csv, math, sys
+a, b, w, w3, cal = (list(csv.DictReader(open(p))) for p in sys.argv[1:6])
+ms = [m for m in a[0] if m not in ("name", "in_range")]
+geo = lambda xs, ws: math.exp(sum(wi * math.log(xi) for xi, wi in zip(xs, ws)) / sum(ws))  # noqa: E731
+e1 = max(abs(float(z[m]) / geo([float(x[m]), float(y[m])], [1, 3]) - 1) for x, y, z in zip(a, b, w) for m in ms)
+e0 = max(abs(float(z[m]) / geo([float(x[m]), float(y[m])], [1, 1]) - 1) for x, y, z in zip(a, b, w) for m in ms)
+# (fp32 1, int8 3) at weight 2 and fp32 at 1: fp32 2/4 + 1 = 1.5, int8 6/4 = 1.5
+e3 = max(abs(float(z[m]) / geo([float(x[m]), float(y[m])], [1.5, 1.5]) - 1) for x, y, z in zip(a, b, w3) for m in ms)
+assert e1 < 1e-6 and e0 > 1e3 * e1 and e3 < 1e-6, (e1, e0, e3)
+per = {}
+for z, c in zip(w, cal):
+    for m in ms:
+        if m.startswith("titan_rtx_"):
+            per.setdefault(m, []).append(float(c[m.replace("titan_rtx_", "a100_")]) / float(z[m]))
+assert per and all(max(r) / min(r) - 1 < 1e-5 for r in per.values()), per
+print("--weights 1,3: the weighted geometric mean to %.1e (unweighted: %.1e off); nested 2,1 to %.1e; "
+      "seercalibrate keeps the weights (one factor per metric)" % (e1, e0, e3))
+PY
+[ "$(version "$work/ensw.seer")" = 4 ] && [ "$(version "$work/ensw_a100.seer")" = 4 ] ||
+    fail "a weighted ensemble's format version"
+expect_err "gives 3 weights for 2 files" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/m_int8.seer" --weights 1,2,3 -o "$work/x.seer"
+expect_err "give up to 16 positive numbers" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/m_int8.seer" --weights 1,-2 -o "$work/x.seer"
+expect_err "weighs the files of --ensemble" "$seerexport" "$work/m_fp32.seer" --weights 1 -o "$work/x.seer"
+cp "$work/ensw.seer" "$work/ensw_bad.seer"
+"$python" "$here/hostile/ckpt_edit.py" "$work/ensw_bad.seer" ensemble.weights -1 0
+expect_err "ensemble.weights\[0\] = -1: a member's weight must be positive" \
+    "$seerpredict" "$work/ensw_bad.seer" "$work/some.h5"
+
 # members trained before operators were appended to the op table join newer ones: a model
 # trained on a copy of the data whose table stops at Equal (as files written before Mod was added
 # do) and the full-table model, the short one first; on allops.onnx (ScatterND: beyond the short

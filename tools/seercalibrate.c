@@ -284,6 +284,8 @@ static void write_ensemble(const seer_container *c, const calib *cb, const char 
             ctr_add_str(&o, c->kv[i].key, c->kv[i].data);
         else if (c->kv[i].type == KV_I64)
             ctr_add_i64(&o, c->kv[i].key, *(const int64_t *)c->kv[i].data);
+        else if (c->kv[i].type == KV_F64ARR) // ensemble.weights
+            ctr_add_arr(&o, c->kv[i].key, KV_F64ARR, c->kv[i].data, c->kv[i].n);
     ctr_add_str(&o, "info.calibration", cb->info);
     const ctr_kv *nm = ctr_get(c, "ensemble.members", KV_I64, origin, &err);
     if (!nm) seer_die("%s", err.msg);

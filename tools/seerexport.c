@@ -1,7 +1,7 @@
 /* seerexport: a trained checkpoint -> the compact .seer predictor (and safetensors + JSON).
  *   seerexport CHECKPOINT|RUN_DIR -o model.seer [--dtype fp32|fp16|int8]
  *              [--safetensors model.safetensors]
- *   seerexport --ensemble A.seer B.seer [...] -o ensemble.seer
+ *   seerexport --ensemble A.seer B.seer [...] [--weights WA,WB,...] -o ensemble.seer
  * See --help. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -31,14 +31,19 @@ static void usage(FILE *f) {
           "                      and dataset schema (other seeds or architectures): libseer predicts\n"
           "                      the geometric mean of theirs, which varies less from one training\n"
           "                      run to the next (benchmarks/transfer.md); range and provenance are\n"
-          "                      the first model's. An ensemble given here contributes its members.\n",
+          "                      the first model's. An ensemble given here contributes its members.\n"
+          "  --weights WA,WB,... with --ensemble: one positive weight per file given, the weights\n"
+          "                      of the geometric mean (normalised to sum 1; an ensemble given\n"
+          "                      shares its weight among its members as its own weights do), e.g.\n"
+          "                      a network's members and the roofline cost alone (model cost)\n"
+          "                      blended half and half. Without it every member weighs alike.\n",
           f);
 }
 
 /* --ensemble: the members' files, whole, as byte tensors of one container; loaded back through
  * libseer (which checks that they agree) before it takes the output's name. An input that is an
  * ensemble itself contributes its members (each then weighs as much as any other member). */
-static int write_ensemble(char **paths, int n, const char *out) {
+static int write_ensemble(char **paths, int n, const double *weights, const char *out) {
     if (n < 2 || n > 16) {
         fprintf(stderr, "seerexport: error: --ensemble takes 2 to 16 .seer files (got %d)\n", n);
         return 2;
@@ -48,6 +53,7 @@ static int write_ensemble(char **paths, int n, const char *out) {
     char **bufs = calloc((size_t)n, sizeof *bufs), desc[4096], tmp[1200], msg[1024];
     size_t used = 0;
     int rc = 1, k = 0; // k: members so far
+    double mw[16];     // the members' weights (with --weights)
     ctr_init(&c, SEER_MODEL_MAGIC, SEER_MODEL_VERSION_PLAIN); // raised to its newest member's
     ctr_add_str(&c, "model.name", "ensemble");
     for (int i = 0; i < n; i++) {
@@ -78,6 +84,11 @@ static int write_ensemble(char **paths, int n, const char *out) {
             }
             count = *(const int64_t *)kv->data;
         }
+        // this file's weight, shared among its members as its own weights do (else alike)
+        const ctr_kv *iw = nested ? ctr_find(&in[i], "ensemble.weights") : NULL;
+        double isum = 0;
+        for (int64_t j = 0; iw && iw->type == KV_F64ARR && iw->n == count && j < count; j++)
+            isum += ((const double *)iw->data)[j];
         for (int64_t j = 0; j < count; j++, k++) {
             if (k >= 16) {
                 fprintf(stderr, "seerexport: error: --ensemble: more than 16 members with those of %s\n",
@@ -98,12 +109,18 @@ static int write_ensemble(char **paths, int n, const char *out) {
             }
             snprintf(name, sizeof name, "ensemble.member.%d", k);
             ctr_add_tensor(&c, name, DT_I8, 1, (int64_t[]){ilen}, img);
+            if (weights)
+                mw[k] = weights[i] * (isum > 0 ? ((const double *)iw->data)[j] / isum : 1.0 / (double)count);
             uint32_t v = ctr_image_version(img, (size_t)ilen); // a calibrated member (calib.batch)
             if (v > c.version) c.version = v;                 // makes the ensemble as new as it
         }
     }
     ctr_add_i64(&c, "ensemble.members", k);
     ctr_add_str(&c, "info.ensemble", desc);
+    if (weights) { // libseer before version 4 would weigh them alike: it must refuse the file
+        ctr_add_arr(&c, "ensemble.weights", KV_F64ARR, mw, k);
+        if (c.version < SEER_MODEL_VERSION_WEIGHTS) c.version = SEER_MODEL_VERSION_WEIGHTS;
+    }
     snprintf(tmp, sizeof tmp, "%s.check", out);
     seer_model *m;
     if (ctr_write(&c, tmp, &err)) {
@@ -143,8 +160,9 @@ done:
 
 int main(int argc, char **argv) {
     const char *ckpt = NULL, *out = NULL, *st = NULL;
-    int dtype = EXPORT_FP32, ensemble = 0, n_members = 0;
+    int dtype = EXPORT_FP32, ensemble = 0, n_members = 0, n_weights = 0;
     char **members = calloc((size_t)argc, sizeof *members);
+    double weights[16];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -159,12 +177,27 @@ int main(int argc, char **argv) {
             members[n_members++] = argv[i];
             continue;
         }
-        if ((!strcmp(a, "-o") || !strcmp(a, "--dtype") || !strcmp(a, "--safetensors")) && i + 1 >= argc) {
+        if ((!strcmp(a, "-o") || !strcmp(a, "--dtype") || !strcmp(a, "--safetensors") ||
+             !strcmp(a, "--weights")) && i + 1 >= argc) {
             fprintf(stderr, "seerexport: error: %s needs a value (see --help)\n", a);
             return 2;
         }
         if (!strcmp(a, "-o")) out = argv[++i];
         else if (!strcmp(a, "--safetensors")) st = argv[++i];
+        else if (!strcmp(a, "--weights")) {
+            const char *p = argv[++i];
+            char *end;
+            for (n_weights = 0; *p; p = *end == ',' ? end + 1 : end) {
+                double w = strtod(p, &end);
+                if (end == p || (*end && *end != ',') || !(w > 0) || w > 1e6 || n_weights == 16) {
+                    fprintf(stderr, "seerexport: error: --weights %s: give up to 16 positive numbers "
+                                    "separated by commas, one per file of --ensemble\n", argv[i]);
+                    free(members);
+                    return 2;
+                }
+                weights[n_weights++] = w;
+            }
+        }
         else if (!strcmp(a, "--dtype")) {
             if ((dtype = export_dtype_parse(argv[++i])) < 0) {
                 fprintf(stderr, "seerexport: error: --dtype %s: use fp32, fp16 or int8\n", argv[i]);
@@ -179,13 +212,24 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    if (n_weights && !ensemble) {
+        fprintf(stderr, "seerexport: error: --weights weighs the files of --ensemble (see --help)\n");
+        free(members);
+        return 2;
+    }
     if (ensemble) {
         if (!out || st || ckpt || dtype != EXPORT_FP32) { // members keep their own storage
             fprintf(stderr, "seerexport: error: --ensemble takes .seer files and -o OUT.seer only "
                             "(the members keep their dtype; see --help)\n");
             return 2;
         }
-        int rc = write_ensemble(members, n_members, out);
+        if (n_weights && n_weights != n_members) {
+            fprintf(stderr, "seerexport: error: --weights gives %d weights for %d files: one per file\n",
+                    n_weights, n_members);
+            free(members);
+            return 2;
+        }
+        int rc = write_ensemble(members, n_members, n_weights ? weights : NULL, out);
         free(members);
         return rc;
     }

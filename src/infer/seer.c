@@ -12,7 +12,8 @@
  *
  * An ensemble (seerexport --ensemble) is a .seer file whose tensors are whole member .seer files
  * ("ensemble.member.<i>", bytes) and whose "ensemble.members" counts them; its prediction is the
- * geometric mean of the members' (they predict log-scale quantities). The members must share
+ * geometric mean of the members' (they predict log-scale quantities), weighted by
+ * "ensemble.weights" where the file has them (seerexport --weights). The members must share
  * metrics, feature schema and op table (checked on load); the training range and the metadata
  * are the first member's, unless the ensemble file has its own info.* key. */
 #include "seer/seer.h"
@@ -32,7 +33,7 @@
 #include "model/model.h"
 #include "model/ridge.h"
 
-#define SEER_VERSION_STRING "0.6.0"
+#define SEER_VERSION_STRING "0.7.0"
 // One forward pass covers about 32 MiB of activations (a SeerNet keeps some 24 H-wide rows per
 // node or edge); larger batches run in chunks of whole graphs.
 #define CHUNK_FLOATS ((int64_t)8 << 20)
@@ -62,6 +63,7 @@ struct seer_model {
     int has_cov;
     seer_model **members; // an ensemble: its members (the fields above point into members[0])
     int n_members, uses_ops;
+    double member_w[SEER_MAX_MEMBERS]; // their weights in the geometric mean, summing to 1
 };
 
 static seer_status fail(seer_status st, char *err, size_t err_len, const char *msg) {
@@ -296,6 +298,19 @@ static int build_ensemble(seer_model *m, const ctr_kv *kv, seer_err *e) {
         if (b->n_ops > r->n_ops) ref = i;
         m->uses_ops |= (b->ops->flags & MODEL_OP_TYPES) != 0;
     }
+    // ensemble.weights (seerexport --weights; absent: equal), one positive weight per member
+    const ctr_kv *wk = ctr_find(&m->c, "ensemble.weights");
+    double wsum = 0;
+    if (wk && (wk->type != KV_F64ARR || wk->n != n))
+        return seer_fail(e, "%s: ensemble.weights is not %lld float64 values", m->origin, (long long)n);
+    for (int i = 0; i < n; i++) {
+        double w = wk ? ((const double *)wk->data)[i] : 1.0;
+        if (!(w > 0) || !isfinite(w))
+            return seer_fail(e, "%s: ensemble.weights[%d] = %g: a member's weight must be positive "
+                                "and finite", m->origin, i, w);
+        m->member_w[i] = w, wsum += w;
+    }
+    for (int i = 0; i < n; i++) m->member_w[i] /= wsum;
     const seer_model *a = m->members[0], *r = m->members[ref];
     m->ops = a->ops, m->dtype = a->dtype, m->M = a->M, m->n_ops = r->n_ops;
     m->metric_names = a->metric_names, m->metric_units = a->metric_units, m->op_types = r->op_types;
@@ -579,7 +594,8 @@ static seer_status predict_member(const seer_model *m, int i, const seer_graph *
     return st;
 }
 
-/* The geometric mean of the members' predictions (each a positive quantity on a log scale). */
+/* The geometric mean of the members' predictions (each a positive quantity on a log scale),
+ * weighted by ensemble.weights when the file has them. */
 static seer_status predict_ensemble(const seer_model *m, const seer_graph *gs, int64_t count,
                                     double *out, char *err, size_t err_len) {
     size_t n = (size_t)count * (size_t)m->M;
@@ -592,7 +608,7 @@ static seer_status predict_ensemble(const seer_model *m, const seer_graph *gs, i
             free(one);
             return st;
         }
-        for (size_t j = 0; j < n; j++) out[j] += log(one[j] > 1e-300 ? one[j] : 1e-300) / m->n_members;
+        for (size_t j = 0; j < n; j++) out[j] += log(one[j] > 1e-300 ? one[j] : 1e-300) * m->member_w[i];
     }
     for (size_t j = 0; j < n; j++) out[j] = exp(out[j]);
     free(one);

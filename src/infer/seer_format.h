@@ -7,7 +7,9 @@
  *            coverage.* (the training split's ranges, data/coverage.h; absent in files written
  *            before libseer 0.3; coverage.op_counts absent before 0.4), calib.batch (seercalibrate's
  *            factors by batch) and calib.flops (--with-flops), data/prep.h; only in files it
- *            wrote, which are version 3
+ *            wrote, which are version 3; an ensemble (seerexport --ensemble): ensemble.members,
+ *            info.ensemble and ensemble.weights (--weights; version 4), its members' files as
+ *            byte tensors ensemble.member.<i>
  *   tensors  one per parameter, named as in the checkpoint: fp32 or fp16 (IEEE half), or for
  *            int8 files an int8 weight (fout, fin) plus "<name>.scale" fp32 (fout), symmetric per
  *            output channel (w = q * scale); biases stay fp32 in int8 files.
@@ -18,9 +20,12 @@
 #include <stdint.h>
 
 #define SEER_MODEL_MAGIC "SEERMODL"
-#define SEER_MODEL_VERSION 3 // the newest this build reads; 2: CRC-32C checksums, coverage.* ranges;
+#define SEER_MODEL_VERSION 4 // the newest this build reads; 2: CRC-32C checksums, coverage.* ranges;
                              // 3: calib.batch (a build that reads only 2 refuses it instead of
-                             // predicting without the factors)
+                             // predicting without the factors); 4: ensemble.weights (a build that
+                             // reads only 3 refuses a weighted ensemble instead of weighing its
+                             // members alike)
+#define SEER_MODEL_VERSION_WEIGHTS 4 // what a weighted ensemble is written as
 #define SEER_MODEL_VERSION_PLAIN 2 // what a file without calib.batch is written as
 
 enum { EXPORT_FP32 = 0, EXPORT_FP16 = 1, EXPORT_INT8 = 2 };
