@@ -142,7 +142,7 @@ int main(void) {
             float tg[3] = {-1.0f, 2.0f, 50.0f};
             int64_t va[1] = {2};
             double vl;
-            CHECK(ridge_fit_labels(&r, Xc, tg, tr, 2, va, 1, 0, &vl, &err) == 0, "%s", err.msg);
+            CHECK(ridge_fit_labels(&r, Xc, tg, tr, 2, va, 1, NULL, &vl, &err) == 0, "%s", err.msg);
             CHECK(r.tlo && r.thi && r.tlo[0] == -1.0 && r.thi[0] == 2.0, "target range [%g, %g]",
                   r.tlo ? r.tlo[0] : NAN, r.thi ? r.thi[0] : NAN);
             double far[12];

@@ -13,8 +13,9 @@
  *             heads; it sets MODEL_CLOSED_FORM and the callers use ridge.h instead of the
  *             forward/backward below;
  *   cost      the roofline cost alone ([model] target = roofline or roofline_weights; ridge.c):
- *             the ridge with every feature weight zero, so a prediction is the fitted cost
- *             times the training graphs' mean ratio to it (MODEL_CLOSED_FORM | MODEL_COST_ONLY).
+ *             the ridge with every feature weight zero and the bias that undoes the target's
+ *             standardisation, so a prediction is the fitted cost itself (MODEL_CLOSED_FORM |
+ *             MODEL_COST_ONLY).
  *
  * Size letters: G graphs, N nodes, E edges of a batch; H width; L blocks; M outputs; D the width
  * of the graph embedding the heads read.

@@ -170,21 +170,16 @@ double ridge_predict(const ridge_model *r, int m, const double *x) {
 }
 
 int ridge_fit_labels(ridge_model *r, const double *X, const float *targets, const int64_t *tr,
-                     int64_t ntr, const int64_t *va, int64_t nva, int intercept_only,
+                     int64_t ntr, const int64_t *va, int64_t nva, const double *intercept_only,
                      double *val_loss, seer_err *err) {
     static const double grid[] = {1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0};
     int M = r->M, F = r->s.F, rc = 0;
-    if (intercept_only) { // lambda -> infinity: w = 0, b = the training targets' mean
+    if (intercept_only) { // every weight 0, the bias given
         double val_sum = 0;
         for (int m = 0; m < M; m++) {
-            double sum = 0, se = 0;
-            int64_t n = 0, nv = 0;
-            for (int64_t i = 0; i < ntr; i++) {
-                float tg = targets[tr[i] * M + m];
-                if (!isnan(tg)) sum += tg, n++;
-            }
-            if (n == 0) return seer_fail(err, "label %d: no measured value in the training split", m);
-            r->b[m] = sum / (double)n;
+            double se = 0;
+            int64_t nv = 0;
+            r->b[m] = intercept_only[m];
             memset(r->w + (int64_t)m * F, 0, sizeof(double) * (size_t)F);
             for (int64_t i = 0; i < nva; i++) {
                 float tg = targets[va[i] * M + m];
@@ -341,8 +336,9 @@ const model_ops model_linear = {
     .equations = "src/model/ridge.h (ridge on a bag of operators)",
 };
 
-/* The same machinery with every weight zero: the target's mean, i.e. the roofline cost times the
- * training graphs' mean ratio to it (data/prep.h); the stored features keep files alike. */
+/* The same machinery with every weight zero and the bias that undoes the target's standardisation:
+ * a prediction is the fitted roofline cost itself (data/prep.h: least squared relative error,
+ * terms >= 0); the stored features keep files alike. */
 const model_ops model_cost = {
     .name = "cost",
     .flags = MODEL_CLOSED_FORM | MODEL_COST_ONLY | MODEL_OP_TYPES,

@@ -72,11 +72,11 @@ void ridge_standardise(const ridge_model *r, double *x);
 
 /* One ridge per label on the standardised rows X: targets (G, M) (NaN = not measured), lambda
  * per label from a fixed grid by mean squared error on the validation rows (1e-3 without any);
- * with a feature range (the clamp), the targets' training range too. intercept_only (the model
- * "cost"): every weight 0 and the bias the training targets' mean, no lambda (r->lambda freed).
- * Sets *val_loss to the mean over labels of the best validation losses. */
+ * with a feature range (the clamp), the targets' training range too. intercept_only (M values;
+ * the model "cost"): no ridge, every weight 0 and label m's bias intercept_only[m], no lambda
+ * (r->lambda freed). Sets *val_loss to the mean over labels of the best validation losses. */
 int ridge_fit_labels(ridge_model *r, const double *X, const float *targets, const int64_t *train,
-                     int64_t n_train, const int64_t *val, int64_t n_val, int intercept_only,
+                     int64_t n_train, const int64_t *val, int64_t n_val, const double *intercept_only,
                      double *val_loss, seer_err *err);
 
 /* The standardised log target of label m for a standardised feature row x (clamped into the

@@ -511,8 +511,11 @@ static int closed_form_run(trainer *t, seer_err *err) {
     int M = t->M;
     int64_t ntr = t->n_ids[SPLIT_TRAIN], nva = t->n_ids[SPLIT_VAL];
     double t0 = seer_now();
+    // model cost: the standardised target of log y = log cost, (0 - mu) / sigma, for every graph
+    double zero[MODEL_MAX_HEADS];
+    for (int m = 0; m < M; m++) zero[m] = -t->norm.label_mu[m] / t->norm.label_sigma[m];
     if (ridge_fit_labels(&t->ridge, t->ridge_X, t->targets, t->ids[SPLIT_TRAIN], ntr,
-                         t->ids[SPLIT_VAL], nva, t->cost_only, &t->best_val, err))
+                         t->ids[SPLIT_VAL], nva, t->cost_only ? zero : NULL, &t->best_val, err))
         return -1;
     t->train_seconds = seer_now() - t0;
     t->epoch = 1;

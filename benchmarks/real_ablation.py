@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""What one change buys on real networks: the CPU predictor's recipe trained two ways, scored on
+the torchvision networks of benchmarks/real_networks.py.
+
+A predictor trained on the design space (datasets/space_cpu) is judged on networks it never saw.
+This script trains the recipes of predictors/cpu_epyc.seer (configs/cpu_xeon.ini's PerfSAGE and
+its GCN variant, benchmarks/cross_device.py's RECIPES) on the EPYC measurements twice, all else
+equal, and scores both on the real networks' measurements (benchmarks/real_networks_epyc*.jsonl,
+the geometric mean of the two passes where both exist) as `seerpredict` predicts them:
+
+  --without-prefix P   arm B leaves out the architectures whose ids start with P (a slice of the
+                       data, e.g. h: specs_h.jsonl, networks of one stage style throughout);
+  --vs KEY=VALUE       arm B trains with these seertrain overrides (e.g. model.target=roofline_weights).
+
+--set KEY=VALUE applies to both arms. Two trainings differ by chance as much as a change may move
+them (benchmarks/RESULTS.md, "Inference learned from the second builder only"), so every recipe
+trains with every seed in --seeds, and the table gives each run and the ensemble of all of an arm's
+runs (seerexport --ensemble), the error by group of networks (depthwise: MobileNet, MnasNet,
+EfficientNet, RegNetY; DenseNets; the rest), and two baselines fitted on each arm's data: the
+log-FLOPs regression of real_networks.py and the roofline cost alone (the non-negative least
+relative squares fit the roofline targets divide by, src/data/prep.c, here in numpy: four terms,
+constant, nodes, FLOPs, bytes; five with the weights' bytes), no network on top. --blend-cost
+adds `[model] name = cost` fitted by seertrain on each arm (the same cost, as libseer predicts it),
+alone and joined to the arm's runs at half the weight (seerexport --ensemble --weights).
+
+    taskset -c 0 /usr/bin/python3 benchmarks/real_ablation.py --vs model.target=roofline_weights \
+        [--seeds 1,2] [--recipes perfsage,gcn] [--epochs 120] [--jobs 1] [--out FILE.md]
+
+Needs the build (seerconvert, seertrain, seerexport, seerpredict), the real networks' ONNX exports
+(real_networks.py writes them to --onnx, default /tmp/seer-real-networks; torchvision to make
+them) and their measurements.
+"""
+import argparse
+import concurrent.futures as cf
+import csv
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+import real_networks as rn  # noqa: E402
+from cross_device import RECIPES, run  # noqa: E402
+from transfer import machine  # noqa: E402
+
+GROUPS = {"depthwise": ("mobilenet", "mnasnet", "efficientnet", "regnet_y"), "dense": ("densenet",)}
+COST_FEATURES = ("log_nodes", "log_flops_total", "log_mem_total", "log_weight_total")
+
+
+def group(name):
+    return next((g for g, keys in GROUPS.items() if any(name.startswith(k) for k in keys)), "rest")
+
+
+def build(a, name, keep):
+    """A PerfGraph file of the measured lines whose id passes keep (labels cpu_epyc_*)."""
+    jl, out = os.path.join(a.work, name + ".jsonl"), os.path.join(a.work, name + ".h5")
+    n = 0
+    with open(a.measurements) as f, open(jl, "w") as o:
+        for line in f:
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue  # the line a running measure.py is writing
+            if "train_time_ms" in r and keep(r["id"]):
+                o.write(json.dumps(r) + "\n")
+                n += 1
+    run([sys.executable, os.path.join(ROOT, "scripts/space/make_dataset.py"), "--specs",
+         os.path.join(ROOT, "datasets/space_cpu"), "--measurements", jl, "-o", out, "--label-prefix", "cpu_epyc",
+         "--onnx-dir", os.path.join(a.work, "onnx"), "--card", os.path.join(a.work, name + "_card.md"),
+         "--seerconvert", os.path.join(a.build, "seerconvert")] +
+        (["--infer-builder", str(a.infer_builder)] if a.infer_builder else []), os.path.join(a.work, name + ".log"))
+    return out, n
+
+
+def train(a, data, arm, sets, recipe, seed):
+    name = "%s_%s_s%d" % (arm, recipe, seed)
+    seer = os.path.join(a.work, name + ".seer")
+    if a.reuse and os.path.exists(seer):
+        return name, seer, 0.0
+    t0 = time.time()
+    cmd = [os.path.join(a.build, "seertrain"), os.path.join(ROOT, "configs/cpu_xeon.ini"), "--quiet"]
+    for kv in (["model.name=cost"] if recipe == "cost" else RECIPES[recipe]) + ["data.path=" + data, "data.labels=" + ",".join("cpu_epyc_" + m for m in rn.METRICS),
+                                 "data.train_frac=0.85", "data.val_frac=0.1", "train.epochs=%d" % a.epochs,
+                                 "train.seed=%d" % seed, "train.threads=1", "output.dir=" + a.work,
+                                 "output.run=" + name, "output.plot=0"] + sets:
+        cmd += ["--set", kv]
+    run(cmd, os.path.join(a.work, name + ".log"))
+    run([os.path.join(a.build, "seerexport"), os.path.join(a.work, name), "-o", seer], seer + ".log")
+    return name, seer, time.time() - t0
+
+
+def real_truth(a):
+    """{(net, batch): {metric: measured}}, the geometric mean of the passes that measured it."""
+    first, second = rn.measured(a.real), rn.measured(a.real2) if os.path.exists(a.real2) else {}
+    out = {}
+    for k, r in first.items():
+        if "train_time_ms" not in r:
+            continue
+        y = {m: r[rn.FIELDS[m]] for m in rn.METRICS}
+        x = second.get(k)
+        if x and "train_time_ms" in x:
+            y = {m: (y[m] * x[rn.FIELDS[m]]) ** 0.5 for m in rn.METRICS}
+        out[k] = y
+    return out
+
+
+def real_h5(a, truth):
+    """The real networks as one PerfGraph file (seerconvert), for the baselines' global features."""
+    man, out = os.path.join(a.work, "real_manifest.csv"), os.path.join(a.work, "real.h5")
+    with open(man, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["onnx", "batch", "name", "group", "family"] + ["cpu_epyc_" + m for m in rn.METRICS])
+        for g, ((net, b), y) in enumerate(sorted(truth.items())):
+            w.writerow([os.path.join(a.onnx, net + ".onnx"), b, "%s@bs%d" % (net, b), g, "real"] +
+                       [y[m] for m in rn.METRICS])
+    run([os.path.join(a.build, "seerconvert"), "--manifest", man, "-o", out, "--threads", "1"], out + ".log")
+    return out
+
+
+def score(a, seer, truth):
+    """[(net, batch, measured, predicted)] from seerpredict --json."""
+    class P:  # what real_networks.predict reads
+        build, predictor, device = a.build, seer, "cpu_epyc"
+    rows = []
+    for net in sorted({n for n, b in truth}):
+        onnx = os.path.join(a.onnx, net + ".onnx")
+        bs = sorted(b for n, b in truth if n == net)
+        p = rn.predict(P, onnx, bs)
+        if isinstance(p, str):
+            sys.exit("real_ablation.py: %s on %s: %s" % (seer, net, p))
+        for b in bs:
+            rows.append((net, b, truth[(net, b)], p[b][1]))
+    return rows
+
+
+def read_graphs(path):
+    """A PerfGraph file's graph names, raw global features by name (log1p values) and cpu_epyc_*
+    labels, in rn.METRICS order."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        dec = lambda xs: [x.decode() if isinstance(x, bytes) else x for x in xs]  # noqa: E731
+        names, labels = dec(f["/graph/name"][:]), dec(f["/schema/labels"][:])
+        g = dict(zip(dec(f["/schema/global_features"][:]), f["/global/x"][:].astype(np.float64).T))
+        y = f["/label/y"][:]
+    return names, g, np.stack([y[:, labels.index("cpu_epyc_" + m)] for m in rn.METRICS], 1).astype(np.float64)
+
+
+def cost_fit(X, y):
+    """min sum (A c / y - 1)^2 over c >= 0, A = [1, X]: every subset of terms solved by least
+    squares, the feasible one with the least residual (prep.c's roof_nnls, exactly so)."""
+    A = np.column_stack([np.ones(len(X)), X]) / y[:, None]
+    best, c_best = np.inf, np.zeros(A.shape[1])
+    for k in range(1, A.shape[1] + 1):
+        for idx in itertools.combinations(range(A.shape[1]), k):
+            c, *_ = np.linalg.lstsq(A[:, idx], np.ones(len(y)), rcond=None)
+            if (c < 0).any():
+                continue
+            res = float(((A[:, idx] @ c - 1) ** 2).sum())
+            if res < best:
+                best, c_best = res, np.zeros(A.shape[1])
+                c_best[list(idx)] = c
+    return c_best
+
+
+def cost_rows(train_h5, real, terms):
+    """The roofline cost with these many terms, fitted per metric on train_h5, on the real graphs."""
+    _, dg, dy = read_graphs(train_h5)
+    names, rg, ry = read_graphs(real)
+    X = np.expm1(np.column_stack([dg[f] for f in COST_FEATURES[: terms - 1]]))
+    R = np.column_stack([np.ones(len(names))] + [np.expm1(rg[f]) for f in COST_FEATURES[: terms - 1]])
+    preds = {}
+    for k, m in enumerate(rn.METRICS):
+        ok = np.isfinite(dy[:, k]) & (dy[:, k] > 0)
+        preds[m] = R @ cost_fit(X[ok], dy[ok, k])
+    out = []
+    for i, n in enumerate(names):
+        net, b = n.rsplit("@bs", 1)
+        out.append((net, int(b), {m: float(ry[i, k]) for k, m in enumerate(rn.METRICS)},
+                    {m: float(preds[m][i]) for m in rn.METRICS}))
+    return out
+
+
+def in_space(a, seer, arm, data_h5, first_run):
+    """MAPE % of training step and inference on the arm's own held-out split (the graphs of
+    first_run's test_predictions.csv: every run of an arm shares the split), as libseer predicts."""
+    test = {r["name"]: r for r in csv.DictReader(open(os.path.join(a.work, first_run, "test_predictions.csv")))}
+    out = seer + ".space.csv"
+    r = subprocess.run([os.path.join(a.build, "seerpredict"), seer, data_h5, "--predictions", out],
+                       capture_output=True, text=True)
+    if r.returncode:
+        sys.exit("real_ablation.py: seerpredict %s %s: %s" % (seer, data_h5, r.stderr.strip()))
+    errs = {"train_ms": [], "infer_ms": []}
+    for row in csv.DictReader(open(out)):
+        t = test.get(row["name"])
+        for m in errs:
+            y = t and t.get("cpu_epyc_" + m)
+            if y not in (None, "", "nan"):
+                errs[m].append(abs(float(row["cpu_epyc_" + m]) / float(y) - 1))
+    return {"space " + m: 100 * float(np.mean(v)) if v else float("nan") for m, v in errs.items()}
+
+
+def summary(rows):
+    """MAPE % per metric, inference MAPE by group, the median inference predicted / measured and the
+    median (infer / train) predicted over measured."""
+    def mape(rs, m):
+        return 100 * float(np.mean([abs(p[m] / y[m] - 1) for _, _, y, p in rs])) if rs else float("nan")
+    s = {m: mape(rows, m) for m in ("train_ms", "infer_ms", "train_mb")}
+    for g in list(GROUPS) + ["rest"]:
+        s["infer " + g] = mape([r for r in rows if group(r[0]) == g], "infer_ms")
+    s["infer p/y"] = statistics.median(p["infer_ms"] / y["infer_ms"] for _, _, y, p in rows)
+    s["ratio p/y"] = statistics.median((p["infer_ms"] / p["train_ms"]) / (y["infer_ms"] / y["train_ms"])
+                                       for _, _, y, p in rows)
+    return s
+
+
+COLS = [("train_ms", "training step"), ("infer_ms", "inference"), ("train_mb", "memory"),
+        ("infer depthwise", "inference, depthwise nets"), ("infer dense", "inference, DenseNets"),
+        ("infer rest", "inference, the rest"), ("infer p/y", "inference predicted / measured"),
+        ("ratio p/y", "(infer / train) predicted / measured"),
+        ("space train_ms", "design space held out: training step"), ("space infer_ms", "design space held out: inference")]
+
+
+def overrides(items, flag):
+    for kv in items:
+        if "=" not in kv or kv.startswith("="):
+            sys.exit("real_ablation.py: %s %r: give KEY=VALUE (a seertrain --set)" % (flag, kv))
+    return list(items)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--without-prefix", default="", help="arm B: without the architectures whose ids start so")
+    ap.add_argument("--vs", action="append", default=[], metavar="KEY=VALUE", help="arm B: these overrides")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="both arms: these overrides")
+    ap.add_argument("--seeds", default="1,2")
+    ap.add_argument("--recipes", default="perfsage,gcn")
+    ap.add_argument("--epochs", type=int, default=120)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--infer-builder", type=int, default=2,
+                    help="learn inference only from this PyTorch builder on (0: every line)")
+    ap.add_argument("--measurements", default=os.path.join(ROOT, "datasets/space_cpu/measurements_epyc.jsonl"))
+    ap.add_argument("--real", default=os.path.join(ROOT, "benchmarks/real_networks_epyc.jsonl"))
+    ap.add_argument("--real2", default=os.path.join(ROOT, "benchmarks/real_networks_epyc_pass2.jsonl"))
+    ap.add_argument("--onnx", default="/tmp/seer-real-networks")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--work", default="/tmp/seer-real-ablation")
+    ap.add_argument("--reuse", action="store_true", help="keep datasets and runs already in --work")
+    ap.add_argument("--out", default="", help="also write the table here (Markdown)")
+    ap.add_argument("--blend-cost", action="store_true",
+                    help="also fit [model] name = cost on each arm (the arm's roofline target) and score "
+                         "it alone and joined to the arm's runs with half the weight (seerexport --weights)")
+    a = ap.parse_args()
+    if bool(a.without_prefix) == bool(a.vs):
+        sys.exit("real_ablation.py: give one of --without-prefix P or --vs KEY=VALUE (see --help)")
+    both, vs = overrides(a.set, "--set"), overrides(a.vs, "--vs")
+    try:
+        seeds = [int(x) for x in a.seeds.split(",")]
+    except ValueError:
+        sys.exit("real_ablation.py: --seeds %r: give integers separated by commas" % a.seeds)
+    recipes = a.recipes.split(",")
+    bad = [r for r in recipes if r not in RECIPES]
+    if bad:
+        sys.exit("real_ablation.py: --recipes: unknown %s (known: %s)" % (",".join(bad), ",".join(RECIPES)))
+    for p in (a.measurements, a.real):
+        if not os.path.exists(p):
+            sys.exit("real_ablation.py: %s missing (see --help)" % p)
+    os.makedirs(a.work, exist_ok=True)
+    truth = real_truth(a)
+    missing = sorted({n for n, b in truth if not os.path.exists(os.path.join(a.onnx, n + ".onnx"))})
+    if missing:
+        sys.exit("real_ablation.py: no ONNX export of %s under %s: run benchmarks/real_networks.py "
+                 "--report-only once (it exports every network there)" % (", ".join(missing), a.onnx))
+    if a.without_prefix:
+        arms = {"A": ("every architecture", lambda i: True, both),
+                "B": ("without ids %s*" % a.without_prefix, lambda i: not i.startswith(a.without_prefix), both)}
+    else:
+        arms = {"A": ("as configs/cpu_xeon.ini", lambda i: True, both),
+                "B": (", ".join(vs), lambda i: True, both + vs)}
+    data = {}
+    for arm, (what, keep, _) in arms.items():
+        src = "A" if a.vs and arm == "B" else arm  # --vs: one dataset
+        if src in data:
+            data[arm] = data[src]
+            continue
+        h5 = os.path.join(a.work, arm + ".h5")
+        if a.reuse and os.path.exists(h5):
+            data[arm] = (h5, sum(1 for _ in open(os.path.join(a.work, arm + ".jsonl"))))
+        else:
+            data[arm] = build(a, arm, keep)
+        print("real_ablation.py: arm %s (%s): %d configurations" % (arm, what, data[arm][1]), flush=True)
+    if a.without_prefix and data["A"][1] == data["B"][1]:
+        sys.exit("real_ablation.py: no measured architecture's id starts with %r" % a.without_prefix)
+    jobs = [(arm, r, sd) for arm in arms for r in recipes for sd in seeds]
+    runs, secs = {}, {}
+    with cf.ThreadPoolExecutor(a.jobs) as ex:
+        futs = {ex.submit(train, a, data[arm][0], arm, arms[arm][2], r, sd): (arm, r, sd) for arm, r, sd in jobs}
+        for f in cf.as_completed(futs):
+            name, seer, dt = f.result()
+            runs[futs[f]], secs[futs[f]] = seer, dt
+            print("real_ablation.py: %s trained (%.0f s)" % (name, dt), flush=True)
+    real = real_h5(a, truth)
+    res = []
+    for arm in arms:
+        first = "%s_%s_s%d" % (arm, recipes[0], seeds[0])
+        for r in recipes:
+            for sd in seeds:
+                res.append((arm, "%s seed %d" % (r, sd), dict(summary(score(a, runs[(arm, r, sd)], truth)),
+                                                              **in_space(a, runs[(arm, r, sd)], arm, data[arm][0], first))))
+        members = [runs[(arm, r, sd)] for r in recipes for sd in seeds]
+        if len(members) > 1:
+            ens = os.path.join(a.work, arm + "_ensemble.seer")
+            run([os.path.join(a.build, "seerexport"), "--ensemble"] + members + ["-o", ens], ens + ".log")
+            res.append((arm, "**ensemble of the %d**" % len(members),
+                        dict(summary(score(a, ens, truth)), **in_space(a, ens, arm, data[arm][0], first))))
+        if a.blend_cost:  # the network's members and the cost alone, weighted half and half
+            _, cost, _ = train(a, data[arm][0], arm, arms[arm][2], "cost", 1)
+            res.append((arm, "model cost (the roofline cost alone, seertrain)",
+                        dict(summary(score(a, cost, truth)), **in_space(a, cost, arm, data[arm][0], first))))
+            ens = os.path.join(a.work, arm + "_blend.seer")
+            run([os.path.join(a.build, "seerexport"), "--ensemble"] + members + [cost, "--weights",
+                 ",".join(["1"] * len(members) + [str(len(members))]), "-o", ens], ens + ".log")
+            res.append((arm, "**the %d and model cost, half and half** (--weights)" % len(members),
+                        dict(summary(score(a, ens, truth)), **in_space(a, ens, arm, data[arm][0], first))))
+        if arm == "A" or a.without_prefix:  # the baselines read the data only
+            reg, _ = rn.regression(os.path.join(a.work, arm + ".jsonl"), a.infer_builder or None)
+            names, rg, _ = read_graphs(real)
+            flops = {(n.rsplit("@bs", 1)[0], int(n.rsplit("@bs", 1)[1])): float(np.expm1(v))
+                     for n, v in zip(names, rg["log_flops_total"])}
+            res.append((arm, "log-FLOPs regression", summary(
+                [(n, b, y, {m: reg(m, flops[(n, b)], b) for m in rn.METRICS}) for (n, b), y in sorted(truth.items())])))
+            for terms in (4, 5):
+                res.append((arm, "roofline cost alone, %d terms" % terms, summary(cost_rows(data[arm][0], real, terms))))
+    nets = sorted({n for n, b in truth})
+    cmd = " ".join(["--without-prefix " + a.without_prefix] if a.without_prefix else ["--vs " + v for v in vs])
+    cmd += "".join(" --set " + v for v in both)
+    L = ["Regenerated by `/usr/bin/python3 benchmarks/real_ablation.py %s --seeds %s --recipes %s --epochs %d%s` "
+         "on %s (%s)." % (cmd, a.seeds, a.recipes, a.epochs,
+                          "" if a.infer_builder == 2 else " --infer-builder %d" % a.infer_builder,
+                          time.strftime("%Y-%m-%d"), machine()), "",
+         "Arm A: %s; arm B: %s. Training data: `%s`, %d configurations (A) and %d (B); inference learned %s. Each run: "
+         "configs/cpu_xeon.ini's recipe, 85/10/5 train/val/test split, %d epochs, one thread (%.0f s of training "
+         "in all). Scored on %d torchvision networks (%d configurations at batch %s; measured: the geometric mean "
+         "of `%s` and `%s` where both have it), none of them trained on. Cells: MAPE %%; the two "
+         "predicted / measured columns are medians; the last two columns are the MAPE on the arm's own held-out "
+         "design-space graphs (its 5%% test split, shared by its runs). Depthwise nets: %s." % (
+             arms["A"][0], arms["B"][0], os.path.relpath(a.measurements, ROOT), data["A"][1], data["B"][1],
+             "from builder %d's lines only" % a.infer_builder if a.infer_builder else "from every line", a.epochs,
+             sum(secs.values()), len(nets), len(truth), "/".join(str(b) for b in sorted({b for n, b in truth})),
+             os.path.relpath(a.real, ROOT), os.path.relpath(a.real2, ROOT),
+             ", ".join(sorted(n for n in nets if group(n) == "depthwise"))), "",
+         "| arm | run | " + " | ".join(c for _, c in COLS) + " |", "|---" * (2 + len(COLS)) + "|"]
+    for arm, name, sm in res:
+        L.append("| %s | %s | " % (arm, name) +
+                 " | ".join("-" if k not in sm else ("%.2f" if k.endswith("p/y") else "%.1f") % sm[k]
+                            for k, _ in COLS) + " |")
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write("\n".join(L) + "\n")
+    print("\n".join(L))
+
+
+if __name__ == "__main__":
+    main()
