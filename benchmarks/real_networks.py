@@ -436,8 +436,8 @@ def report(a, nets, batches, rows_all, errors, n_reg, meas):
         L += ["", "By when the networks were added: the first %d; %d on 2026-12-02 (`ADDED` in the script), "
               "after `cpu_epyc.seer`'s inference was calibrated to the second PyTorch builder with the first "
               "ones in view; %d later that day (`ADDED2`), after its blend with the roofline cost alone was "
-              "chosen with the 37 before in view (`benchmarks/real_ablation.py`). No choice about the shipped "
-              "predictor looked at a group added after it." % tuple(
+              "chosen with the 37 before in view (`benchmarks/real_ablation.py`). Each group tested the choices "
+              "made before it was added; only the last is untouched by every choice about the present file." % tuple(
                   len({r["name"] for r in rs}) for rs in (
                       [r for r in rows if r["name"] not in ADDED and r["name"] not in ADDED2],
                       [r for r in rows if r["name"] in ADDED], [r for r in rows if r["name"] in ADDED2])), "",
