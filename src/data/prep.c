@@ -313,9 +313,10 @@ double norm_to_native(const norm_stats *s, int m, double t, double log_cost) {
     return exp(t * s->label_sigma[m] + s->label_mu[m] + log_cost);
 }
 
-/* norm.target's layout for a kind: the count of global columns, of cost terms, of values. */
-static int target_cols(int target) { return target == TARGET_ROOFLINE_W ? 4 : 3; }
-static int target_terms(int target) { return target == TARGET_ROOFLINE_W ? 5 : 4; }
+/* norm.target's layout for a kind: cost terms per metric (log keeps roofline's four, as zeros),
+ * global columns (one fewer: the constant has none), values in all. */
+static int target_terms(int target) { return norm_roof_terms(target) ? norm_roof_terms(target) : 4; }
+static int target_cols(int target) { return target_terms(target) - 1; }
 static int64_t target_count(int target, int M) {
     return 2 + target_cols(target) + (int64_t)M * target_terms(target);
 }
