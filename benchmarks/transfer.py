@@ -24,7 +24,8 @@ Regenerates benchmarks/transfer.md:
 
 Models: seernet as PerfSeer describes it (target = log, no clamp), seernet / perfsage / gcn with
 [model] target = roofline and clamp = range, the linear baseline (ridge on a bag of operators,
-roofline target), and a least-squares regression of log y on log FLOPs and log bytes (the floor
+roofline target), the fitted roofline cost alone (model.name = cost: the target's analytic part
+with no learned residual), and a least-squares regression of log y on log FLOPs and log bytes (the floor
 every learned model must beat). The models in SEEDED train with train.seed 1..--seeds in section 1:
 the table gives each seed's figures (how far single runs fall apart) and ensembles of the seeds
 (`seerexport --ensemble`, scored like any export). --skip-loso / --skip-families keep those
@@ -67,6 +68,7 @@ MODELS = {
     "gcn roofline": ["model.name=gcn", "model.hidden=128", "model.blocks=3",
                      "model.head_hidden=64"] + ROOF,
     "linear roofline": ["model.name=linear"] + ROOF,
+    "cost roofline": ["model.name=cost"] + ROOF,  # the fitted roofline cost alone, no learned residual
 }
 
 # trained with several seeds (--seeds): their spread, and ensembles of them (seerexport --ensemble)

@@ -175,6 +175,15 @@ def main():
     check(worst == 0, "%d FLOP counts differ" % worst)
     print("FLOPs: seerconvert equals the builder on 30 specs (15 CNN, 15 of the other families) x 2 batch sizes")
 
+    # the sampler's command line: --min-gflops / --max-gflops keep a slice of the cost range
+    sliced = os.path.join(work, "sliced.jsonl")
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "space.py"), "sample", "-n", "60",
+                    "--seed", "2", "--inputs", "96,224", "--min-gflops", "1", "--max-gflops", "3",
+                    "--families", "cnn,vit", "-o", sliced], check=True, capture_output=True)
+    gf = [space.flops(json.loads(l), 1) / 1e9 for l in open(sliced)]
+    check(0 < len(gf) < 60 and all(1 <= g <= 3 for g in gf),
+          "--min-gflops 1 --max-gflops 3 kept %d of 60 specs, GFLOPs %s" % (len(gf), [round(g, 2) for g in gf]))
+
     specs = os.path.join(work, "specs.jsonl")
     with open(specs, "w") as f:
         for s in sorted(a[:8], key=lambda s: space.flops(s, 1))[:2]:  # the two cheapest

@@ -654,6 +654,9 @@ def main():
     s.add_argument("--max-gflops", type=float, default=0,
                    help="keep only specs of at most this many GFLOPs at batch 1 (after the diverse "
                         "ordering, so the kept ones keep its order; fewer than -n may remain)")
+    s.add_argument("--min-gflops", type=float, default=0,
+                   help="keep only specs of at least this many GFLOPs at batch 1 (a slice of large "
+                        "networks, as ImageNet models are, for a run of its own)")
     s.add_argument("--families", default="",
                    help="families to draw from, comma-separated, of %s (default: cnn alone, the "
                         "sequence of every earlier sample)" % ",".join(FAMILIES))
@@ -682,6 +685,8 @@ def main():
                        one_style=a.one_style)
         if a.max_gflops:
             specs = [sp for sp in specs if flops(sp, 1) <= a.max_gflops * 1e9]
+        if a.min_gflops:
+            specs = [sp for sp in specs if flops(sp, 1) >= a.min_gflops * 1e9]
         tmp = a.o + ".tmp"
         with open(tmp, "w") as fo:
             for sp in specs:
