@@ -50,6 +50,9 @@ from cross_device import RECIPES, run  # noqa: E402
 from transfer import machine  # noqa: E402
 
 GROUPS = {"depthwise": ("mobilenet", "mnasnet", "efficientnet", "regnet_y"), "dense": ("densenet",)}
+# the attention and ConvNeXt networks, whose memory the design space's networks (3 to 4 GFLOPs at
+# most before specs_l.jsonl) over-predict at their size (benchmarks/RESULTS.md)
+TRANSFORMERS = ("vit", "swin", "convnext", "maxvit")
 COST_FEATURES = ("log_nodes", "log_flops_total", "log_mem_total", "log_weight_total")
 
 
@@ -216,6 +219,8 @@ def summary(rows):
     s = {m: mape(rows, m) for m in ("train_ms", "infer_ms", "train_mb")}
     for g in list(GROUPS) + ["rest"]:
         s["infer " + g] = mape([r for r in rows if group(r[0]) == g], "infer_ms")
+    tf = [r for r in rows if r[0].startswith(TRANSFORMERS)]
+    s["train transformers"], s["mem transformers"] = mape(tf, "train_ms"), mape(tf, "train_mb")
     s["infer p/y"] = statistics.median(p["infer_ms"] / y["infer_ms"] for _, _, y, p in rows)
     s["ratio p/y"] = statistics.median((p["infer_ms"] / p["train_ms"]) / (y["infer_ms"] / y["train_ms"])
                                        for _, _, y, p in rows)
@@ -224,7 +229,8 @@ def summary(rows):
 
 COLS = [("train_ms", "training step"), ("infer_ms", "inference"), ("train_mb", "memory"),
         ("infer depthwise", "inference, depthwise nets"), ("infer dense", "inference, DenseNets"),
-        ("infer rest", "inference, the rest"), ("infer p/y", "inference predicted / measured"),
+        ("infer rest", "inference, the rest"), ("train transformers", "training step, ViT / Swin / ConvNeXt"),
+        ("mem transformers", "memory, ViT / Swin / ConvNeXt"), ("infer p/y", "inference predicted / measured"),
         ("ratio p/y", "(infer / train) predicted / measured"),
         ("space train_ms", "design space held out: training step"), ("space infer_ms", "design space held out: inference")]
 
@@ -351,21 +357,28 @@ def main():
          "in all). Scored on %d torchvision networks (%d configurations at batch %s; measured: the geometric mean "
          "of `%s` and `%s` where both have it), none of them trained on. Cells: MAPE %%; the two "
          "predicted / measured columns are medians; the last two columns are the MAPE on the arm's own held-out "
-         "design-space graphs (its 5%% test split, shared by its runs). Depthwise nets: %s." % (
+         "design-space graphs (its 5%% test split, shared by its runs). Depthwise nets: %s; ViT / Swin / "
+         "ConvNeXt: %s." % (
              arms["A"][0], arms["B"][0], os.path.relpath(a.measurements, ROOT), data["A"][1], data["B"][1],
              "from builder %d's lines only" % a.infer_builder if a.infer_builder else "from every line", a.epochs,
              sum(secs.values()), len(nets), len(truth), "/".join(str(b) for b in sorted({b for n, b in truth})),
              os.path.relpath(a.real, ROOT), os.path.relpath(a.real2, ROOT),
-             ", ".join(sorted(n for n in nets if group(n) == "depthwise"))), "",
+             ", ".join(sorted(n for n in nets if group(n) == "depthwise")),
+             ", ".join(sorted(n for n in nets if n.startswith(TRANSFORMERS)))), "",
          "| arm | run | " + " | ".join(c for _, c in COLS) + " |", "|---" * (2 + len(COLS)) + "|"]
     for arm, name, sm in res:
         L.append("| %s | %s | " % (arm, name) +
                  " | ".join("-" if k not in sm else ("%.2f" if k.endswith("p/y") else "%.1f") % sm[k]
                             for k, _ in COLS) + " |")
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write("\n".join(L) + "\n")
-    print("\n".join(L))
+    emit(L, a.out)
+
+
+def emit(lines, out):
+    """The table to stdout, and to the file out when one is given."""
+    if out:
+        with open(out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
 
 
 if __name__ == "__main__":

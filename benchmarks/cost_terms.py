@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Which bytes the roofline cost should count: the cost alone, fitted on the design space, scored
+on the real networks, with the operators' bytes counted different ways.
+
+    /usr/bin/python3 benchmarks/cost_terms.py --space SPACE.h5 --real REAL.h5 [--out FILE.md]
+
+SPACE.h5: the CPU design space as make_dataset.py builds it (benchmarks/real_ablation.py leaves
+one in its work folder, WORK/A.h5). REAL.h5:
+the torchvision networks with their measurements (real_ablation.py's WORK/real.h5; labels
+cpu_epyc_train_ms, ... in either file, or make_dataset.py's own names). Per metric the five-term cost of `[model] target = roofline_weights` (1, nodes, FLOPs,
+bytes, weight bytes; non-negative least relative squares, real_ablation.cost_fit, which is
+prep.c's fit) is fitted on every design-space graph and scored on the real ones, once with the
+bytes as seerconvert counts them (every operator's input and output tensors) and once for each
+rule below that counts some operators' bytes as zero (from the graphs' node features: each node's
+log_mem_bytes minus its weights' bytes, summed by operator type):
+
+  views         Reshape, Flatten, Squeeze, Unsqueeze, Slice, Expand, Split, Transpose: views of
+                their input in PyTorch (no copy; a Transpose is copied when a later operator needs
+                it contiguous);
+  layout        the views and Concat and Gather (which do copy);
+  elementwise   Add, Mul, Div and Erf (what torch.onnx writes a GELU, a layer scale and a residual
+                sum as; PyTorch's GELU is one operator).
+
+Cells: MAPE %, on the design space (the fit's own graphs) and on the real networks, all of them,
+the ViT / Swin / ConvNeXt ones and the rest.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from real_ablation import TRANSFORMERS, cost_fit, emit  # noqa: E402
+
+VIEWS = ["Reshape", "Flatten", "Squeeze", "Unsqueeze", "Slice", "Expand", "Split", "Transpose"]
+RULES = [("seerconvert's bytes", []), ("views free", VIEWS), ("layout free", VIEWS + ["Concat", "Gather"]),
+         ("views and elementwise free", VIEWS + ["Add", "Mul", "Div", "Erf"])]
+# a metric's label: make_dataset.py's own name or with --label-prefix cpu_epyc (real_ablation.py's)
+METRICS = [("training step", ("cpu_epyc_train_ms", "train_time_ms")), ("inference", ("cpu_epyc_infer_ms", "infer_time_ms")),
+           ("memory", ("cpu_epyc_train_mb", "train_mem_mb"))]
+
+
+def label(ys, names, path):
+    for n in names:
+        if n in ys:
+            return ys[n]
+    sys.exit("cost_terms.py: %s has none of the labels %s" % (path, ", ".join(names)))
+
+
+def read(path):
+    """Names, the cost's terms but bytes (n x 4: 1, nodes, FLOPs, weight bytes), seerconvert's bytes,
+    bytes by operator type (n x ops), operator names, and the labels by name."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        dec = lambda d: [x.decode() if isinstance(x, bytes) else x for x in f[d][:]]  # noqa: E731
+        gf, nf, ops, labels = dec("/schema/global_features"), dec("/schema/node_features"), \
+            dec("/schema/op_types"), dec("/schema/labels")
+        names, xg, y = dec("/graph/name"), f["/global/x"][:].astype(np.float64), f["/label/y"][:]
+        ptr, op, xn = f["/graph/node_ptr"][:], f["/node/op"][:], f["/node/x"][:]
+    g = lambda c: np.expm1(xg[:, gf.index(c)])  # noqa: E731
+    base = np.column_stack([np.ones(len(names)), g("log_nodes"), g("log_flops_total"), g("log_weight_total")])
+    node_bytes = np.expm1(xn[:, nf.index("log_mem_bytes")].astype(np.float64)) - \
+        np.expm1(xn[:, nf.index("log_weight_bytes")].astype(np.float64))
+    by_op = np.zeros((len(names), len(ops)))
+    np.add.at(by_op, (np.repeat(np.arange(len(names)), np.diff(ptr)), op), node_bytes)
+    return names, base, g("log_mem_total"), by_op, ops, {l: y[:, k].astype(np.float64) for k, l in enumerate(labels)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--space", required=True)
+    ap.add_argument("--real", required=True)
+    ap.add_argument("--out", default="")
+    a = ap.parse_args()
+    for p in (a.space, a.real):
+        if not os.path.exists(p):
+            sys.exit("cost_terms.py: %s: no such file (benchmarks/real_ablation.py writes WORK/A.h5 and "
+                     "WORK/real.h5)" % p)
+    _, sb, st, sops, ops, sy = read(a.space)
+    rnames, rb, rt, rops, rops_names, ry = read(a.real)
+    if rops_names != ops:
+        sys.exit("cost_terms.py: %s and %s have different operator lists (convert both with one seerconvert)"
+                 % (a.space, a.real))
+    tf = np.array([n.startswith(TRANSFORMERS) for n in rnames])
+    L = ["| metric | bytes counted | design space (fit) | real networks | ViT / Swin / ConvNeXt | the rest |",
+         "|---|---|---|---|---|---|"]
+    for title, names in METRICS:
+        for rule, drop in RULES:
+            cols = [ops.index(o) for o in drop if o in ops]
+            sx = np.column_stack([sb[:, 1:3], st - sops[:, cols].sum(1), sb[:, 3]])
+            rx = np.column_stack([rb, rt - rops[:, cols].sum(1)])[:, [0, 1, 2, 4, 3]]
+            y, r = label(sy, names, a.space), label(ry, names, a.real)
+            ok, rok = np.isfinite(y) & (y > 0), np.isfinite(r) & (r > 0)
+            c = cost_fit(sx[ok], y[ok])
+            fit = np.column_stack([np.ones(ok.sum()), sx[ok]]) @ c
+            pred = rx @ c
+            e, re = np.abs(fit / y[ok] - 1), np.abs(pred[rok] / r[rok] - 1)
+            L.append("| %s | %s | %.1f | %.1f | %.1f | %.1f |" % (
+                title, rule, 100 * e.mean(), 100 * re.mean(), 100 * re[tf[rok]].mean(), 100 * re[~tf[rok]].mean()))
+    emit(L, a.out)
+
+
+if __name__ == "__main__":
+    main()
