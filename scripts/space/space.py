@@ -676,6 +676,8 @@ def main():
     f.add_argument("--batch", type=int, default=1)
     a = ap.parse_args()
     if a.cmd == "sample":
+        if a.min_gflops and a.max_gflops and a.min_gflops > a.max_gflops:
+            ap.error("--min-gflops %g is above --max-gflops %g: no spec would be kept" % (a.min_gflops, a.max_gflops))
         inputs = tuple(int(x) for x in a.inputs.split(",")) if a.inputs else None
         fams = tuple(f for f in a.families.split(",") if f)
         bad = [f for f in fams if f not in FAMILIES]
