@@ -12,6 +12,10 @@ the geometric mean of the two passes where both exist) as `seerpredict` predicts
                        data, e.g. h: specs_h.jsonl, networks of one stage style throughout);
   --vs KEY=VALUE       arm B trains with these seertrain overrides (e.g. model.target=roofline_weights).
 
+The networks of real_networks.py's ADDED3 are left out (--include-held-out scores them too): they
+were set aside, before they were measured, to judge the next change to the shipped predictor, and
+an ablation that looked at them would spend them.
+
 --set KEY=VALUE applies to both arms. Two trainings differ by chance as much as a change may move
 them (benchmarks/RESULTS.md, "Inference learned from the second builder only"), so every recipe
 trains with every seed in --seeds, and the table gives each run and the ensemble of all of an arm's
@@ -106,7 +110,7 @@ def real_truth(a):
     first, second = rn.measured(a.real), rn.measured(a.real2) if os.path.exists(a.real2) else {}
     out = {}
     for k, r in first.items():
-        if "train_time_ms" not in r:
+        if "train_time_ms" not in r or (k[0] in rn.ADDED3 and not a.include_held_out):
             continue
         y = {m: r[rn.FIELDS[m]] for m in rn.METRICS}
         x = second.get(k)
@@ -261,6 +265,9 @@ def main():
     ap.add_argument("--work", default="/tmp/seer-real-ablation")
     ap.add_argument("--reuse", action="store_true", help="keep datasets and runs already in --work")
     ap.add_argument("--out", default="", help="also write the table here (Markdown)")
+    ap.add_argument("--include-held-out", action="store_true",
+                    help="also score the networks of real_networks.py's ADDED3, which are kept out of every "
+                         "ablation by default: they judge the next change to the shipped predictor")
     ap.add_argument("--blend-cost", action="store_true",
                     help="also fit [model] name = cost on each arm (the arm's roofline target) and score "
                          "it alone and joined to the arm's runs with half the weight (seerexport --weights)")
