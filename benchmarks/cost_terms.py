@@ -5,11 +5,11 @@ on the real networks, with the operators' bytes counted different ways.
     /usr/bin/python3 benchmarks/cost_terms.py --space SPACE.h5 --real REAL.h5 [--out FILE.md]
 
 SPACE.h5: the CPU design space as make_dataset.py builds it (benchmarks/real_ablation.py leaves
-one in its work folder, WORK/A.h5). REAL.h5:
-the torchvision networks with their measurements (real_ablation.py's WORK/real.h5; labels
-cpu_epyc_train_ms, ... in either file, or make_dataset.py's own names). Per metric the five-term cost of `[model] target = roofline_weights` (1, nodes, FLOPs,
-bytes, weight bytes; non-negative least relative squares, real_ablation.cost_fit, which is
-prep.c's fit) is fitted on every design-space graph and scored on the real ones, once with the
+one in its work folder, WORK/A.h5). REAL.h5: the torchvision networks with their measurements
+(real_ablation.py's WORK/real.h5). Labels cpu_epyc_train_ms, ... in either file, or
+make_dataset.py's own names. Per metric the five-term cost of `[model] target = roofline_weights`
+(1, nodes, FLOPs, bytes, weight bytes; non-negative least relative squares, real_ablation.cost_fit,
+which is prep.c's fit) is fitted on every design-space graph and scored on the real ones, once with the
 bytes as seerconvert counts them (every operator's input and output tensors) and once for each
 rule below that counts some operators' bytes as zero (from the graphs' node features: each node's
 log_mem_bytes minus its weights' bytes, summed by operator type):
@@ -50,7 +50,7 @@ def label(ys, names, path):
 
 
 def read(path):
-    """Names, the cost's terms but bytes (n x 4: 1, nodes, FLOPs, weight bytes), seerconvert's bytes,
+    """Names, the cost's terms but bytes (n x 3: nodes, FLOPs, weight bytes), seerconvert's bytes,
     bytes by operator type (n x ops), operator names, and the labels by name."""
     import h5py
     with h5py.File(path, "r") as f:
@@ -60,7 +60,7 @@ def read(path):
         names, xg, y = dec("/graph/name"), f["/global/x"][:].astype(np.float64), f["/label/y"][:]
         ptr, op, xn = f["/graph/node_ptr"][:], f["/node/op"][:], f["/node/x"][:]
     g = lambda c: np.expm1(xg[:, gf.index(c)])  # noqa: E731
-    base = np.column_stack([np.ones(len(names)), g("log_nodes"), g("log_flops_total"), g("log_weight_total")])
+    base = np.column_stack([g("log_nodes"), g("log_flops_total"), g("log_weight_total")])
     node_bytes = np.expm1(xn[:, nf.index("log_mem_bytes")].astype(np.float64)) - \
         np.expm1(xn[:, nf.index("log_weight_bytes")].astype(np.float64))
     by_op = np.zeros((len(names), len(ops)))
@@ -86,16 +86,18 @@ def main():
     tf = np.array([n.startswith(TRANSFORMERS) for n in rnames])
     L = ["| metric | bytes counted | design space (fit) | real networks | ViT / Swin / ConvNeXt | the rest |",
          "|---|---|---|---|---|---|"]
+    def terms(base, total, by_op, cols):  # nodes, FLOPs, bytes but the dropped operators', weight bytes
+        return np.column_stack([base[:, :2], total - by_op[:, cols].sum(1), base[:, 2]])
+
     for title, names in METRICS:
+        y, r = label(sy, names, a.space), label(ry, names, a.real)
+        ok, rok = np.isfinite(y) & (y > 0), np.isfinite(r) & (r > 0)
         for rule, drop in RULES:
             cols = [ops.index(o) for o in drop if o in ops]
-            sx = np.column_stack([sb[:, 1:3], st - sops[:, cols].sum(1), sb[:, 3]])
-            rx = np.column_stack([rb, rt - rops[:, cols].sum(1)])[:, [0, 1, 2, 4, 3]]
-            y, r = label(sy, names, a.space), label(ry, names, a.real)
-            ok, rok = np.isfinite(y) & (y > 0), np.isfinite(r) & (r > 0)
-            c = cost_fit(sx[ok], y[ok])
-            fit = np.column_stack([np.ones(ok.sum()), sx[ok]]) @ c
-            pred = rx @ c
+            sx, rx = terms(sb, st, sops, cols)[ok], terms(rb, rt, rops, cols)
+            c = cost_fit(sx, y[ok])
+            fit = np.column_stack([np.ones(len(sx)), sx]) @ c
+            pred = np.column_stack([np.ones(len(rx)), rx]) @ c
             e, re = np.abs(fit / y[ok] - 1), np.abs(pred[rok] / r[rok] - 1)
             L.append("| %s | %s | %.1f | %.1f | %.1f | %.1f |" % (
                 title, rule, 100 * e.mean(), 100 * re.mean(), 100 * re[tf[rok]].mean(), 100 * re[~tf[rok]].mean()))

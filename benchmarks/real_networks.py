@@ -79,7 +79,8 @@ ADDED3 = {
     "regnet_y_8gf": (224, {}), "efficientnet_v2_s": (224, {}), "efficientnet_b4": (224, {}),
     "swin_s": (224, {}), "convnext_base": (224, {}), "vit_l_32": (224, {}),
 }
-# (name, networks, what they tested) in the order they were added; the first group is NETS itself
+# (name, networks, what they tested) in the order they were added; the first group is every network
+# of NETS in none of the later ones
 BATCHES_OF_NETS = [("first", None, ""),
                    ("added", ADDED, "on 2026-12-02 (`ADDED` in the script), after `cpu_epyc.seer`'s inference "
                                     "was calibrated to the second PyTorch builder with the first ones in view"),

@@ -685,10 +685,9 @@ def main():
             ap.error("--families: unknown family %s (choose from %s)" % (",".join(bad), ",".join(FAMILIES)))
         specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix, families=fams or None,
                        one_style=a.one_style)
-        if a.max_gflops:
-            specs = [sp for sp in specs if flops(sp, 1) <= a.max_gflops * 1e9]
-        if a.min_gflops:
-            specs = [sp for sp in specs if flops(sp, 1) >= a.min_gflops * 1e9]
+        if a.max_gflops or a.min_gflops:
+            hi = a.max_gflops * 1e9 if a.max_gflops else float("inf")
+            specs = [sp for sp in specs if a.min_gflops * 1e9 <= flops(sp, 1) <= hi]
         tmp = a.o + ".tmp"
         with open(tmp, "w") as fo:
             for sp in specs:
