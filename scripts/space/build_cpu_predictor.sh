@@ -16,6 +16,7 @@
 # About 30-40 minutes on one core with 10,000 measurement lines; pin it (taskset -c N) beside a
 # measurement.
 set -eu
+case "${1:-}" in -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; -*) echo "build_cpu_predictor: unknown option $1 (--help)" >&2; exit 2 ;; esac
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=${1:-/tmp/seer-cpu-epyc}
 OUT=${2:-$WORK/candidate.seer}
