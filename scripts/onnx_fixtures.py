@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates the ONNX test fixtures in tests/data/onnx/: torchvision ResNet-18, ResNet-50,
-MobileNetV2, VGG-16, DenseNet-121, GoogLeNet, Swin-T and MaxViT-T (its attention exports as Einsum)
-at 224x224, exported with a symbolic batch
+MobileNetV2, VGG-16, DenseNet-121, GoogLeNet, Swin-T and MaxViT-T (its attention exports as Einsum),
+and a small network that upsamples the two ways torch.onnx writes (Upsample and interpolate with a
+scale factor: Resize whose scales are a Concat of constants), at 224x224, exported with a symbolic batch
 dimension and weights stripped (floating-point initializers keep their dims, lose their data;
 integer initializers, the shape constants, keep their data). BatchNormalization stays a node
 (training-mode export keeps it from being folded into the convolutions), so parameter counts
@@ -29,9 +30,27 @@ MODELS = {
     "googlenet": lambda: torchvision.models.googlenet(aux_logits=False, init_weights=False),
     "swin_t": lambda: torchvision.models.swin_t(),
     "maxvit_t": lambda: torchvision.models.maxvit_t(),
+    "upsample": lambda: Upsample(),
 }
 FLOAT_TYPES = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE,
                onnx.TensorProto.BFLOAT16}
+
+
+class Upsample(torch.nn.Module):
+    """A feature-pyramid step: a strided convolution, nearest upsampling x2, bilinear downsampling
+    x0.5, a convolution. At 224x224: 3*8*9 + 8 + 8*4*9 + 4 = 516 parameters; the convolutions'
+    multiply-adds 112*112*8*27 + 112*112*4*72 = 6,322,176."""
+
+    def __init__(self):
+        super().__init__()
+        self.down = torch.nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.up = torch.nn.Upsample(scale_factor=2, mode="nearest")
+        self.conv = torch.nn.Conv2d(8, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = self.up(torch.relu(self.down(x)))
+        y = torch.nn.functional.interpolate(y, scale_factor=0.5, mode="bilinear", align_corners=False)
+        return self.conv(y).flatten(1)
 
 
 def strip(model):

@@ -9,11 +9,28 @@ import sys
 
 import numpy as np
 import onnx
-from onnx import shape_inference
+from onnx import helper, numpy_helper, shape_inference
+
+
+def fold_float_concats(m):
+    """onnx (1.12) reads a Resize's scales only from a Constant or an initializer, where torch.onnx
+    writes a Concat of two Constants for a symbolic batch: each such Concat becomes one Constant of
+    the same values, so that onnx shapes what follows it."""
+    const = {n.output[0]: n for n in m.graph.node if n.op_type == "Constant"}
+    for node in m.graph.node:
+        if node.op_type != "Concat" or not all(i in const for i in node.input):
+            continue
+        parts = [numpy_helper.to_array(next(a.t for a in const[i].attribute if a.name == "value")) for i in node.input]
+        if not all(p.dtype == np.float32 and p.ndim == 1 for p in parts):
+            continue
+        folded = helper.make_node("Constant", [], [node.output[0]],
+                                  value=numpy_helper.from_array(np.concatenate(parts), node.output[0]))
+        node.CopyFrom(folded)
 
 
 def onnx_shapes(path, batch):
     m = onnx.load(path)
+    fold_float_concats(m)
     for i in m.graph.input:
         d = i.type.tensor_type.shape.dim
         if len(d):

@@ -151,6 +151,7 @@ int main(int argc, char **argv) {
     check_model("googlenet.onnx", 6624904, 1.50);
     check_model("swin_t.onnx", 28288354, 4.49); // shifted windows: Mod, Range, ScatterND, F.pad
     check_model("maxvit_t.onnx", 30919624, 5.558); // attention as Einsum (torchvision: 5.558 GFLOPS, its MACs)
+    check_model("upsample.onnx", 516, 0.006322176); // Resize scales from a Concat of constants (scripts/onnx_fixtures.py)
     check_deep_windows("conv3d.onnx", 4); // two Convs and two pools over (T, H, W)
     check_deep_windows("resnet18.onnx", 0);
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 1);

@@ -510,6 +510,49 @@ int ix_infer_pad(ictx *c) {
     return 0;
 }
 
+/* A float tensor's data into buf (at most max values): the count, or -1 when it is not there. */
+static int64_t ix_tensor_floats(const Onnx__TensorProto *tp, float *buf, int64_t max) {
+    if (!tp || tp->data_type != OX_DT_FLOAT) return -1;
+    int64_t n;
+    const void *src;
+    if (tp->n_float_data) n = (int64_t)tp->n_float_data, src = tp->float_data;
+    else if (tp->has_raw_data && tp->raw_data.len % 4 == 0) n = (int64_t)(tp->raw_data.len / 4), src = tp->raw_data.data;
+    else return -1;
+    if (n > max) return -1;
+    if (n) memcpy(buf, src, (size_t)n * 4);
+    return n;
+}
+
+/* The float values of tensor t when they are known without running the model: an initializer, a
+ * Constant's output, or a Concat along axis 0 of such (torch.onnx writes an upsampling's scales
+ * for a symbolic batch as Concat([1, 1], [sh, sw])). The count (at most max, into buf), or -1. */
+static int64_t ix_float_values(const ictx *c, const ox_tensor *t, float *buf, int64_t max, int depth) {
+    if (!t || depth > 8) return -1;
+    const Onnx__GraphProto *gp = ((const Onnx__ModelProto *)c->g->model)->graph;
+    if (t->is_init) {
+        for (size_t i = 0; i < gp->n_initializer; i++)
+            if (gp->initializer[i]->name && !strcmp(gp->initializer[i]->name, t->name))
+                return ix_tensor_floats(gp->initializer[i], buf, max);
+        return -1;
+    }
+    if (t->producer < 0) return -1;
+    const ox_node *nd = &c->g->n[t->producer];
+    const Onnx__NodeProto *q = nd->proto;
+    if (!strcmp(q->op_type, "Constant")) {
+        const Onnx__AttributeProto *a = ix_attr(q, "value");
+        return a ? ix_tensor_floats(a->t, buf, max) : -1;
+    }
+    if (strcmp(q->op_type, "Concat") || ix_attr_i(q, "axis", 0) != 0) return -1;
+    int64_t n = 0;
+    for (int k = 0; k < nd->n_in; k++) {
+        if (nd->in[k] < 0) return -1;
+        int64_t got = ix_float_values(c, &c->g->t[nd->in[k]], buf + n, max - n, depth + 1);
+        if (got < 0) return -1;
+        n += got;
+    }
+    return n;
+}
+
 int ix_infer_resize(ictx *c) {
     ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
     int64_t d[OX_MAX_RANK];
@@ -521,32 +564,12 @@ int ix_infer_resize(ictx *c) {
         ix_set_shape(o, sizes, x->rank, x->dtype);
         return 0;
     }
-    // scales are float: read them from the constant or initializer tensor's data
-    ox_tensor *s = ix_in(c, opset >= 11 ? 2 : 1);
-    const float *sc = NULL;
-    int64_t ns = 0;
-    for (size_t i = 0; s && i < ((Onnx__ModelProto *)c->g->model)->graph->n_initializer && !sc; i++) {
-        const Onnx__TensorProto *tp = ((Onnx__ModelProto *)c->g->model)->graph->initializer[i];
-        if (tp->name && !strcmp(tp->name, s->name) && tp->data_type == OX_DT_FLOAT) {
-            if (tp->n_float_data) sc = tp->float_data, ns = (int64_t)tp->n_float_data;
-            else if (tp->has_raw_data) sc = (const float *)tp->raw_data.data, ns = (int64_t)(tp->raw_data.len / 4);
-        }
-    }
-    for (int v = 0; s && !sc && v < c->g->n_n; v++) {
-        const Onnx__NodeProto *q = c->g->n[v].proto;
-        if (c->g->n[v].n_out && c->g->n[v].out[0] == s - c->g->t && !strcmp(q->op_type, "Constant")) {
-            const Onnx__AttributeProto *a = ix_attr(q, "value");
-            if (a && a->t && a->t->data_type == OX_DT_FLOAT) {
-                if (a->t->n_float_data) sc = a->t->float_data, ns = (int64_t)a->t->n_float_data;
-                else if (a->t->has_raw_data) sc = (const float *)a->t->raw_data.data, ns = (int64_t)(a->t->raw_data.len / 4);
-            }
-        }
-    }
-    if (!sc || ns != x->rank) return ix_fail(c, "scales or sizes must be a known constant");
+    // scales are float: an initializer's or a Constant's data, or a Concat of such
+    float sc[OX_MAX_RANK];
+    int64_t ns = ix_float_values(c, ix_in(c, opset >= 11 ? 2 : 1), sc, OX_MAX_RANK, 0);
+    if (ns != x->rank) return ix_fail(c, "scales or sizes must be a known constant");
     for (int i = 0; i < x->rank; i++) {
-        float f;
-        memcpy(&f, sc + i, 4);
-        double size = (double)x->dims[i] * (double)f;
+        double size = (double)x->dims[i] * (double)sc[i];
         if (!(size < (double)((int64_t)1 << 40))) return ix_fail(c, "a scale gives a size above 2^40");
         d[i] = (int64_t)size;
         if (d[i] < 1) return ix_fail(c, "a scale gives a size below 1");
