@@ -12,9 +12,10 @@ the geometric mean of the two passes where both exist) as `seerpredict` predicts
                        data, e.g. h: specs_h.jsonl, networks of one stage style throughout);
   --vs KEY=VALUE       arm B trains with these seertrain overrides (e.g. model.target=roofline_weights).
 
-The networks of real_networks.py's ADDED3 are left out (--include-held-out scores them too): they
-were set aside, before they were measured, to judge the next change to the shipped predictor, and
-an ablation that looked at them would spend them.
+The networks of real_networks.py's ADDED4 (timm's) are left out (--include-held-out scores them
+too): they were set aside, before they were measured, to judge the next change to the shipped
+predictor, and an ablation that looked at them would spend them. (ADDED3, the set before, judged
+the rebuild of 2026-12-02 and is spent.)
 
 --set KEY=VALUE applies to both arms. Two trainings differ by chance as much as a change may move
 them (benchmarks/RESULTS.md, "Inference learned from the second builder only"), so every recipe
@@ -110,7 +111,7 @@ def real_truth(a):
     first, second = rn.measured(a.real), rn.measured(a.real2) if os.path.exists(a.real2) else {}
     out = {}
     for k, r in first.items():
-        if "train_time_ms" not in r or (k[0] in rn.ADDED3 and not a.include_held_out):
+        if "train_time_ms" not in r or (k[0] in rn.ADDED4 and not a.include_held_out):
             continue
         y = {m: r[rn.FIELDS[m]] for m in rn.METRICS}
         x = second.get(k)
@@ -266,7 +267,7 @@ def main():
     ap.add_argument("--reuse", action="store_true", help="keep datasets and runs already in --work")
     ap.add_argument("--out", default="", help="also write the table here (Markdown)")
     ap.add_argument("--include-held-out", action="store_true",
-                    help="also score the networks of real_networks.py's ADDED3, which are kept out of every "
+                    help="also score the networks of real_networks.py's ADDED4, which are kept out of every "
                          "ablation by default: they judge the next change to the shipped predictor")
     ap.add_argument("--blend-cost", action="store_true",
                     help="also fit [model] name = cost on each arm (the arm's roofline target) and score "

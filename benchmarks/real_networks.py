@@ -22,7 +22,9 @@ A second pass, later, into its own file, says how far the measurements agree wit
     taskset -c 1 /usr/bin/python3 benchmarks/real_networks.py \
         --measurements benchmarks/real_networks_epyc_pass2.jsonl --out /tmp/pass2.md
 
-Needs torchvision (Debian: apt-get install python3-torchvision, matching python3-torch).
+Needs torchvision (Debian: apt-get install python3-torchvision, matching python3-torch); the
+networks named timm-NAME (ADDED4: a second model zoo, other authors' designs) need timm
+(pip install --no-deps timm==0.9.16, the last release that runs on Debian's torch 1.13).
 """
 import argparse
 import json
@@ -82,6 +84,21 @@ ADDED3 = {
     "regnet_y_8gf": (224, {}), "efficientnet_v2_s": (224, {}), "efficientnet_b4": (224, {}),
     "swin_s": (224, {}), "convnext_base": (224, {}), "vit_l_32": (224, {}),
 }
+# added on 2026-12-02 (late), before any of them was measured or scored, after cpu_epyc.seer was
+# rebuilt (ADDED3 above): ten networks of a second model zoo, timm (timm-NAME: timm.create_model(NAME),
+# random weights, its default input side), none of them a torchvision design: GhostNet, MobileViT,
+# LeViT, MixNet, ReXNet, DLA, HRNet (upsampling: Resize, which no design-space network has),
+# Res2Net, FBNet-C, PiT. The same rule: a candidate replaces the shipped file only if the mean of
+# its three MAPEs (training step, inference, memory) on these is below the shipped file's.
+# The candidate (named before it was made): the shipped file with its inference put on its own
+# training step's speed by scripts/space/builder_calibrate.py (the rebuilt file learned builder-2
+# inference times measured on a slower machine than the rest of its labels; predictors/README.md).
+ADDED4 = {
+    "timm-ghostnet_100": (224, {}), "timm-mobilevit_s": (256, {}), "timm-levit_128": (224, {}),
+    "timm-mixnet_s": (224, {}), "timm-rexnet_100": (224, {}), "timm-dla34": (224, {}),
+    "timm-hrnet_w18_small": (224, {}), "timm-res2net50_26w_4s": (224, {}), "timm-fbnetc_100": (224, {}),
+    "timm-pit_ti_224": (224, {}),
+}
 # (name, networks, what they tested) in the order they were added; the first group is every network
 # of NETS in none of the later ones
 BATCHES_OF_NETS = [("first", None, ""),
@@ -90,10 +107,13 @@ BATCHES_OF_NETS = [("first", None, ""),
                    ("added later", ADDED2, "later that day (`ADDED2`), after its blend with the roofline cost "
                                            "alone was chosen with the 37 before in view (`benchmarks/real_ablation.py`)"),
                    ("added last", ADDED3, "that evening (`ADDED3`), before any change the large design-space "
-                                          "networks of `specs_l.jsonl` may bring")]
+                                          "networks of `specs_l.jsonl` may bring"),
+                   ("timm", ADDED4, "late that day (`ADDED4`, timm's models), after `cpu_epyc.seer` was rebuilt "
+                                    "with those networks, before its inference was put on its training step's speed")]
 NETS.update(ADDED)
 NETS.update(ADDED2)
 NETS.update(ADDED3)
+NETS.update(ADDED4)
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
 SPREAD_WARN = 1.5  # seerpredict's warning threshold on the members' spread (SEER_SPREAD_WARN)
 REF_POWER = 0.6  # make_dataset.py --ref-normalize's power that scripts/measure/ref_check.py measured
@@ -106,6 +126,9 @@ def build(name):
     import torch
     import torchvision
     torch.manual_seed(0)
+    if name.startswith("timm-"):
+        import timm
+        return timm.create_model(name[len("timm-"):], pretrained=False, **NETS[name][1])
     return getattr(torchvision.models, name)(**NETS[name][1])
 
 
@@ -260,6 +283,12 @@ def main():
         import torchvision  # noqa: F401
     except ImportError:
         sys.exit("real_networks.py: torchvision is not installed: apt-get install python3-torchvision")
+    if any(n.startswith("timm-") for n in nets):
+        try:
+            import timm  # noqa: F401
+        except ImportError:
+            sys.exit("real_networks.py: the timm-* networks need timm: pip install --no-deps timm==0.9.16 "
+                     "(or leave them out with --nets)")
     os.makedirs(a.work, exist_ok=True)
     # measure before exporting: a forked child's peak RSS counts the pages it shares with this
     # process, so every model built here first would raise the memory of every configuration
