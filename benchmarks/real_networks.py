@@ -100,7 +100,7 @@ ADDED3 = {
 # shipped file calibrated on the torchvision networks measured here (the 57 of NETS outside this
 # group, every batch measured, the geometric mean of the two passes where both exist), with
 # seercalibrate's factor per metric and batch: the design space's level corrected by real networks,
-# judged on another zoo's (scripts/space/real_calibrate.sh makes it).
+# judged on another zoo's (scripts/space/real_calibrate.py makes it).
 ADDED4 = {
     "timm-ghostnet_100": (224, {}), "timm-mobilevit_s": (256, {}), "timm-levit_128": (224, {}),
     "timm-mixnet_s": (224, {}), "timm-rexnet_100": (224, {}), "timm-dla34": (224, {}),
