@@ -11,7 +11,12 @@ quantities the prediction warned about. Writes benchmarks/onnx_coverage.md.
 
     /usr/bin/python3 benchmarks/onnx_coverage.py [--only NAME,...] [--work DIR] [--device cpu_epyc]
 
-Needs python3-torch, python3-torchvision, python3-onnx and a build (build/seerconvert).
+--zoo timm does the same for a second zoo, timm (other authors' designs): one model per timm
+module (the first of its names, shortest first, that builds with at most 100 M parameters),
+at the model's own input side, into benchmarks/onnx_coverage_timm.md.
+
+Needs python3-torch, python3-torchvision, python3-onnx and a build (build/seerconvert); --zoo timm
+needs timm (pip install --no-deps timm==0.9.16).
 """
 import argparse
 import json
@@ -35,6 +40,28 @@ VIDEO_BIG = {"s3d", "mvit_v1_b", "mvit_v2_s"}  # these take 224x224 frames
 SKIP_PARAMS = 400e6  # larger models (ViT-H/14, RegNetY-128GF) take minutes and GBs to export here
 
 
+TIMM_MAX_PARAMS = 100e6
+
+
+def timm_models():
+    """One (\"timm/<module>\", name) per timm module: its first model, shortest name first, that
+    builds with at most TIMM_MAX_PARAMS parameters (three tries per module)."""
+    import timm
+    import torch
+    out = []
+    for mod in timm.list_modules():
+        for name in sorted(timm.list_models(module=mod), key=lambda n: (len(n), n))[:3]:
+            try:
+                with torch.no_grad():
+                    m = timm.create_model(name, pretrained=False)
+            except Exception:  # noqa: BLE001 (the next name)
+                continue
+            if sum(p.numel() for p in m.parameters()) <= TIMM_MAX_PARAMS:
+                out.append(("timm/" + mod, name))
+                break
+    return out
+
+
 def models():
     from torchvision import models as M
     out = [("classification", n) for n in M.list_models(module=M)]
@@ -51,8 +78,15 @@ def export(kind, name, path):
     import onnx_fixtures
     torch.manual_seed(0)
     kw = dict(KWARGS.get(name, {}), **({"weights_backbone": None} if kind == "segmentation" else {}))
+    side = SIDE.get(name, 224)
     try:  # no pretrained weights anywhere (this machine has no internet; costs need none)
-        m = torchvision.models.get_model(name, weights=None, **kw).eval()
+        if kind.startswith("timm/"):
+            import timm
+            m = timm.create_model(name, pretrained=False).eval()
+            side = m.pretrained_cfg.get("input_size", (3, 224, 224))[-1]
+            kind = "classification"
+        else:
+            m = torchvision.models.get_model(name, weights=None, **kw).eval()
     except Exception as e:  # noqa: BLE001
         return None, "build failed: %s: %s" % (type(e).__name__, str(e).splitlines()[0][:150])
     params = sum(p.numel() for p in m.parameters())
@@ -62,7 +96,7 @@ def export(kind, name, path):
         return params, None
     if kind == "classification":
         try:
-            onnx_fixtures.export(m, path, SIDE.get(name, 224))
+            onnx_fixtures.export(m, path, side)
             return params, None
         except Exception as e:  # noqa: BLE001 (reported in the table)
             return params, "export failed: %s: %s" % (type(e).__name__, str(e).splitlines()[0][:150])
@@ -114,11 +148,15 @@ def predict(a, path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", default="", help="model names, comma-separated (default: all)")
-    ap.add_argument("--work", default="/tmp/seer-onnx-coverage")
+    ap.add_argument("--work", default="", help="exports (default /tmp/seer-onnx-coverage, -timm for --zoo timm)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--device", default="cpu_epyc", help="the shipped predictor's device to predict with")
-    ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks/onnx_coverage.md"))
+    ap.add_argument("--zoo", choices=("torchvision", "timm"), default="torchvision")
+    ap.add_argument("--out", default="", help="default benchmarks/onnx_coverage.md "
+                    "(--zoo timm: benchmarks/onnx_coverage_timm.md)")
     a = ap.parse_args()
+    a.work = a.work or "/tmp/seer-onnx-coverage" + ("-timm" if a.zoo == "timm" else "")
+    a.out = a.out or os.path.join(ROOT, "benchmarks/onnx_coverage%s.md" % ("_timm" if a.zoo == "timm" else ""))
     if not os.path.exists(os.path.join(a.build, "seerconvert")):
         sys.exit("onnx_coverage.py: %s/seerconvert missing: build first (see README)" % a.build)
     try:
@@ -126,9 +164,14 @@ def main():
         import onnx  # noqa: F401
     except ImportError as e:
         sys.exit("onnx_coverage.py: %s: apt-get install python3-torchvision python3-onnx" % e)
+    if a.zoo == "timm":
+        try:
+            import timm  # noqa: F401
+        except ImportError:
+            sys.exit("onnx_coverage.py: --zoo timm needs timm: pip install --no-deps timm==0.9.16")
     os.makedirs(a.work, exist_ok=True)
     only = set(x for x in a.only.split(",") if x)
-    todo = [(k, n) for k, n in models() if not only or n in only]
+    todo = [(k, n) for k, n in (timm_models() if a.zoo == "timm" else models()) if not only or n in only]
     rows = []
     t_start = time.time()
     for i, (kind, name) in enumerate(todo):
@@ -152,11 +195,21 @@ def report(a, rows):
     exported = [r for r in rows if r["export"] is None]
     read = [r for r in exported if "error" not in r["convert"]]
     same = [r for r in read if r["torch_params"] is None or r["convert"]["params"] == r["torch_params"]]
-    L = ["# ONNX front end on every torchvision model", "",
-         "Regenerated by `/usr/bin/python3 benchmarks/onnx_coverage.py` on %s (torch %s, torchvision %s; "
-         "opset 13 exports as `scripts/onnx_fixtures.py` makes them, batch 1, 224x224 inputs (Inception-v3 "
-         "299x299; video models a 16-frame 112x112 clip, 224x224 for S3D and MViT); `seerpredict --device %s --batch 1`)." % (
-             time.strftime("%Y-%m-%d"), torch.__version__, torchvision.__version__, a.device), "",
+    if a.zoo == "timm":
+        import timm
+        head = ["# ONNX front end on timm's models, one per module", "",
+                "Regenerated by `/usr/bin/python3 benchmarks/onnx_coverage.py --zoo timm` on %s (torch %s, timm %s; "
+                "each module's first model, shortest name first, with at most %.0f M parameters; opset 13 exports as "
+                "`scripts/onnx_fixtures.py` makes them, batch 1, the model's own input side; `seerpredict --device %s "
+                "--batch 1`)." % (time.strftime("%Y-%m-%d"), torch.__version__, timm.__version__,
+                                  TIMM_MAX_PARAMS / 1e6, a.device), ""]
+    else:
+        head = ["# ONNX front end on every torchvision model", "",
+                "Regenerated by `/usr/bin/python3 benchmarks/onnx_coverage.py` on %s (torch %s, torchvision %s; "
+                "opset 13 exports as `scripts/onnx_fixtures.py` makes them, batch 1, 224x224 inputs (Inception-v3 "
+                "299x299; video models a 16-frame 112x112 clip, 224x224 for S3D and MViT); `seerpredict --device %s "
+                "--batch 1`)." % (time.strftime("%Y-%m-%d"), torch.__version__, torchvision.__version__, a.device), ""]
+    L = head + [
          "%d models: %d exported by PyTorch, %d of those read by `seerconvert`, %d with the parameter count "
          "PyTorch gives." % (len(rows), len(exported), len(read), len(same)), "",
          "| family | model | PyTorch parameters | Seer parameters | GFLOPs | operators | convert ms | "
