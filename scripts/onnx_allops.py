@@ -66,6 +66,13 @@ x = n("Div", [x, n("Sqrt", [n("Add", [n("Pow", [x, n("Constant", [], value=numpy
 x = n("Erf", [x])
 x = n("Dropout", [x])
 x = n("Identity", [x])
+# the operators added for timm's models: Exp, Sin, Cos, CumSum (axis as an input), ReduceSum (axes
+# an input since opset 13), ReduceL2 and ReduceMax (axes an attribute before opset 18), Tile
+x = n("Exp", [n("Sin", [n("Cos", [x])])])
+x = n("CumSum", [x, n("Constant", [], value=numpy_helper.from_array(np.array(1, np.int64)))])
+x = n("Sub", [x, n("ReduceSum", [x, c64("rs_axes", [2, 3])], keepdims=1)])
+x = n("Div", [x, n("ReduceL2", [x], axes=[1], keepdims=1)])
+x = n("Add", [x, n("ReduceMax", [n("Tile", [x, c64("reps", [1, 2, 1, 1])])], axes=[1], keepdims=1)])
 # tokens: (B, C, H, W) -> (B, H*W, C) through a shape subgraph, then a transformer-style block
 s = n("Shape", [x])
 bsz = n("Unsqueeze", [n("Gather", [s, n("Constant", [], value=numpy_helper.from_array(np.array(0, np.int64)))], axis=0),

@@ -294,12 +294,25 @@ def env_info(a, nvml):
                      "cudnn": torch.backends.cudnn.version(), "driver": nvml.driver()})
     else:
         name = platform.processor() or "cpu"
+        cpu = {}  # the first processor's /proc/cpuinfo fields
         try:
             with open("/proc/cpuinfo") as f:
-                name = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
-        except (OSError, StopIteration):
+                for l in f:
+                    if not l.strip():
+                        break
+                    k, _, v = l.partition(":")
+                    cpu[k.strip()] = v.strip()
+        except OSError:
             pass
+        name = cpu.get("model name", name)
         info.update({"device_name": name})
+        # two CPUs can share a model name ("Intel(R) Xeon(R) Processor" under KVM): the
+        # family/model/stepping and the clock the hypervisor reports tell them apart in the lines
+        if "model" in cpu:
+            info["cpu_id"] = "%s %s/%s/%s" % (cpu.get("vendor_id", "?"), cpu.get("cpu family", "?"),
+                                              cpu["model"], cpu.get("stepping", "?"))
+        if "cpu MHz" in cpu:
+            info["cpu_mhz"] = float(cpu["cpu MHz"])
     return info
 
 

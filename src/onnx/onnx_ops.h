@@ -101,7 +101,16 @@ enum {
     X(Not, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
     X(Range, range, NONE, 0, 0, 0, 3, 3)                                                       \
     X(ScatterND, same, NONE, 0, 0, 0, 3, 3)                                                    \
-    X(Einsum, einsum, EINSUM, 0, 0, 0, 1, IN_ANY)
+    X(Einsum, einsum, EINSUM, 0, 0, 0, 1, IN_ANY)                                              \
+    /* added 2026-12-02 for timm's models (ConViT, ResNeSt, SKNet, GCViT, XCiT, EdgeNeXt, Swin-V2-CR) */ \
+    X(ReduceSum, reduce, PER_IN, 1, 0, 0, 1, 2)                                                \
+    X(ReduceMax, reduce, PER_IN, 1, 0, 0, 1, 2)                                                \
+    X(ReduceL2, reduce, PER_IN, 2, 0, 0, 1, 2)                                                 \
+    X(Exp, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
+    X(Sin, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
+    X(Cos, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
+    X(CumSum, same, PER_OUT, 1, 0, 0, 2, 2)                                                    \
+    X(Tile, tile, NONE, 0, 0, 0, 2, 2)
 
 enum {
 #define X(name, infer, cost, k, flags, buffers, min_in, max_in) OP_##name,

@@ -622,7 +622,8 @@ int ix_infer_reduce(ictx *c) {
     ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
     int64_t d[OX_MAX_RANK];
     int64_t axes[OX_MAX_RANK], na;
-    if (ix_read_axes(c, 18, axes, &na)) return -1;
+    // ReduceSum took its axes as an input from opset 13, the others from opset 18
+    if (ix_read_axes(c, c->op == OP_ReduceSum ? 13 : 18, axes, &na)) return -1;
     int keep = (int)ix_attr_i(p, "keepdims", 1), mark[OX_MAX_RANK] = {0}, r = 0;
     for (int i = 0; i < na; i++) {
         int a = ix_axis(axes[i], x->rank);
@@ -635,6 +636,21 @@ int ix_infer_reduce(ictx *c) {
         else if (keep) d[r++] = 1;
     }
     ix_set_shape(o, d, r, x->dtype);
+    return 0;
+}
+
+/* Tile: each dimension times its repeat (input 1, known constants, one per dimension). */
+int ix_infer_tile(ictx *c) {
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int64_t n, d[OX_MAX_RANK];
+    const int64_t *rep = ix_in_values(c, 1, &n);
+    if (!rep) return ix_fail(c, "repeats (input 1) must be a known constant");
+    if (n != x->rank) return ix_fail(c, "repeats must have one value per input dimension");
+    for (int i = 0; i < x->rank; i++) {
+        if (rep[i] < 0) return ix_fail(c, "a repeat is negative");
+        if (__builtin_mul_overflow(x->dims[i], rep[i], &d[i])) return ix_fail(c, "its output size overflows int64");
+    }
+    ix_set_shape(o, d, x->rank, x->dtype);
     return 0;
 }
 

@@ -126,6 +126,13 @@ def main():
                   [x_in([1, 16])], [y_out()], [c("a", [-(1 << 63), 16]), c("b", [-1, 1])], want="overflows int64")
     save_onnx("range_huge.onnx", [h.make_node("Range", ["a", "b", "d"], ["y"], name="range")], [x_in([1, 4])],
               [y_out()], [c("a", -(1 << 63)), c("b", (1 << 63) - 1), c("d", 1)], want="overflows int64")
+    # Tile's repeats: one per dimension, not negative, a product that fits int64
+    for name, reps, want in (("tile_repeats_rank.onnx", [2], "one value per input dimension"),
+                             ("tile_negative.onnx", [1, -2], "negative"),
+                             ("tile_huge.onnx", [1, 1 << 62], "overflows int64"),
+                             ("tile_elements.onnx", [1 << 40, 1 << 40], "more than 2^48 elements")):
+        save_onnx(name, [h.make_node("Tile", ["x", "reps"], ["y"], name="tile")], [x_in([1, 16])], [y_out()],
+                  [c("reps", reps)], want=want)
     # INI: one key each, each refused naming the file and line
     ini = {
         "comment_tail.ini": ("; " + "x" * 250 + " max_steps = 3\n[train]\nepochs = 1\n", "longer than"),
