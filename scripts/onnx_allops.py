@@ -195,3 +195,28 @@ g3 = h.make_graph(nodes, "conv3d", [h.make_tensor_value_info("x", T.FLOAT, ["bat
                   [h.make_tensor_value_info("y", T.FLOAT, None)], inits)
 onnx.save(h.make_model(g3, opset_imports=[h.make_opsetid("", 13)]), os.path.join(os.path.dirname(out), "conv3d.onnx"))
 print("wrote conv3d.onnx")
+
+# ---- TensorFlow's "same" padding as timm computes it at run time (tf_efficientnet_*, NASNet,
+# ViT-hybrid stems): pad = max((ceil(size / stride) - 1) * stride + (k - 1) * dilation + 1 - size, 0),
+# split pad // 2 before and the rest after, in floating point from the input's Shape (Cast, Div,
+# Ceil, Clip, Floor, Cast back). On a 33x33 input, k = 3, stride 2: 17x17 out, so the convolution's
+# multiply-adds are 17 * 17 * 8 * 27 = 62,424 (a floor instead of the ceil would give 16x16) ----
+nodes, inits = [], []
+f32 = lambda v: n("Constant", [], value=numpy_helper.from_array(np.array(v, np.float32)))  # noqa: E731
+shp = n("Shape", ["x"])
+before, after = [], []
+for axis in (2, 3):
+    size = n("Cast", [n("Gather", [shp, n("Constant", [], value=numpy_helper.from_array(np.array(axis, np.int64)))],
+                        axis=0)], to=T.FLOAT)
+    out_sz = n("Ceil", [n("Div", [size, f32(2.0)])])
+    pad = n("Sub", [n("Add", [n("Mul", [n("Sub", [out_sz, f32(1.0)]), f32(2.0)]), f32(3.0)]), size])
+    pad = n("Clip", [pad, f32(0.0)])
+    lo = n("Floor", [n("Div", [pad, f32(2.0)])])
+    before.append(n("Unsqueeze", [n("Cast", [lo], to=T.INT64), c64("ax_b%d" % axis, [0])]))
+    after.append(n("Unsqueeze", [n("Cast", [n("Sub", [pad, lo])], to=T.INT64), c64("ax_a%d" % axis, [0])]))
+pads = n("Concat", [c64("zeros_b", [0, 0])] + before + [c64("zeros_a", [0, 0])] + after, axis=0)
+n("Conv", [n("Pad", ["x", pads]), w("same_w", [8, 3, 3, 3])], ["y"], strides=[2, 2])
+gs = h.make_graph(nodes, "same_pad", [h.make_tensor_value_info("x", T.FLOAT, ["batch", 3, 33, 33])],
+                  [h.make_tensor_value_info("y", T.FLOAT, None)], inits)
+onnx.save(h.make_model(gs, opset_imports=[h.make_opsetid("", 13)]), os.path.join(os.path.dirname(out), "same_pad.onnx"))
+print("wrote same_pad.onnx")

@@ -159,7 +159,7 @@ static int add_tensor(ox_graph *g, const char *name) {
 }
 
 void ox_free(ox_graph *g) {
-    for (int i = 0; i < g->n_t; i++) free(g->t[i].name), free(g->t[i].value);
+    for (int i = 0; i < g->n_t; i++) free(g->t[i].name), free(g->t[i].value), free(g->t[i].fvalue);
     for (int i = 0; i < g->n_n; i++) free(g->n[i].in), free(g->n[i].out);
     free(g->t), free(g->n), free(g->order), free(g->hash);
     if (g->model) onnx__model_proto__free_unpacked(g->model, NULL);

@@ -34,6 +34,8 @@ typedef struct {
     int64_t dims[OX_MAX_RANK];
     int dtype;                // ONNX TensorProto.DataType
     int64_t *value, n_value;  // int64 values when known (shape arithmetic), else NULL
+    double *fvalue;           // a float tensor's values when known (shape arithmetic in floating
+    int64_t n_fvalue;         // point: timm's same padding, ceil(size / stride)), else NULL
     int producer;             // node index, or -1 (graph input / initializer / absent)
     int is_init, is_input;
 } ox_tensor;

@@ -45,7 +45,11 @@ const int64_t *ix_in_values(ictx *c, int i, int64_t *n);
 /* The axes of Squeeze / Unsqueeze / ReduceMean: an attribute before opset `as_input`, input 1
  * from it on. na = -1 when absent. */
 int ix_read_axes(ictx *c, int as_input, int64_t *axes, int64_t *na);
-/* Folds Add/Sub/Mul/Div of known int64 values. */
+/* The values of input i as doubles (its float values, else its int64 ones), at most max: the
+ * count, or -1 when they are not known. */
+int64_t ix_in_numbers(ictx *c, int i, double *buf, int64_t max);
+void ix_set_fvalue(ox_tensor *t, const double *v, int64_t n);
+/* Folds Add/Sub/Mul/Div of known int64 values (of float values when the output is a float). */
 int ix_fold_elementwise(ictx *c, int op);
 
 #endif

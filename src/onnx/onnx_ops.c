@@ -2,6 +2,7 @@
  * the infer_* functions of the rows are in onnx_shapes.c. */
 #include "onnx_infer.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,57 @@ void ix_set_value(ox_tensor *t, const int64_t *v, int64_t n) {
     t->n_value = n;
 }
 
+void ix_set_fvalue(ox_tensor *t, const double *v, int64_t n) {
+    free(t->fvalue);
+    t->fvalue = seer_malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (n) memcpy(t->fvalue, v, sizeof(double) * (size_t)n);
+    t->n_fvalue = n;
+    // whole numbers are also kept as int64 values, so that the operators that only move values
+    // (Unsqueeze, Concat, Gather, ...) carry them to the next Cast
+    int whole = 1;
+    for (int64_t i = 0; i < n && whole; i++) whole = v[i] == floor(v[i]) && fabs(v[i]) < 9e15;
+    free(t->value);
+    t->value = NULL, t->n_value = 0;
+    if (whole) {
+        int64_t *iv = seer_malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+        for (int64_t i = 0; i < n; i++) iv[i] = (int64_t)v[i];
+        t->value = iv, t->n_value = n;
+    }
+}
+
+int64_t ix_in_numbers(ictx *c, int i, double *buf, int64_t max) {
+    ox_tensor *t = ix_in(c, i);
+    if (!t) return -1;
+    if (t->fvalue && t->n_fvalue <= max) {
+        memcpy(buf, t->fvalue, sizeof(double) * (size_t)t->n_fvalue);
+        return t->n_fvalue;
+    }
+    if (t->value && t->n_value <= max) {
+        for (int64_t k = 0; k < t->n_value; k++) buf[k] = (double)t->value[k];
+        return t->n_value;
+    }
+    return -1;
+}
+
+/* Float shape arithmetic: Add, Sub, Mul, Div of known values into a float output. */
+static int fold_float(ictx *c, int op) {
+    ox_tensor *o = ix_out(c, 0);
+    int64_t n = ox_numel(o);
+    if (n > OX_MAX_VALUE) return 0;
+    double *a = seer_malloc(sizeof(double) * 3 * OX_MAX_VALUE), *b = a + OX_MAX_VALUE, *v = b + OX_MAX_VALUE;
+    int64_t na = ix_in_numbers(c, 0, a, OX_MAX_VALUE), nb = ix_in_numbers(c, 1, b, OX_MAX_VALUE);
+    int ok = na >= 0 && nb >= 0 && (na == n || na == 1) && (nb == n || nb == 1) &&
+             na == ox_numel(ix_in(c, 0)) && nb == ox_numel(ix_in(c, 1));
+    for (int64_t i = 0; ok && i < n; i++) {
+        double x = a[na == 1 ? 0 : i], y = b[nb == 1 ? 0 : i];
+        v[i] = op == OP_Add ? x + y : op == OP_Sub ? x - y : op == OP_Mul ? x * y : op == OP_Div ? x / y : NAN;
+        ok = isfinite(v[i]); // else not shape arithmetic this reader follows: left unknown
+    }
+    if (ok) ix_set_fvalue(o, v, n);
+    free(a);
+    return 0;
+}
+
 int ix_axis(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
 
 /* numpy broadcasting of a and b into out (rank returned, -1 when incompatible) */
@@ -205,6 +257,7 @@ int ix_read_axes(ictx *c, int as_input, int64_t *axes, int64_t *na) {
 
 int ix_fold_elementwise(ictx *c, int op) {
     ox_tensor *a = ix_in(c, 0), *b = ix_in(c, 1), *o = ix_out(c, 0);
+    if (o && ox_dtype_is_float(o->dtype)) return op == OP_Mod || op == OP_Equal ? 0 : fold_float(c, op);
     if (!a || !b || !a->value || !b->value || !o) return 0;
     int64_t n = ox_numel(o);
     if (n > OX_MAX_VALUE || a->n_value != ox_numel(a) || b->n_value != ox_numel(b)) return 0;

@@ -110,7 +110,9 @@ enum {
     X(Sin, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
     X(Cos, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
     X(CumSum, same, PER_OUT, 1, 0, 0, 2, 2)                                                    \
-    X(Tile, tile, NONE, 0, 0, 0, 2, 2)
+    X(Tile, tile, NONE, 0, 0, 0, 2, 2)                                                         \
+    X(Ceil, same, PER_OUT, 1, 0, 0, 1, 1)                                                      \
+    X(Floor, same, PER_OUT, 1, 0, 0, 1, 1)
 
 enum {
 #define X(name, infer, cost, k, flags, buffers, min_in, max_in) OP_##name,

@@ -2,11 +2,14 @@
  * onnx_ops.h). Each reads its node's attributes and inputs through onnx_infer.h, sets every
  * output's shape, folds small int64 values (shape arithmetic) where it can, and fails naming
  * the node. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "onnx_infer.h"
+
+static int64_t ix_tensor_floats(const Onnx__TensorProto *tp, float *buf, int64_t max);
 
 int ix_infer_constant(ictx *c) {
     const Onnx__NodeProto *p = c->p;
@@ -22,6 +25,13 @@ int ix_infer_constant(ictx *c) {
         }
         ix_set_shape(o, d, (int)tp->n_dims, tp->data_type);
         ox_tensor_values(o, tp);
+        float f[16]; // a small float constant: a value of float shape arithmetic
+        int64_t nf = ix_tensor_floats(tp, f, 16);
+        if (nf >= 0 && nf == ox_numel(o)) {
+            double v[16];
+            for (int64_t i = 0; i < nf; i++) v[i] = f[i];
+            ix_set_fvalue(o, v, nf);
+        }
         return 0;
     }
     const Onnx__AttributeProto *vi = ix_attr(p, "value_ints"), *vf = ix_attr(p, "value_int");
@@ -36,7 +46,12 @@ int ix_infer_constant(ictx *c) {
         ix_set_value(o, &vf->i, 1);
         return 0;
     }
-    if (ix_attr(p, "value_float")) return ix_set_shape(o, d, 0, OX_DT_FLOAT), 0;
+    if (ix_attr(p, "value_float")) {
+        double v = ix_attr(p, "value_float")->f;
+        ix_set_shape(o, d, 0, OX_DT_FLOAT);
+        ix_set_fvalue(o, &v, 1);
+        return 0;
+    }
     if (ix_attr(p, "value_floats")) {
         d[0] = (int64_t)ix_attr(p, "value_floats")->n_floats;
         return ix_set_shape(o, d, 1, OX_DT_FLOAT), 0;
@@ -157,6 +172,48 @@ int ix_infer_matmul(ictx *c) {
     return 0;
 }
 
+/* Known values through Identity, Cast (float <-> integer: truncated toward zero), Ceil, Floor and
+ * Clip (its bounds known or absent): the shape arithmetic of timm's same padding,
+ * max((ceil(size / stride) - 1) * stride + (k - 1) * dilation + 1 - size, 0) // 2. */
+static void fold_values(ictx *c, int dtype) {
+    ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
+    int op = c->op, is_float = ox_dtype_is_float(dtype);
+    if (!is_float && op != OP_Clip && x->value && !x->fvalue) { // integers stay integers
+        ix_set_value(o, x->value, x->n_value);
+        return;
+    }
+    int64_t n = x->fvalue ? x->n_fvalue : x->value ? x->n_value : -1;
+    if (n < 0 || n > OX_MAX_VALUE) return;
+    double *v = seer_malloc(sizeof(double) * (size_t)(n + 2)), lo = -INFINITY, hi = INFINITY;
+    ix_in_numbers(c, 0, v, n);
+    int ok = 1;
+    if (op == OP_Clip) { // bounds: inputs 1 and 2 from opset 11, attributes min and max before
+        double b[1];
+        const Onnx__AttributeProto *amin = ix_attr(c->p, "min"), *amax = ix_attr(c->p, "max");
+        if (amin) lo = amin->f;
+        if (amax) hi = amax->f;
+        for (int k = 1; k <= 2; k++)
+            if (ix_in(c, k)) {
+                if (ix_in_numbers(c, k, b, 1) != 1) ok = 0;
+                else if (k == 1) lo = b[0];
+                else hi = b[0];
+            }
+    }
+    int64_t *iv = seer_malloc(sizeof(int64_t) * (size_t)(n + 1));
+    for (int64_t i = 0; ok && i < n; i++) {
+        if (op == OP_Ceil) v[i] = ceil(v[i]);
+        else if (op == OP_Floor) v[i] = floor(v[i]);
+        else if (op == OP_Clip) v[i] = v[i] < lo ? lo : v[i] > hi ? hi : v[i];
+        if (!is_float) { // to an integer: truncated toward zero, in range
+            ok = isfinite(v[i]) && fabs(v[i]) < 9e15;
+            iv[i] = ok ? (int64_t)v[i] : 0;
+        }
+    }
+    if (ok && is_float) ix_set_fvalue(o, v, n);
+    else if (ok) ix_set_value(o, iv, n);
+    free(v), free(iv);
+}
+
 int ix_infer_same(ictx *c) {
     const Onnx__NodeProto *p = c->p;
     ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);
@@ -164,9 +221,14 @@ int ix_infer_same(ictx *c) {
     int dtype = x->dtype;
     if (op == OP_Cast) dtype = (int)ix_attr_i(p, "to", x->dtype);
     ix_set_shape(o, x->dims, x->rank, dtype);
-    if ((op == OP_Identity || op == OP_Cast) && x->value) ix_set_value(o, x->value, x->n_value);
+    if (op == OP_Identity || op == OP_Cast || op == OP_Ceil || op == OP_Floor || op == OP_Clip) fold_values(c, dtype);
     // Dropout's optional mask (F.dropout exported with its training flag as an input names it)
     if (op == OP_Dropout && ix_out(c, 1)) ix_set_shape(ix_out(c, 1), x->dims, x->rank, OX_DT_BOOL);
+    // BatchNormalization in training mode (NFNet's weight standardisation) also writes the running
+    // mean and variance (and below opset 14 the saved ones), each shaped like input 3, the mean
+    ox_tensor *mean = op == OP_BatchNormalization ? ix_in(c, 3) : NULL;
+    for (int i = 1; mean && i < c->g->n[c->v].n_out; i++)
+        if (ix_out(c, i)) ix_set_shape(ix_out(c, i), mean->dims, mean->rank, mean->dtype);
     // exporters deduplicate equal initializers through Identity: the copy is a weight too
     if (op == OP_Identity && x->is_init) o->is_init = 1;
     return 0;
