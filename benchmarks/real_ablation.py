@@ -121,12 +121,13 @@ def real_truth(a):
     return out
 
 
-def real_h5(a, truth):
-    """The real networks as one PerfGraph file (seerconvert), for the baselines' global features."""
-    man, out = os.path.join(a.work, "real_manifest.csv"), os.path.join(a.work, "real.h5")
+def real_h5(a, truth, device="cpu_epyc", name="real"):
+    """The real networks as one PerfGraph file (seerconvert), labels <device>_<metric>, for the
+    baselines' global features and for seercalibrate."""
+    man, out = os.path.join(a.work, name + "_manifest.csv"), os.path.join(a.work, name + ".h5")
     with open(man, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["onnx", "batch", "name", "group", "family"] + ["cpu_epyc_" + m for m in rn.METRICS])
+        w.writerow(["onnx", "batch", "name", "group", "family"] + [device + "_" + m for m in rn.METRICS])
         for g, ((net, b), y) in enumerate(sorted(truth.items())):
             w.writerow([os.path.join(a.onnx, net + ".onnx"), b, "%s@bs%d" % (net, b), g, "real"] +
                        [y[m] for m in rn.METRICS])

@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""A CPU no shipped predictor saw: the real networks measured on it, scored.
+
+predictors/cpu_epyc.seer and predictors/cpu_xeon.seer learned Seer's design space timed on one core
+of two machines (an AMD EPYC and an Intel Xeon at 2.8 GHz). A user with a third CPU has neither its
+design space nor a predictor for it: what do the shipped files tell them, as they are and after
+timing a few of their own networks (seercalibrate)? This script scores that on torchvision's and
+timm's ImageNet models measured on the third CPU by benchmarks/real_networks.py (the same protocol
+as the design space: one thread, median of 7 timed runs, peak RSS of a forked child):
+
+    taskset -c 1 /usr/bin/python3 benchmarks/real_networks.py \\
+        --measurements benchmarks/real_networks_NEWCPU.jsonl --repeat none --out /tmp/x.md
+    /usr/bin/python3 benchmarks/new_cpu.py --measurements benchmarks/real_networks_NEWCPU.jsonl
+
+Rows, for each shipped CPU predictor: as shipped (the device the user names is not theirs); plus
+seercalibrate's factor per metric and batch fitted on K other networks measured on the new CPU; plus
+seercalibrate --with-flops (log y = a + b log prediction + c log FLOPs) on the same K. Baselines:
+the regression log y = a + b log FLOPs + c log batch fitted on the K networks alone (what the user
+could do without Seer), and the same networks' measurements on the EPYC (benchmarks/
+real_networks_epyc.jsonl) rescaled by the factors of the K (an oracle no user has: every network
+timed on another machine). Each network is scored with K others drawn at random (seeded), several
+draws averaged: no network helps calibrate its own prediction.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+import real_networks as rn  # noqa: E402
+from transfer import batch_factors, spearman  # noqa: E402
+
+METRICS = rn.METRICS
+PREDICTORS = "predictors/cpu_epyc.seer:cpu_epyc,predictors/cpu_xeon.seer:cpu_xeon"
+
+
+def lstsq_predict(A_fit, y_fit, A_new):
+    w, *_ = np.linalg.lstsq(A_fit, y_fit, rcond=None)
+    return A_new @ w
+
+
+def methods(rows, keys):
+    """name -> f(fit rows, the row to predict) -> {metric: value}; keys: the predictors' row keys."""
+    out = {}
+
+    def factors(key):
+        def f(fit, r):
+            P = np.array([[x[key][m] for m in METRICS] for x in fit])
+            Y = np.array([[x["y"][m] for m in METRICS] for x in fit])
+            k = batch_factors(P, Y, np.array([x["batch"] for x in fit]))(np.array([r["batch"]]))[0]
+            return {m: r[key][m] * k[i] for i, m in enumerate(METRICS)}
+        return f
+
+    def with_flops(key):
+        def f(fit, r):
+            return {m: float(np.exp(lstsq_predict(
+                np.array([[1.0, np.log(x[key][m]), np.log(x["flops"])] for x in fit]),
+                np.log([x["y"][m] for x in fit]),
+                np.array([1.0, np.log(r[key][m]), np.log(r["flops"])])))) for m in METRICS}
+        return f
+
+    def regression(fit, r):
+        A = np.array([[1.0, np.log(x["flops"]), np.log(x["batch"])] for x in fit])
+        return {m: float(np.exp(lstsq_predict(A, np.log([x["y"][m] for x in fit]),
+                                              np.array([1.0, np.log(r["flops"]), np.log(r["batch"])]))))
+                for m in METRICS}
+
+    for key in keys:
+        out[key + "_cal"] = factors(key)
+        out[key + "_fl"] = with_flops(key)
+    out["reg_k"] = regression
+    if all("other" in r for r in rows):
+        out["other_cal"] = factors("other")
+    return out
+
+
+def score_shots(rows, keys, shots, seeds):
+    """{method: {metric: (MAPE %, Spearman)}} averaged over the seeds; each network predicted from
+    `shots` others drawn for it."""
+    names = sorted(set(r["name"] for r in rows))
+    fs = methods(rows, keys)
+    acc = {k: {m: [] for m in METRICS} for k in fs}
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        preds = {k: [] for k in fs}
+        ys = []
+        for n in names:
+            others = [x for x in names if x != n]
+            pick = set(rng.choice(others, size=min(shots, len(others)), replace=False))
+            fit = [r for r in rows if r["name"] in pick]
+            for r in (r for r in rows if r["name"] == n):
+                ys.append(r["y"])
+                for k, f in fs.items():
+                    preds[k].append(f(fit, r))
+        for k in fs:
+            for m in METRICS:
+                p = np.array([q[m] for q in preds[k]])
+                y = np.array([q[m] for q in ys])
+                acc[k][m].append((np.mean(100 * np.abs(p - y) / y), spearman(p, y)))
+    return {k: {m: tuple(np.mean(v, axis=0)) for m, v in d.items()} for k, d in acc.items()}
+
+
+def score(rows, key):
+    out = {}
+    for m in METRICS:
+        p = np.array([r[key][m] for r in rows])
+        y = np.array([r["y"][m] for r in rows])
+        out[m] = (np.mean(100 * np.abs(p - y) / y), spearman(p, y))
+    return out
+
+
+def end_to_end(a, rows, preds, keys, fs_rows):
+    """The real tools on the new CPU: `a.e2e` networks (drawn with seed 0) measured into a PerfGraph
+    file (seerconvert --manifest, labels <a.label>_<metric>), `seercalibrate --device DEV=LABEL`
+    (with and without --with-flops) on each shipped predictor, then `seerpredict --device`-style
+    predictions of every other network by the calibrated file. Returns the table's lines and the
+    largest relative gap between the file's predictions and this script's emulation of it."""
+    import real_ablation
+    names = sorted(set(r["name"] for r in rows))
+    pick = set(np.random.default_rng(0).choice(names, size=a.e2e, replace=False))
+    fit = [r for r in rows if r["name"] in pick]
+    rest = [r for r in rows if r["name"] not in pick]
+    truth = {(r["name"], r["batch"]): r["y"] for r in fit}
+    h5 = real_ablation.real_h5(argparse.Namespace(work=a.work, onnx=a.work, build=a.build), truth,
+                               device=a.label, name="new_cpu_calibration")
+    L = ["", "## End to end: the tools, on %d networks measured on the new CPU" % a.e2e, "",
+         "What a user runs: the %d networks %s, every batch measured, in one PerfGraph file (`seerconvert "
+         "--manifest`, labels `%s_*`), then `seercalibrate PREDICTOR.seer that.h5 --device DEV=%s "
+         "[--with-flops] -o %s.seer`, then `seerpredict %s.seer NET.onnx` on the other %d networks "
+         "(%d configurations). *emulated*: the same by this script's arithmetic (the rows above)." %
+         (a.e2e, ", ".join(sorted(pick)), a.label, a.label, a.label, a.label, len(set(r["name"] for r in rest)),
+          len(rest)), "",
+         "| predictor | calibration | train ms | infer ms | train MB | infer MB | largest gap to emulated |",
+         "|---|---|---|---|---|---|---|"]
+    gap_all = 0.0
+    for path, dev in preds:
+        for flag, key in (([], dev + "_cal"), (["--with-flops"], dev + "_fl")):
+            out = os.path.join(a.work, "%s_from_%s%s.seer" % (a.label, dev, "_fl" if flag else ""))
+            r = subprocess.run([os.path.join(a.build, "seercalibrate"), path, h5, "--device", "%s=%s" % (dev, a.label),
+                                "-o", out] + flag, capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit("new_cpu.py: seercalibrate failed: %s" % r.stderr.strip()[-300:])
+            got = []
+            for n in sorted(set(x["name"] for x in rest)):
+                p = rn.predict(argparse.Namespace(build=a.build, predictor=out, device=a.label),
+                               os.path.join(a.work, n + ".onnx"), a.batch_list)
+                if isinstance(p, str):
+                    sys.exit("new_cpu.py: seerpredict %s on %s: %s" % (out, n, p))
+                for x in (x for x in rest if x["name"] == n):
+                    got.append((x, p[x["batch"]][1]))
+            emu = fs_rows[key]
+            gap = max(abs(v[m] / emu(fit, x)[m] - 1) for x, v in got for m in METRICS)
+            gap_all = max(gap_all, gap)
+            s = {m: (np.mean([100 * abs(v[m] - x["y"][m]) / x["y"][m] for x, v in got]),
+                     spearman(np.array([v[m] for _, v in got]), np.array([x["y"][m] for x, _ in got])))
+                 for m in METRICS}
+            L.append("| `%s` | `--device %s=%s`%s | %s | %.1e |" % (
+                os.path.relpath(path, ROOT), dev, a.label, " `--with-flops`" if flag else " (a factor per batch)",
+                " | ".join("%.1f / %.3f" % s[m] for m in METRICS), gap))
+    def row(name, pred):
+        s = {m: (np.mean([100 * abs(pred(x)[m] - x["y"][m]) / x["y"][m] for x in rest]),
+                 spearman(np.array([pred(x)[m] for x in rest]), np.array([x["y"][m] for x in rest]))) for m in METRICS}
+        L.append("| %s | %s | - |" % (name, " | ".join("%.1f / %.3f" % s[m] for m in METRICS)))
+    for path, dev in preds:
+        row("`%s` | as shipped (`--device %s`)" % (os.path.relpath(path, ROOT), dev), lambda x, d=dev: x[d])
+    row("log-FLOPs regression | fitted on the same %d alone" % a.e2e, lambda x: fs_rows["reg_k"](fit, x))
+    return L, gap_all
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--measurements", required=True, help="real_networks.py's lines measured on the new CPU")
+    ap.add_argument("--name", default=None, help="what to call the new CPU in the report (default: its lines' device name)")
+    ap.add_argument("--predictors", default=PREDICTORS, help="FILE:DEVICE,... the shipped predictors to score")
+    ap.add_argument("--other", default="benchmarks/real_networks_epyc.jsonl",
+                    help="the same networks measured on a known CPU (the oracle baseline; '' for none)")
+    ap.add_argument("--shots", default="3,5,10", help="networks measured on the new CPU to calibrate with")
+    ap.add_argument("--seeds", type=int, default=5, help="draws of those networks, averaged")
+    ap.add_argument("--batches", default="1,4,16")
+    ap.add_argument("--e2e", type=int, default=10, help="networks measured on the new CPU that the "
+                    "end-to-end check calibrates with (seercalibrate, seerpredict); 0: no such check")
+    ap.add_argument("--label", default="cpu_new", help="the new CPU's device name in the calibrated files")
+    ap.add_argument("--work", default="/tmp/seer-real-networks", help="ONNX exports (made when missing)")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks/new_cpu.md"))
+    a = ap.parse_args()
+    try:
+        batches = a.batch_list = [int(b) for b in a.batches.split(",")]
+        shots = [int(s) for s in a.shots.split(",")]
+    except ValueError:
+        sys.exit("new_cpu.py: --batches and --shots take integers separated by commas")
+    preds = []
+    for item in a.predictors.split(","):
+        path, _, dev = item.partition(":")
+        if not dev:
+            sys.exit("new_cpu.py: --predictors: %r is not FILE:DEVICE" % item)
+        path = os.path.join(ROOT, path) if not os.path.isabs(path) else path
+        if not os.path.exists(path):
+            sys.exit("new_cpu.py: %s missing" % path)
+        preds.append((path, dev))
+    if not os.path.exists(os.path.join(a.build, "seerpredict")):
+        sys.exit("new_cpu.py: %s/seerpredict missing: build first (README)" % a.build)
+    meas = rn.measured(a.measurements)
+    if not meas:
+        sys.exit("new_cpu.py: %s: no measurements (run benchmarks/real_networks.py --measurements %s first)"
+                 % (a.measurements, a.measurements))
+    other = rn.measured(os.path.join(ROOT, a.other)) if a.other else {}
+    nets = [n for n in rn.NETS if any((n, b) in meas and "train_time_ms" in meas[(n, b)] for b in batches)]
+    os.makedirs(a.work, exist_ok=True)
+    rows, errors = [], {}
+    for n in nets:
+        onnx = os.path.join(a.work, n + ".onnx")
+        e = rn.export_onnx(n, onnx)
+        if e:
+            errors[n] = "ONNX export: " + e
+            continue
+        got = {}
+        for path, dev in preds:
+            p = rn.predict(argparse.Namespace(build=a.build, predictor=path, device=dev), onnx, batches)
+            if isinstance(p, str):
+                errors[n] = p
+                break
+            got[dev] = p
+        if n in errors:
+            continue
+        for b in batches:
+            r = meas.get((n, b))
+            if not r or "train_time_ms" not in r:
+                continue
+            row = {"name": n, "batch": b, "flops": got[preds[0][1]][b][0],
+                   "y": {m: r[rn.FIELDS[m]] for m in METRICS}}
+            for dev, p in got.items():
+                row[dev] = p[b][1]
+                row[dev + "_in_range"] = p[b][2]
+            o = other.get((n, b))
+            if o and "train_time_ms" in o:
+                row["other"] = {m: o[rn.FIELDS[m]] for m in METRICS}
+            rows.append(row)
+    if len(rows) < max(shots) + 3:
+        sys.exit("new_cpu.py: %d configurations measured, too few to score with --shots %s" % (len(rows), a.shots))
+    with_other = [r for r in rows if "other" in r]
+    keys = [d for _, d in preds]
+    name = a.name or ", ".join(sorted(set(r.get("device_name", "?") for r in meas.values())))
+    ids = sorted(set("%s at %s MHz" % (r["cpu_id"], r.get("cpu_mhz", "?")) for r in meas.values() if "cpu_id" in r))
+    nn = len(set(r["name"] for r in rows))
+    L = ["# A CPU no shipped predictor saw: %s" % name, "",
+         "Regenerated by `/usr/bin/python3 benchmarks/new_cpu.py --measurements %s` on %s." %
+         (os.path.relpath(a.measurements, ROOT), time.strftime("%Y-%m-%d")), "",
+         "The new CPU: %s%s, one core (the lines' `cores`), measured by `benchmarks/real_networks.py` as the "
+         "design space was (one thread, median of 7 timed runs after 2 warm-up ones; peak RSS of a forked "
+         "child). %d configurations: %d networks (torchvision's and timm's ImageNet models, random weights) "
+         "at batch %s. No design-space network was measured on it, and no predictor learned it." %
+         (name, " (`cpu_id` %s)" % "; ".join(ids) if ids else "", len(rows), nn, ", ".join(map(str, batches))), "",
+         "Cells: MAPE %% / Spearman over those configurations. *+K measured*: each network predicted after "
+         "K other networks (drawn at random for it, %d draws averaged) were timed on the new CPU: "
+         "`seercalibrate`'s factor per metric and batch (*calibrated*) or its `--with-flops` fit (log y = a + "
+         "b log prediction + c log FLOPs); the baselines fit the same K: the regression log y = a + b log "
+         "FLOPs + c log batch on those K alone (no Seer), and, as an oracle no user has, every network's "
+         "own measurement on the AMD EPYC (`%s`) rescaled by the K's factors (%d of the %d configurations "
+         "have one; that row is scored on those)." % (a.seeds, a.other, len(with_other), len(rows)), "",
+         "| predictor on the new CPU | K | train ms | infer ms | train MB | infer MB |", "|---|---|---|---|---|---|"]
+    fmt = lambda s: " | ".join("%.1f / %.3f" % s[m] for m in METRICS)  # noqa: E731
+    for path, dev in preds:
+        L.append("| `%s` as shipped (`--device %s`) | 0 | %s |" % (os.path.relpath(path, ROOT), dev, fmt(score(rows, dev))))
+    for k in shots:
+        s = score_shots(rows, keys, k, range(a.seeds))
+        for _, dev in preds:
+            L.append("| `%s` calibrated | %d | %s |" % (dev, k, fmt(s[dev + "_cal"])))
+            L.append("| `%s` calibrated --with-flops | %d | %s |" % (dev, k, fmt(s[dev + "_fl"])))
+        L.append("| log-FLOPs regression on the K alone | %d | %s |" % (k, fmt(s["reg_k"])))
+        if len(with_other) >= k + 3:
+            so = score_shots(with_other, keys, k, range(a.seeds))
+            L.append("| oracle: the EPYC's measurement of each network, calibrated | %d | %s |" % (k, fmt(so["other_cal"])))
+    L += ["", "Median measured / predicted (the new CPU's speed against each predictor's device, the "
+          "factor calibration learns): " + "; ".join(
+              "`%s`: %s" % (dev, ", ".join("%s %.2f" % (m, np.median([r["y"][m] / r[dev][m] for r in rows]))
+                                           for m in METRICS)) for _, dev in preds) + "."]
+    if with_other:
+        L += ["", "Median new CPU / EPYC, the same network and batch: " + ", ".join(
+            "%s %.2f" % (m, np.median([r["y"][m] / r["other"][m] for r in with_other])) for m in METRICS) + "."]
+    L += ["", "## By zoo and batch", "",
+          "Time MAPE % (training step / inference) of each predictor as shipped.", "",
+          "| networks | batch | configurations | " + " | ".join("`%s`" % d for d in keys) + " |",
+          "|---|---|---|" + "---|" * len(keys)]
+    for zoo, test in (("torchvision", lambda n: not n.startswith("timm-")), ("timm", lambda n: n.startswith("timm-"))):
+        for b in batches:
+            rs = [r for r in rows if test(r["name"]) and r["batch"] == b]
+            if rs:
+                L.append("| %s | %d | %d | %s |" % (zoo, b, len(rs), " | ".join(
+                    "%.1f / %.1f" % (score(rs, d)["train_ms"][0], score(rs, d)["infer_ms"][0]) for d in keys)))
+    L += ["", "## Each network", "", "Measured on the new CPU, and each predictor's error as shipped (%).", "",
+          "| network | batch | GFLOPs | train ms | infer ms | train MB | " +
+          " | ".join("`%s` train / infer / MB" % d for d in keys) + " |", "|---|---|---|---|---|---|" + "---|" * len(keys)]
+    for r in sorted(rows, key=lambda r: (list(rn.NETS).index(r["name"]), r["batch"])):
+        L.append("| %s | %d | %.2f | %.1f | %.1f | %.0f | %s |" % (
+            r["name"], r["batch"], r["flops"] / 1e9, r["y"]["train_ms"], r["y"]["infer_ms"], r["y"]["train_mb"],
+            " | ".join("%+.0f / %+.0f / %+.0f" % tuple(100 * (r[d][m] / r["y"][m] - 1) for m in ("train_ms", "infer_ms", "train_mb"))
+                       for d in keys)))
+    if a.e2e:
+        lines, gap = end_to_end(a, rows, preds, keys, methods(rows, keys))
+        L[L.index("## By zoo and batch") - 1:L.index("## By zoo and batch") - 1] = lines
+        print("new_cpu.py: the calibrated files' predictions against this script's emulation: largest gap %.1e" % gap)
+    if errors:
+        L += ["", "## Not predicted", ""] + ["- %s: %s" % (n, e) for n, e in sorted(errors.items())]
+    with open(a.out, "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("new_cpu.py: wrote %s (%d configurations of %d networks)" % (a.out, len(rows), nn))
+
+
+if __name__ == "__main__":
+    main()
