@@ -184,6 +184,8 @@ def main():
     ap.add_argument("--batches", default="1,4,16")
     ap.add_argument("--e2e", type=int, default=10, help="networks measured on the new CPU that the "
                     "end-to-end check calibrates with (seercalibrate, seerpredict); 0: no such check")
+    ap.add_argument("--repeat", default=None, help="a second measurement of the same networks on the new CPU "
+                    "(real_networks.py --measurements FILE, later): their disagreement, the floor under any predictor")
     ap.add_argument("--label", default="cpu_new", help="the new CPU's device name in the calibrated files")
     ap.add_argument("--work", default="/tmp/seer-real-networks", help="ONNX exports (made when missing)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -301,6 +303,23 @@ def main():
             r["name"], r["batch"], r["flops"] / 1e9, r["y"]["train_ms"], r["y"]["infer_ms"], r["y"]["train_mb"],
             " | ".join("%+.0f / %+.0f / %+.0f" % tuple(100 * (r[d][m] / r["y"][m] - 1) for m in ("train_ms", "infer_ms", "train_mb"))
                        for d in keys)))
+    again = rn.measured(a.repeat) if a.repeat else {}
+    both = [(r, again[(r["name"], r["batch"])]) for r in rows if (r["name"], r["batch"]) in again
+            and "train_time_ms" in again[(r["name"], r["batch"])]]
+    if both:
+        L[L.index("## By zoo and batch") - 1:L.index("## By zoo and batch") - 1] = [
+            "", "## The new CPU measured twice", "",
+            "`%s`: %d of these configurations measured again by the same script, in new processes, later. "
+            "|second - first| / first, as a prediction's error is counted: the floor under any predictor of "
+            "this CPU; median timing spread inside one measurement (7 runs' (q75 - q25) / median): %.1f%% "
+            "(training step), %.1f%% (inference)." % (
+                a.repeat, len(both), 100 * np.median([meas[(r["name"], r["batch"])]["train_spread"] for r, _ in both]),
+                100 * np.median([meas[(r["name"], r["batch"])]["infer_spread"] for r, _ in both])), "",
+            "| | " + " | ".join(METRICS) + " |", "|---" * (1 + len(METRICS)) + "|",
+            "| second vs first, MAPE % | " + " | ".join("%.1f" % np.mean(
+                [100 * abs(x[rn.FIELDS[m]] - r["y"][m]) / r["y"][m] for r, x in both]) for m in METRICS) + " |",
+            "| median second / first | " + " | ".join("%.3f" % np.median(
+                [x[rn.FIELDS[m]] / r["y"][m] for r, x in both]) for m in METRICS) + " |"]
     if a.e2e:
         lines, gap = end_to_end(a, rows, preds, keys, methods(rows, keys))
         L[L.index("## By zoo and batch") - 1:L.index("## By zoo and batch") - 1] = lines
