@@ -289,7 +289,9 @@ def main():
           "Time MAPE % (training step / inference) of each predictor as shipped.", "",
           "| networks | batch | configurations | " + " | ".join("`%s`" % d for d in keys) + " |",
           "|---|---|---|" + "---|" * len(keys)]
-    for zoo, test in (("torchvision", lambda n: not n.startswith("timm-")), ("timm", lambda n: n.startswith("timm-"))):
+    for zoo, test in (("torchvision", lambda n: not n.startswith("timm-")),
+                      ("timm (`ADDED4`)", lambda n: n in rn.ADDED4),
+                      ("timm, operators read since 2026-12-02 (`ADDED5`)", lambda n: n in rn.ADDED5)):
         for b in batches:
             rs = [r for r in rows if test(r["name"]) and r["batch"] == b]
             if rs:
