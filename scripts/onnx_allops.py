@@ -220,3 +220,19 @@ gs = h.make_graph(nodes, "same_pad", [h.make_tensor_value_info("x", T.FLOAT, ["b
                   [h.make_tensor_value_info("y", T.FLOAT, None)], inits)
 onnx.save(h.make_model(gs, opset_imports=[h.make_opsetid("", 13)]), os.path.join(os.path.dirname(out), "same_pad.onnx"))
 print("wrote same_pad.onnx")
+
+# ---- recurrent layers: a bidirectional LSTM with batch first (layout 1), then a GRU (layout 0).
+# Parameters: LSTM W 2*32*16 + R 2*32*8 + B 2*64 = 1,664, GRU W 12*16 + R 12*4 = 240, a MatMul on
+# the LSTM's last state 8*4 = 32; multiply-adds per sequence element and batch row, W's and R's
+# sizes: 10 * (1024 + 512) + 10 * (192 + 48), and the MatMul's 32: 17,792 at batch 1 ----
+nodes, inits = [], []
+y1, yh, _ = n("LSTM", ["x", w("lstm_w", [2, 32, 16]), w("lstm_r", [2, 32, 8]), w("lstm_b", [2, 64])],
+              ["lstm_y", "lstm_yh", "lstm_yc"], hidden_size=8, direction="bidirectional", layout=1)
+t = n("Transpose", [n("Reshape", [y1, c64("rnn_shape", [0, 10, 16])])], perm=[1, 0, 2])
+g = n("GRU", [t, w("gru_w", [1, 12, 16]), w("gru_r", [1, 12, 4])], ["gru_y", "gru_yh"], hidden_size=4)[0]
+last = n("MatMul", [n("ReduceMean", [yh], axes=[1], keepdims=0), w("rnn_fc", [8, 4])])
+n("Add", [n("ReduceMean", [g], axes=[0, 1], keepdims=0), last], ["y"])
+gr = h.make_graph(nodes, "rnn", [h.make_tensor_value_info("x", T.FLOAT, ["batch", 10, 16])],
+                  [h.make_tensor_value_info("y", T.FLOAT, None)], inits)
+onnx.save(h.make_model(gr, opset_imports=[h.make_opsetid("", 14)]), os.path.join(os.path.dirname(out), "rnn.onnx"))
+print("wrote rnn.onnx")

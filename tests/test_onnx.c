@@ -4,7 +4,7 @@
  * input, a zero dimension, an unsupported operator (accepted with --allow-unknown); LayerNorm
  * decomposed (opset 13) and whole (opset 17) giving one PerfGraph; windows over three spatial
  * dimensions (Conv3d) counted; TensorFlow-style same padding computed in floating point from the
- * input's shape (Cast, Div, Ceil, Clip, Floor) folded to the right pads.
+ * input's shape (Cast, Div, Ceil, Clip, Floor) folded to the right pads; LSTM and GRU counted.
  * Built twice: plainly and under AddressSanitizer (test_onnx_asan).
  * usage: test_onnx FIXTURE_DIR */
 #include <string.h>
@@ -154,6 +154,7 @@ int main(int argc, char **argv) {
     check_model("maxvit_t.onnx", 30919624, 5.558); // attention as Einsum (torchvision: 5.558 GFLOPS, its MACs)
     check_model("upsample.onnx", 516, 0.006322176); // Resize scales from a Concat of constants (scripts/onnx_fixtures.py)
     check_model("same_pad.onnx", 216, 62424e-9); // timm's same padding in float shape arithmetic: 17x17, not 16x16
+    check_model("rnn.onnx", 1936, 17792e-9); // LSTM (bidirectional, batch first) and GRU: W and R per step
     check_deep_windows("conv3d.onnx", 4); // two Convs and two pools over (T, H, W)
     check_deep_windows("resnet18.onnx", 0);
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 1);

@@ -26,6 +26,8 @@ enum {
     COST_POOL,    // the window's size per output element
     COST_RESIZE,  // 1 per output element (nearest), 4 (linear, cubic)
     COST_EINSUM,  // 2 per multiply-add of the contraction (ox_einsum); one operand: 1 per input element
+    COST_RNN,     // 2 per multiply-add of every step's input and recurrent products (W and R times
+                  // each sequence element), + k per output element (the gates)
 };
 
 enum {
@@ -42,6 +44,7 @@ enum {
 #define OPF_SOURCE_ (OPF_CONST | OPF_NO_INPUT)
 #define BUF_BN_STATS ((1u << 3) | (1u << 4))
 #define BUF_CLIP_BOUNDS (~1u)
+#define BUF_RNN_STATE ((1u << 4) | (1u << 5) | (1u << 6)) // sequence_lens, initial_h, initial_c
 #define IN_ANY 1000000
 
 // X(name, infer, cost, k, flags, buffers, min_in, max_in)
@@ -112,7 +115,11 @@ enum {
     X(CumSum, same, PER_OUT, 1, 0, 0, 2, 2)                                                    \
     X(Tile, tile, NONE, 0, 0, 0, 2, 2)                                                         \
     X(Ceil, same, PER_OUT, 1, 0, 0, 1, 1)                                                      \
-    X(Floor, same, PER_OUT, 1, 0, 0, 1, 1)
+    X(Floor, same, PER_OUT, 1, 0, 0, 1, 1)                                                     \
+    /* recurrent layers (timm's Sequencer: LSTM over the rows and columns of a feature map) */ \
+    X(LSTM, rnn, RNN, 8, OPF_MULTI_OUT, BUF_RNN_STATE, 3, 8)                                   \
+    X(GRU, rnn, RNN, 6, OPF_MULTI_OUT, BUF_RNN_STATE, 3, 6)                                    \
+    X(RNN, rnn, RNN, 2, OPF_MULTI_OUT, BUF_RNN_STATE, 3, 6)
 
 enum {
 #define X(name, infer, cost, k, flags, buffers, min_in, max_in) OP_##name,

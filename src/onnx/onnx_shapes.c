@@ -701,6 +701,30 @@ int ix_infer_reduce(ictx *c) {
     return 0;
 }
 
+/* LSTM, GRU, RNN: X (seq, batch, input), or (batch, seq, input) with layout = 1; W (dirs, gates *
+ * hidden, input), R (dirs, gates * hidden, hidden). Y (seq, dirs, batch, hidden) or (batch, seq,
+ * dirs, hidden); Y_h and LSTM's Y_c (dirs, batch, hidden) or (batch, dirs, hidden). */
+int ix_infer_rnn(ictx *c) {
+    ox_tensor *x = ix_in(c, 0), *w = ix_in(c, 1), *r = ix_in(c, 2);
+    if (ix_need_in(c, 1) || ix_need_in(c, 2)) return -1;
+    int gates = c->op == OP_LSTM ? 4 : c->op == OP_GRU ? 3 : 1;
+    int layout = (int)ix_attr_i(c->p, "layout", 0);
+    int64_t dirs = ix_attr_is(c->p, "direction", "bidirectional") ? 2 : 1;
+    int64_t h = ix_attr_i(c->p, "hidden_size", r->rank == 3 ? r->dims[2] : 0);
+    if (x->rank != 3 || w->rank != 3 || r->rank != 3) return ix_fail(c, "X, W and R must have rank 3");
+    if (layout != 0 && layout != 1) return ix_fail(c, "layout must be 0 or 1");
+    if (h < 1 || w->dims[0] != dirs || r->dims[0] != dirs || w->dims[1] != gates * h || r->dims[1] != gates * h ||
+        r->dims[2] != h || w->dims[2] != x->dims[2])
+        return ix_fail(c, "W, R, hidden_size, direction and X's input size disagree");
+    int64_t seq = x->dims[layout ? 1 : 0], batch = x->dims[layout ? 0 : 1];
+    int64_t y[4] = {seq, dirs, batch, h}, y1[4] = {batch, seq, dirs, h};
+    int64_t s[3] = {dirs, batch, h}, s1[3] = {batch, dirs, h};
+    if (ix_out(c, 0)) ix_set_shape(ix_out(c, 0), layout ? y1 : y, 4, x->dtype);
+    for (int i = 1; i < 3; i++)
+        if (ix_out(c, i)) ix_set_shape(ix_out(c, i), layout ? s1 : s, 3, x->dtype);
+    return 0;
+}
+
 /* Tile: each dimension times its repeat (input 1, known constants, one per dimension). */
 int ix_infer_tile(ictx *c) {
     ox_tensor *x = ix_in(c, 0), *o = ix_out(c, 0);

@@ -66,6 +66,12 @@ static void node_flops(const ox_graph *g, const ox_node *n, double *flops, doubl
         *flops = n->n_in > 1 ? 2 * m : in;
         break;
     }
+    case COST_RNN: { // X is (seq, batch, input) or (batch, seq, input): seq * batch = in / input
+        const ox_tensor *w = &g->t[n->in[1]], *r = &g->t[n->in[2]];
+        m = in / (double)x->dims[2] * (double)(ox_numel(w) + ox_numel(r));
+        *flops = 2 * m + d->k * out;
+        break;
+    }
     case COST_PER_OUT: *flops = d->k * out; break;
     case COST_PER_IN: *flops = d->k * in; break;
     case COST_POOL: *flops = out * ox_attr_ints_product(n, "kernel_shape"); break;

@@ -133,6 +133,11 @@ def main():
                              ("tile_elements.onnx", [1 << 40, 1 << 40], "more than 2^48 elements")):
         save_onnx(name, [h.make_node("Tile", ["x", "reps"], ["y"], name="tile")], [x_in([1, 16])], [y_out()],
                   [c("reps", reps)], want=want)
+    # an LSTM whose weights disagree with its hidden size
+    lw = numpy_helper.from_array(np.zeros((1, 12, 4), np.float32), "W")
+    lr = numpy_helper.from_array(np.zeros((1, 16, 4), np.float32), "R")
+    save_onnx("lstm_sizes.onnx", [h.make_node("LSTM", ["x3", "W", "R"], ["y"], name="lstm", hidden_size=4)],
+              [x_in([5, 1, 4], "x3")], [y_out()], [lw, lr], want="disagree")
     # INI: one key each, each refused naming the file and line
     ini = {
         "comment_tail.ini": ("; " + "x" * 250 + " max_steps = 3\n[train]\nepochs = 1\n", "longer than"),
