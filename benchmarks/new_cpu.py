@@ -136,7 +136,7 @@ def end_to_end(a, rows, preds, keys, fs_rows):
           len(rest)), "",
          "| predictor | calibration | train ms | infer ms | train MB | infer MB | largest gap to emulated |",
          "|---|---|---|---|---|---|---|"]
-    gap_all = 0.0
+    gap_all, zoo_rows = 0.0, []
     for path, dev in preds:
         for flag, key in (([], dev + "_cal"), (["--with-flops"], dev + "_fl")):
             out = os.path.join(a.work, "%s_from_%s%s.seer" % (a.label, dev, "_fl" if flag else ""))
@@ -158,6 +158,12 @@ def end_to_end(a, rows, preds, keys, fs_rows):
             s = {m: (np.mean([100 * abs(v[m] - x["y"][m]) / x["y"][m] for x, v in got]),
                      spearman(np.array([v[m] for _, v in got]), np.array([x["y"][m] for x, _ in got])))
                  for m in METRICS}
+            zoo = [("torchvision", lambda n: not n.startswith("timm-")), ("timm (`ADDED4`)", lambda n: n in rn.ADDED4),
+                   ("timm, new operators (`ADDED5`)", lambda n: n in rn.ADDED5)]
+            zoo_rows.append("| `%s`, `%s`%s | %s |" % (os.path.relpath(path, ROOT), dev, " `--with-flops`" if flag else "", " | ".join(
+                "%.1f / %.1f (%d)" % tuple([np.mean([100 * abs(v[m] - x["y"][m]) / x["y"][m] for x, v in got if t(x["name"])])
+                                            for m in ("train_ms", "infer_ms")] + [sum(t(x["name"]) for x, _ in got)])
+                if any(t(x["name"]) for x, _ in got) else "-" for _, t in zoo)))
             L.append("| `%s` | `--device %s=%s`%s | %s | %.1e |" % (
                 os.path.relpath(path, ROOT), dev, a.label, " `--with-flops`" if flag else " (a factor per batch)",
                 " | ".join("%.1f / %.3f" % s[m] for m in METRICS), gap))
@@ -168,6 +174,9 @@ def end_to_end(a, rows, preds, keys, fs_rows):
     for path, dev in preds:
         row("`%s` | as shipped (`--device %s`)" % (os.path.relpath(path, ROOT), dev), lambda x, d=dev: x[d])
     row("log-FLOPs regression | fitted on the same %d alone" % a.e2e, lambda x: fs_rows["reg_k"](fit, x))
+    L += ["", "The calibrated files by zoo: time MAPE % (training step / inference) and configurations, on the "
+          "other networks.", "", "| calibrated file | torchvision | timm (`ADDED4`) | timm, new operators (`ADDED5`) |",
+          "|---|---|---|---|"] + zoo_rows
     return L, gap_all
 
 
