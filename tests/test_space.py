@@ -230,6 +230,13 @@ def main():
     rc = subprocess.run(cmd[:4] + [other] + cmd[5:] + ["--limit", "1"], capture_output=True, text=True)
     check(rc.returncode != 0 and "Some Other CPU" in rc.stderr and "own file" in rc.stderr
           and open(other).read() == before, "a file of another device's lines: rc %d, %s" % (rc.returncode, rc.stderr))
+    # the same model name on another CPU (two KVM guests both "Intel(R) Xeon(R) Processor"): cpu_id tells them apart
+    check("cpu_id" in rows[0], "measure.py does not record cpu_id")
+    with open(other, "w") as f:
+        f.write(json.dumps(dict(rows[0], cpu_id="GenuineIntel 6/1/1")) + "\n")
+    rc = subprocess.run(cmd[:4] + [other] + cmd[5:] + ["--limit", "1"], capture_output=True, text=True)
+    check(rc.returncode != 0 and "GenuineIntel 6/1/1" in rc.stderr and "own file" in rc.stderr,
+          "a file of the same model name with another cpu_id: rc %d, %s" % (rc.returncode, rc.stderr))
     with open(out, "a") as f:  # a line a running measure.py is still writing
         f.write('{"id": "cut')
     h5 = os.path.join(work, "space.h5")

@@ -371,13 +371,19 @@ def main():
                     done.setdefault(r.get("pass", 1), set()).add((r["id"], r["batch"]))
                 except (ValueError, KeyError):
                     continue  # a line cut by a crash: measured again
-                if r.get("device_name", info["device_name"]) != info["device_name"]:
-                    others[r["device_name"]] = others.get(r["device_name"], 0) + 1
+                # another machine: another model name, or the same name with another CPU id (two
+                # KVM guests both called "Intel(R) Xeon(R) Processor"); lines before cpu_id existed
+                # are told apart by the name alone
+                theirs = r.get("device_name", info["device_name"])
+                if theirs != info["device_name"] or r.get("cpu_id", info.get("cpu_id")) != info.get("cpu_id"):
+                    key = "%s (%s)" % (theirs, r["cpu_id"]) if "cpu_id" in r else theirs
+                    others[key] = others.get(key, 0) + 1
     if others:
         # one file, one device: a resumed run on another machine must not mix its times in
         name, n = max(others.items(), key=lambda kv: kv[1])
         sys.exit("measure.py: error: %s: %d lines were measured on %r, this machine is %r; write this "
-                 "machine's measurements to their own file (-o ...)" % (a.out, n, name, info["device_name"]))
+                 "machine's measurements to their own file (-o ...)" % (a.out, n, name, "%s (%s)" % (
+                     info["device_name"], info.get("cpu_id", "?"))))
     t0, n_new = time.time(), 0
     mine_done, first = done.get(a.pass_no, set()), done.get(1, set())
     todo = [(s, b) for s in specs for b in batches if (s["id"], b) not in mine_done
