@@ -147,13 +147,14 @@ int64_t ix_in_numbers(ictx *c, int i, double *buf, int64_t max) {
 
 /* Float shape arithmetic: Add, Sub, Mul, Div of known values into a float output. */
 static int fold_float(ictx *c, int op) {
-    ox_tensor *o = ix_out(c, 0);
-    int64_t n = ox_numel(o);
-    if (n > OX_MAX_VALUE) return 0;
-    double *a = seer_malloc(sizeof(double) * 3 * OX_MAX_VALUE), *b = a + OX_MAX_VALUE, *v = b + OX_MAX_VALUE;
-    int64_t na = ix_in_numbers(c, 0, a, OX_MAX_VALUE), nb = ix_in_numbers(c, 1, b, OX_MAX_VALUE);
-    int ok = na >= 0 && nb >= 0 && (na == n || na == 1) && (nb == n || nb == 1) &&
-             na == ox_numel(ix_in(c, 0)) && nb == ox_numel(ix_in(c, 1));
+    ox_tensor *o = ix_out(c, 0), *ta = ix_in(c, 0), *tb = ix_in(c, 1);
+    // most float nodes are the network's own arithmetic, with no known values: nothing to do
+    if (!o || !ta || !tb || !(ta->fvalue || ta->value) || !(tb->fvalue || tb->value)) return 0;
+    int64_t n = ox_numel(o), ma = ox_numel(ta), mb = ox_numel(tb);
+    if (n > OX_MAX_VALUE || ma > OX_MAX_VALUE || mb > OX_MAX_VALUE) return 0;
+    double *a = seer_malloc(sizeof(double) * (size_t)(ma + mb + n + 1)), *b = a + ma, *v = b + mb;
+    int64_t na = ix_in_numbers(c, 0, a, ma), nb = ix_in_numbers(c, 1, b, mb);
+    int ok = na >= 0 && nb >= 0 && (na == n || na == 1) && (nb == n || nb == 1) && na == ma && nb == mb;
     for (int64_t i = 0; ok && i < n; i++) {
         double x = a[na == 1 ? 0 : i], y = b[nb == 1 ? 0 : i];
         v[i] = op == OP_Add ? x + y : op == OP_Sub ? x - y : op == OP_Mul ? x * y : op == OP_Div ? x / y : NAN;
