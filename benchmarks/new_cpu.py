@@ -137,9 +137,9 @@ def end_to_end(a, rows, preds, keys, fs_rows):
          "| predictor | calibration | train ms | infer ms | train MB | infer MB | largest gap to emulated |",
          "|---|---|---|---|---|---|---|"]
     gap_all, zoo_rows = 0.0, []
-    for path, dev in preds:
-        for flag, key in (([], dev + "_cal"), (["--with-flops"], dev + "_fl")):
-            out = os.path.join(a.work, "%s_from_%s%s.seer" % (a.label, dev, "_fl" if flag else ""))
+    for path, dev, pk in preds:
+        for flag, key in (([], pk + "_cal"), (["--with-flops"], pk + "_fl")):
+            out = os.path.join(a.work, "%s_from_%s%s.seer" % (a.label, pk, "_fl" if flag else ""))
             r = subprocess.run([os.path.join(a.build, "seercalibrate"), path, h5, "--device", "%s=%s" % (dev, a.label),
                                 "-o", out] + flag, capture_output=True, text=True)
             if r.returncode != 0:
@@ -171,8 +171,8 @@ def end_to_end(a, rows, preds, keys, fs_rows):
         s = {m: (np.mean([100 * abs(pred(x)[m] - x["y"][m]) / x["y"][m] for x in rest]),
                  spearman(np.array([pred(x)[m] for x in rest]), np.array([x["y"][m] for x in rest]))) for m in METRICS}
         L.append("| %s | %s | - |" % (name, " | ".join("%.1f / %.3f" % s[m] for m in METRICS)))
-    for path, dev in preds:
-        row("`%s` | as shipped (`--device %s`)" % (os.path.relpath(path, ROOT), dev), lambda x, d=dev: x[d])
+    for path, dev, pk in preds:
+        row("`%s` | as shipped (`--device %s`)" % (os.path.relpath(path, ROOT), dev), lambda x, d=pk: x[d])
     row("log-FLOPs regression | fitted on the same %d alone" % a.e2e, lambda x: fs_rows["reg_k"](fit, x))
     L += ["", "The calibrated files by zoo: time MAPE % (training step / inference) and configurations, on the "
           "other networks.", "", "| calibrated file | torchvision | timm (`ADDED4`) | timm, new operators (`ADDED5`) |",
@@ -214,6 +214,11 @@ def main():
         if not os.path.exists(path):
             sys.exit("new_cpu.py: %s missing" % path)
         preds.append((path, dev))
+    # each predictor's key in the rows: its device, or its file's name where two share a device
+    devs = [d for _, d in preds]
+    preds = [(p, d, d if devs.count(d) == 1 else os.path.splitext(os.path.basename(p))[0]) for p, d in preds]
+    if len(set(k for _, _, k in preds)) < len(preds):
+        sys.exit("new_cpu.py: --predictors: two files of one device share a name; rename one")
     if not os.path.exists(os.path.join(a.build, "seerpredict")):
         sys.exit("new_cpu.py: %s/seerpredict missing: build first (README)" % a.build)
     meas = rn.measured(a.measurements)
@@ -231,23 +236,23 @@ def main():
             errors[n] = "ONNX export: " + e
             continue
         got = {}
-        for path, dev in preds:
+        for path, dev, pk in preds:
             p = rn.predict(argparse.Namespace(build=a.build, predictor=path, device=dev), onnx, batches)
             if isinstance(p, str):
                 errors[n] = p
                 break
-            got[dev] = p
+            got[pk] = p
         if n in errors:
             continue
         for b in batches:
             r = meas.get((n, b))
             if not r or "train_time_ms" not in r:
                 continue
-            row = {"name": n, "batch": b, "flops": got[preds[0][1]][b][0],
+            row = {"name": n, "batch": b, "flops": got[preds[0][2]][b][0],
                    "y": {m: r[rn.FIELDS[m]] for m in METRICS}}
-            for dev, p in got.items():
-                row[dev] = p[b][1]
-                row[dev + "_in_range"] = p[b][2]
+            for pk, p in got.items():
+                row[pk] = p[b][1]
+                row[pk + "_in_range"] = p[b][2]
             o = other.get((n, b))
             if o and "train_time_ms" in o:
                 row["other"] = {m: o[rn.FIELDS[m]] for m in METRICS}
@@ -255,7 +260,7 @@ def main():
     if len(rows) < max(shots) + 3:
         sys.exit("new_cpu.py: %d configurations measured, too few to score with --shots %s" % (len(rows), a.shots))
     with_other = [r for r in rows if "other" in r]
-    keys = [d for _, d in preds]
+    keys = [k for _, _, k in preds]
     name = a.name or ", ".join(sorted(set(r.get("device_name", "?") for r in meas.values())))
     ids = sorted(set("%s at %s MHz" % (r["cpu_id"], r.get("cpu_mhz", "?")) for r in meas.values() if "cpu_id" in r))
     nn = len(set(r["name"] for r in rows))
@@ -276,21 +281,21 @@ def main():
          "have one; that row is scored on those)." % (a.seeds, a.other, len(with_other), len(rows)), "",
          "| predictor on the new CPU | K | train ms | infer ms | train MB | infer MB |", "|---|---|---|---|---|---|"]
     fmt = lambda s: " | ".join("%.1f / %.3f" % s[m] for m in METRICS)  # noqa: E731
-    for path, dev in preds:
-        L.append("| `%s` as shipped (`--device %s`) | 0 | %s |" % (os.path.relpath(path, ROOT), dev, fmt(score(rows, dev))))
+    for path, dev, pk in preds:
+        L.append("| `%s` as shipped (`--device %s`) | 0 | %s |" % (os.path.relpath(path, ROOT), dev, fmt(score(rows, pk))))
     for k in shots:
         s = score_shots(rows, keys, k, range(a.seeds))
-        for _, dev in preds:
-            L.append("| `%s` calibrated | %d | %s |" % (dev, k, fmt(s[dev + "_cal"])))
-            L.append("| `%s` calibrated --with-flops | %d | %s |" % (dev, k, fmt(s[dev + "_fl"])))
+        for _, _, pk in preds:
+            L.append("| `%s` calibrated | %d | %s |" % (pk, k, fmt(s[pk + "_cal"])))
+            L.append("| `%s` calibrated --with-flops | %d | %s |" % (pk, k, fmt(s[pk + "_fl"])))
         L.append("| log-FLOPs regression on the K alone | %d | %s |" % (k, fmt(s["reg_k"])))
         if len(with_other) >= k + 3:
             so = score_shots(with_other, keys, k, range(a.seeds))
             L.append("| oracle: the EPYC's measurement of each network, calibrated | %d | %s |" % (k, fmt(so["other_cal"])))
     L += ["", "Median measured / predicted (the new CPU's speed against each predictor's device, the "
           "factor calibration learns): " + "; ".join(
-              "`%s`: %s" % (dev, ", ".join("%s %.2f" % (m, np.median([r["y"][m] / r[dev][m] for r in rows]))
-                                           for m in METRICS)) for _, dev in preds) + "."]
+              "`%s`: %s" % (pk, ", ".join("%s %.2f" % (m, np.median([r["y"][m] / r[pk][m] for r in rows]))
+                                          for m in METRICS)) for _, _, pk in preds) + "."]
     if with_other:
         L += ["", "Median new CPU / EPYC, the same network and batch: " + ", ".join(
             "%s %.2f" % (m, np.median([r["y"][m] / r["other"][m] for r in with_other])) for m in METRICS) + "."]

@@ -21,22 +21,14 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=${1:-/tmp/seer-cpu-epyc}
 OUT=${2:-$WORK/candidate.seer}
 BUILD=${BUILD:-$ROOT/build}
-PY=${PYTHON:-python3}
+PY=${PYTHON:-$(command -v /usr/bin/python3 || echo python3)}
 mkdir -p "$WORK"
 t0=$(date +%s)
 echo "build_cpu_predictor: 1/3 cross_device.py (datasets, calibration, two trainings) in $WORK"
 "$PY" "$ROOT/benchmarks/cross_device.py" --infer-builder 2 --work "$WORK" --out "$WORK/cross_device.md" \
     --build "$BUILD"
 [ -s "$WORK/cpu_epyc.seer" ] || { echo "build_cpu_predictor: $WORK/cpu_epyc.seer was not written" >&2; exit 1; }
-echo "build_cpu_predictor: 2/3 the roofline cost on $WORK/train.h5"
-"$BUILD/seertrain" "$ROOT/configs/cpu_xeon.ini" --quiet --set model.name=cost \
-    --set model.target=roofline_weights --set "data.path=$WORK/train.h5" \
-    --set data.labels=cpu_epyc_train_ms,cpu_epyc_infer_ms,cpu_epyc_train_mb,cpu_epyc_infer_mb \
-    --set data.train_frac=0.9 --set data.val_frac=0.05 --set train.threads=1 \
-    --set "output.dir=$WORK" --set output.run=cost5 --set output.plot=0 > "$WORK/cost5.log" 2>&1 \
-    || { echo "build_cpu_predictor: the cost fit failed; see $WORK/cost5.log" >&2; exit 1; }
-"$BUILD/seerexport" "$WORK/cost5" -o "$WORK/cost5.seer" > "$WORK/cost5.export.log" 2>&1 \
-    || { echo "build_cpu_predictor: seerexport failed; see $WORK/cost5.export.log" >&2; exit 1; }
-echo "build_cpu_predictor: 3/3 the blend"
-"$BUILD/seerexport" --ensemble "$WORK/cpu_epyc.seer" "$WORK/cost5.seer" --weights 1,1 -o "$OUT"
+echo "build_cpu_predictor: 2-3/3 the roofline cost on $WORK/train.h5 and the blend (train_cpu_predictor.sh)"
+PYTHON=$PY BUILD=$BUILD sh "$ROOT/scripts/space/train_cpu_predictor.sh" --label cpu_epyc --h5 "$WORK/train.h5" \
+    --members "$WORK/cpu_epyc.seer" --work "$WORK" -o "$OUT"
 echo "build_cpu_predictor: wrote $OUT in $(( $(date +%s) - t0 )) s; design-space test figures in $WORK/cross_device.md"

@@ -1,0 +1,126 @@
+#!/bin/sh
+# A CPU predictor from one machine's design-space measurements, the shipped CPU recipe, one command.
+#
+#   sh scripts/space/train_cpu_predictor.sh --label DEVICE --measurements F[,F...] [--work DIR] [-o OUT.seer]
+#        [--epochs 120] [--infer-builder 2]
+#   sh scripts/space/train_cpu_predictor.sh --label DEVICE --h5 TRAIN.h5 --members PAIR.seer [--work DIR] [-o OUT.seer]
+#
+# The recipe is predictors/cpu_epyc.seer's (predictors/README.md):
+#   1. (--measurements) scripts/space/make_dataset.py: every specs*.jsonl of datasets/space_cpu with
+#      these measurement lines (one CPU: measure.py refuses to mix two), labels DEVICE_train_ms,
+#      DEVICE_infer_ms, DEVICE_train_mb, DEVICE_infer_mb: WORK/DEVICE.h5; inference times only from
+#      PyTorch builder 2 or later (--infer-builder 1 keeps the first builder's, which held every
+#      activation: datasets/space_cpu/README.md);
+#   2. (--measurements) configs/cpu_xeon.ini's two recipes (PerfSAGE with the additive readout, and a
+#      GCN) trained on it, 80/10/10 by architecture (every batch of one network in one split), as one
+#      seerexport --ensemble: WORK/pair.seer; with --h5 and --members, the given pair and dataset;
+#   3. `[model] name = cost`, the roofline cost alone with the weights' bytes as a fifth term, fitted
+#      on the same training split: WORK/cost5.seer;
+#   4. seerexport --ensemble: the pair at half the weight, the cost at the other half: OUT
+#      (default WORK/DEVICE.seer).
+# With --measurements it then scores OUT on the held-out test architectures of step 2 (the runs'
+# test_predictions.csv) and prints MAPE and Spearman per label. Nothing is copied into predictors/.
+# Pin it beside a running measurement (taskset -c 0 ...): it uses one thread. Two minutes with 700
+# measurement lines on a 2.6 GHz Xeon core, nearly all of it the two trainings.
+set -eu
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+PY=${PYTHON:-$(command -v /usr/bin/python3 || echo python3)}
+LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2
+while [ $# -gt 0 ]; do
+    case "$1" in -h|--help) ;; -*) [ $# -ge 2 ] || { echo "train_cpu_predictor: $1 needs a value (--help)" >&2; exit 2; } ;; esac
+    case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --label) LABEL=$2; shift 2 ;;
+    --measurements) MEAS=$2; shift 2 ;;
+    --h5) H5=$2; shift 2 ;;
+    --members) MEMBERS=$2; shift 2 ;;
+    --work) WORK=$2; shift 2 ;;
+    --epochs) EPOCHS=$2; shift 2 ;;
+    --infer-builder) BUILDER=$2; shift 2 ;;
+    -o) OUT=$2; shift 2 ;;
+    *) echo "train_cpu_predictor: unknown argument $1 (--help)" >&2; exit 2 ;;
+    esac
+done
+die() { echo "train_cpu_predictor: $*" >&2; exit 1; }
+case "$EPOCHS" in ""|*[!0-9]*|0) die "--epochs $EPOCHS: a positive whole number" ;; esac
+case "$BUILDER" in ""|*[!0-9]*|0) die "--infer-builder $BUILDER: a positive whole number" ;; esac
+case "$LABEL" in
+"") die "--label DEVICE is required (the device name of the labels, e.g. cpu_xeon26)" ;;
+*[!a-z0-9_]*) die "--label $LABEL: use lower-case letters, digits and _ (DESIGN.md's device names)" ;;
+esac
+if [ -n "$MEAS" ]; then
+    [ -z "$H5$MEMBERS" ] || die "give --measurements, or --h5 with --members, not both"
+    for f in $(echo "$MEAS" | tr ',' ' '); do [ -s "$f" ] || die "--measurements: $f: no such file (measure.py writes it)"; done
+else
+    [ -n "$H5" ] && [ -n "$MEMBERS" ] || die "give --measurements F[,F...], or --h5 TRAIN.h5 with --members PAIR.seer"
+    [ -s "$H5" ] || die "--h5 $H5: no such file"
+    [ -s "$MEMBERS" ] || die "--members $MEMBERS: no such file"
+fi
+WORK=${WORK:-/tmp/seer-cpu-$LABEL}
+OUT=${OUT:-$WORK/$LABEL.seer}
+for t in seertrain seerexport seerpredict seerconvert; do
+    [ -x "$BUILD/$t" ] || die "$BUILD/$t missing: build first (README, quick start)"
+done
+mkdir -p "$WORK"
+t0=$(date +%s)
+LABELS="${LABEL}_train_ms,${LABEL}_infer_ms,${LABEL}_train_mb,${LABEL}_infer_mb"
+# train runs of configs/cpu_xeon.ini on DATA with these labels and split: train NAME FRAC VAL [--set ...]
+train() {
+    name=$1 tf=$2 vf=$3
+    shift 3
+    "$BUILD/seertrain" "$ROOT/configs/cpu_xeon.ini" --quiet --set "data.path=$H5" --set "data.labels=$LABELS" \
+        --set "data.train_frac=$tf" --set "data.val_frac=$vf" --set "train.epochs=$EPOCHS" --set train.threads=1 \
+        --set "output.dir=$WORK" --set "output.run=$name" --set output.plot=0 "$@" > "$WORK/$name.log" 2>&1 \
+        || die "training $name failed; see $WORK/$name.log"
+    "$BUILD/seerexport" "$WORK/$name" -o "$WORK/$name.seer" > "$WORK/$name.export.log" 2>&1 \
+        || die "seerexport $name failed; see $WORK/$name.export.log"
+    echo "train_cpu_predictor:   $name: $(grep 'mean MAPE' "$WORK/$name.log" || echo 'no summary line')"
+}
+if [ -n "$MEAS" ]; then
+    H5=$WORK/$LABEL.h5
+    echo "train_cpu_predictor: 1/4 the dataset $H5 (ONNX exports in $WORK/onnx)"
+    OMP_NUM_THREADS=1 "$PY" "$ROOT/scripts/space/make_dataset.py" --specs "$ROOT/datasets/space_cpu" \
+        --measurements "$MEAS" -o "$H5" --label-prefix "$LABEL" --infer-builder "$BUILDER" --onnx-dir "$WORK/onnx" \
+        --card "$WORK/${LABEL}_card.md" --seerconvert "$BUILD/seerconvert" > "$WORK/dataset.log" 2>&1 \
+        || die "make_dataset.py failed; see $WORK/dataset.log"
+    echo "train_cpu_predictor: 2/4 PerfSAGE and GCN, $EPOCHS epochs each"
+    TF=0.8 VF=0.1
+    train perfsage $TF $VF
+    train gcn $TF $VF --set model.name=gcn --set model.hidden=128 --set model.blocks=3 \
+        --set model.head_hidden=64 --set model.readout=pooled
+    MEMBERS=$WORK/pair.seer
+    "$BUILD/seerexport" --ensemble "$WORK/perfsage.seer" "$WORK/gcn.seer" -o "$MEMBERS" > "$WORK/pair.log" 2>&1 \
+        || die "seerexport --ensemble failed; see $WORK/pair.log"
+else
+    TF=0.9 VF=0.05 # a training set whose test architectures were held out before (cross_device.py)
+    echo "train_cpu_predictor: 1-2/4 given: $H5 and $MEMBERS"
+fi
+echo "train_cpu_predictor: 3/4 the roofline cost"
+train cost5 $TF $VF --set model.name=cost --set model.target=roofline_weights
+echo "train_cpu_predictor: 4/4 the blend"
+"$BUILD/seerexport" --ensemble "$MEMBERS" "$WORK/cost5.seer" --weights 1,1 -o "$OUT" > "$WORK/blend.log" 2>&1 \
+    || die "seerexport --ensemble (the blend) failed; see $WORK/blend.log"
+if [ -n "$MEAS" ]; then
+    "$BUILD/seerpredict" "$OUT" "$H5" --predictions "$WORK/all.csv" > "$WORK/all.log" 2>&1 \
+        || die "seerpredict on $H5 failed; see $WORK/all.log"
+    "$PY" - "$WORK/all.csv" "$WORK/perfsage/test_predictions.csv" "$LABELS" <<'EOF'
+import csv, sys
+import numpy as np
+pred = {r["name"]: r for r in csv.DictReader(open(sys.argv[1]))}  # the blend's predictions
+test = list(csv.DictReader(open(sys.argv[2])))  # the held-out graphs, measured labels
+print("train_cpu_predictor: the blend on the %d held-out test graphs (MAPE %% / Spearman):" % len(test))
+for lab in sys.argv[3].split(","):
+    y = np.array([float(r[lab] or "nan") for r in test])
+    p = np.array([float(pred[r["name"]][lab]) for r in test])
+    ok = np.isfinite(y)
+    if ok.sum() < 3:
+        print("  %-24s too few measured" % lab)
+        continue
+    y, p = y[ok], p[ok]
+    rho = np.corrcoef(np.argsort(np.argsort(p)), np.argsort(np.argsort(y)))[0, 1]
+    print("  %-24s n %4d  MAPE %5.1f  Spearman %.3f" % (lab, ok.sum(), 100 * np.mean(np.abs(p - y) / y), rho))
+EOF
+fi
+echo "train_cpu_predictor: wrote $OUT in $(( $(date +%s) - t0 )) s"
