@@ -18,10 +18,13 @@ seercalibrate --with-flops (log y = a + b log prediction + c log FLOPs) on the s
 the regression log y = a + b log FLOPs + c log batch fitted on the K networks alone (what the user
 could do without Seer), and the same networks' measurements on the EPYC (benchmarks/
 real_networks_epyc.jsonl) rescaled by the factors of the K (an oracle no user has: every network
-timed on another machine). Each network is scored with K others drawn at random (seeded), several
+timed on another machine). With --own, predictors trained on the design space measured on the new
+CPU itself (scripts/space/train_cpu_predictor.sh on the first N architectures of that file, for each
+N of --own-archs) are scored beside them: what an hour or a few of measuring buys. Each network is scored with K others drawn at random (seeded), several
 draws averaged: no network helps calibrate its own prediction.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -180,6 +183,61 @@ def end_to_end(a, rows, preds, keys, fs_rows):
     return L, gap_all
 
 
+def own_predictors(a):
+    """[(FILE, DEVICE)]: train_cpu_predictor.sh on the first N architectures (file order: the order
+    measure.py measured them) of a.own, for each N of a.own_archs; labels a.label."""
+    if not os.path.exists(a.own):
+        sys.exit("new_cpu.py: --own %s: no such file" % a.own)
+    recs = []
+    for line in open(a.own):
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue  # a line a running measure.py is still writing
+        if "train_time_ms" in r:
+            recs.append(line if line.endswith("\n") else line + "\n")
+    order = []
+    for line in recs:
+        i = json.loads(line)["id"]
+        if i not in order:
+            order.append(i)
+    try:
+        sizes = [len(order) if x == "all" else int(x) for x in a.own_archs.split(",")]
+    except ValueError:
+        sys.exit("new_cpu.py: --own-archs takes whole numbers or 'all', separated by commas")
+    out = []
+    for n in sizes:
+        if not 30 <= n <= len(order):
+            sys.exit("new_cpu.py: --own-archs %d: between 30 and the %d architectures measured" % (n, len(order)))
+        keep = set(order[:n])
+        work = os.path.join(a.work, "own_%d" % n)
+        os.makedirs(work, exist_ok=True)
+        jl = os.path.join(work, "measurements.jsonl")
+        text = "".join(l for l in recs if json.loads(l)["id"] in keep)
+        seer = os.path.join(work, "own_%d.seer" % n)
+        if all(map(os.path.exists, (seer, seer + ".note", jl))) and open(jl).read() == text:
+            out.append((seer, a.label))  # trained on these very lines by an earlier run
+            a.own_notes.append(open(seer + ".note").read().strip())
+            continue
+        with open(jl, "w") as f:
+            f.write(text)
+        t0 = time.time()
+        r = subprocess.run(["sh", os.path.join(ROOT, "scripts/space/train_cpu_predictor.sh"), "--label", a.label,
+                            "--measurements", jl, "--work", work, "-o", seer],
+                           env=dict(os.environ, BUILD=a.build, PYTHON=sys.executable), capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("new_cpu.py: train_cpu_predictor.sh failed: %s" % (r.stderr.strip() or r.stdout.strip())[-400:])
+        a.own_notes.append("`own_%d`: %d architectures (%d configurations), %.0f s; its held-out test graphs: %s" % (
+            n, n, sum(1 for l in recs if json.loads(l)["id"] in keep), time.time() - t0, "; ".join(
+                " ".join(x.split()[0:1] + x.split()[4:5]) + "%" for x in r.stdout.splitlines() if "MAPE" in x
+                and x.startswith("  "))))
+        with open(seer + ".note", "w") as f:
+            f.write(a.own_notes[-1] + "\n")
+        print("new_cpu.py: " + a.own_notes[-1])
+        out.append((seer, a.label))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -196,10 +254,16 @@ def main():
     ap.add_argument("--repeat", default=None, help="a second measurement of the same networks on the new CPU "
                     "(real_networks.py --measurements FILE, later): their disagreement, the floor under any predictor")
     ap.add_argument("--label", default="cpu_new", help="the new CPU's device name in the calibrated files")
+    ap.add_argument("--own", default=None, metavar="MEASUREMENTS",
+                    help="the design space measured on the new CPU (measure.py's lines): predictors trained on "
+                         "them by scripts/space/train_cpu_predictor.sh are scored beside the shipped ones")
+    ap.add_argument("--own-archs", default="all", metavar="N,N,...",
+                    help="with --own: train on the first N architectures of that file, for each N ('all': every one)")
     ap.add_argument("--work", default="/tmp/seer-real-networks", help="ONNX exports (made when missing)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks/new_cpu.md"))
     a = ap.parse_args()
+    a.own_notes = []
     try:
         batches = a.batch_list = [int(b) for b in a.batches.split(",")]
         shots = [int(s) for s in a.shots.split(",")]
@@ -214,9 +278,13 @@ def main():
         if not os.path.exists(path):
             sys.exit("new_cpu.py: %s missing" % path)
         preds.append((path, dev))
+    own = own_predictors(a) if a.own else []
+    preds = own + preds
     # each predictor's key in the rows: its device, or its file's name where two share a device
+    # or it was trained here (own_N: on N architectures measured on the new CPU)
     devs = [d for _, d in preds]
-    preds = [(p, d, d if devs.count(d) == 1 else os.path.splitext(os.path.basename(p))[0]) for p, d in preds]
+    preds = [(p, d, d if devs.count(d) == 1 and (p, d) not in own else os.path.splitext(os.path.basename(p))[0])
+             for p, d in preds]
     if len(set(k for _, _, k in preds)) < len(preds):
         sys.exit("new_cpu.py: --predictors: two files of one device share a name; rename one")
     if not os.path.exists(os.path.join(a.build, "seerpredict")):
@@ -296,6 +364,12 @@ def main():
           "factor calibration learns): " + "; ".join(
               "`%s`: %s" % (pk, ", ".join("%s %.2f" % (m, np.median([r["y"][m] / r[pk][m] for r in rows]))
                                           for m in METRICS)) for _, _, pk in preds) + "."]
+    if a.own_notes:
+        L += ["", "Trained on the new CPU (`--own %s`): `scripts/space/train_cpu_predictor.sh --label %s` (the recipe of "
+              "`predictors/cpu_epyc.seer`: PerfSAGE and a GCN, 120 epochs, 80/10/10 by architecture, blended half and "
+              "half with the roofline cost) on the design-space architectures measured first on it by "
+              "`scripts/measure/measure.py`; none of these networks is in them. %s." % (
+                  os.path.relpath(os.path.abspath(a.own), ROOT), a.label, "; ".join(a.own_notes))]
     if with_other:
         L += ["", "Median new CPU / EPYC, the same network and batch: " + ", ".join(
             "%s %.2f" % (m, np.median([r["y"][m] / r["other"][m] for r in with_other])) for m in METRICS) + "."]
