@@ -399,17 +399,22 @@ def main():
     if both:
         L[L.index("## By zoo and batch") - 1:L.index("## By zoo and batch") - 1] = [
             "", "## The new CPU measured twice", "",
-            "`%s`: %d of these configurations measured again by the same script, in new processes, later. "
-            "|second - first| / first, as a prediction's error is counted: the floor under any predictor of "
-            "this CPU; median timing spread inside one measurement (7 runs' (q75 - q25) / median): %.1f%% "
-            "(training step), %.1f%% (inference)." % (
-                a.repeat, len(both), 100 * np.median([meas[(r["name"], r["batch"])]["train_spread"] for r, _ in both]),
+            "`%s`: %d of these configurations measured again by the same script, in new processes, later "
+            "(timed runs per configuration: %s). |second - first| / first, as a prediction's error is counted: "
+            "the floor under any predictor of this CPU; median timing spread inside one first measurement "
+            "(7 runs' (q75 - q25) / median): %.1f%% (training step), %.1f%% (inference)." % (
+                a.repeat, len(both), ", ".join(sorted(set(str(x.get("repeats", "?")) for _, x in both))),
+                100 * np.median([meas[(r["name"], r["batch"])]["train_spread"] for r, _ in both]),
                 100 * np.median([meas[(r["name"], r["batch"])]["infer_spread"] for r, _ in both])), "",
-            "| | " + " | ".join(METRICS) + " |", "|---" * (1 + len(METRICS)) + "|",
-            "| second vs first, MAPE % | " + " | ".join("%.1f" % np.mean(
-                [100 * abs(x[rn.FIELDS[m]] - r["y"][m]) / r["y"][m] for r, x in both]) for m in METRICS) + " |",
-            "| median second / first | " + " | ".join("%.3f" % np.median(
-                [x[rn.FIELDS[m]] / r["y"][m] for r, x in both]) for m in METRICS) + " |"]
+            "| | configurations | " + " | ".join(METRICS) + " |", "|---" * (2 + len(METRICS)) + "|"]
+        for b in [None] + sorted(set(r["batch"] for r, _ in both)):
+            sel = [(r, x) for r, x in both if b is None or r["batch"] == b]
+            tag = "all" if b is None else "batch %d" % b
+            L[L.index("## By zoo and batch") - 1:L.index("## By zoo and batch") - 1] = [
+                "| second vs first, MAPE %%, %s | %d | " % (tag, len(sel)) + " | ".join("%.1f" % np.mean(
+                    [100 * abs(x[rn.FIELDS[m]] - r["y"][m]) / r["y"][m] for r, x in sel]) for m in METRICS) + " |",
+                "| median second / first, %s | %d | " % (tag, len(sel)) + " | ".join("%.3f" % np.median(
+                    [x[rn.FIELDS[m]] / r["y"][m] for r, x in sel]) for m in METRICS) + " |"]
     if a.e2e:
         lines, gap = end_to_end(a, rows, preds, keys, methods(rows, keys))
         L[L.index("## By zoo and batch") - 1:L.index("## By zoo and batch") - 1] = lines
