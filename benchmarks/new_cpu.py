@@ -41,6 +41,12 @@ METRICS = rn.METRICS
 PREDICTORS = "predictors/cpu_epyc.seer:cpu_epyc,predictors/cpu_xeon.seer:cpu_xeon"
 
 
+def shown(path):
+    """A file as the report names it: relative to the repository, or its last two parts (a work folder's)."""
+    p = os.path.abspath(path)
+    return os.path.relpath(p, ROOT) if p.startswith(ROOT + os.sep) else os.path.join(*p.split(os.sep)[-2:])
+
+
 def lstsq_predict(A_fit, y_fit, A_new):
     w, *_ = np.linalg.lstsq(A_fit, y_fit, rcond=None)
     return A_new @ w
@@ -163,19 +169,19 @@ def end_to_end(a, rows, preds, keys, fs_rows):
                  for m in METRICS}
             zoo = [("torchvision", lambda n: not n.startswith("timm-")), ("timm (`ADDED4`)", lambda n: n in rn.ADDED4),
                    ("timm, new operators (`ADDED5`)", lambda n: n in rn.ADDED5)]
-            zoo_rows.append("| `%s`, `%s`%s | %s |" % (os.path.relpath(path, ROOT), dev, " `--with-flops`" if flag else "", " | ".join(
+            zoo_rows.append("| `%s`, `%s`%s | %s |" % (shown(path), dev, " `--with-flops`" if flag else "", " | ".join(
                 "%.1f / %.1f (%d)" % tuple([np.mean([100 * abs(v[m] - x["y"][m]) / x["y"][m] for x, v in got if t(x["name"])])
                                             for m in ("train_ms", "infer_ms")] + [sum(t(x["name"]) for x, _ in got)])
                 if any(t(x["name"]) for x, _ in got) else "-" for _, t in zoo)))
             L.append("| `%s` | `--device %s=%s`%s | %s | %.1e |" % (
-                os.path.relpath(path, ROOT), dev, a.label, " `--with-flops`" if flag else " (a factor per batch)",
+                shown(path), dev, a.label, " `--with-flops`" if flag else " (a factor per batch)",
                 " | ".join("%.1f / %.3f" % s[m] for m in METRICS), gap))
     def row(name, pred):
         s = {m: (np.mean([100 * abs(pred(x)[m] - x["y"][m]) / x["y"][m] for x in rest]),
                  spearman(np.array([pred(x)[m] for x in rest]), np.array([x["y"][m] for x in rest]))) for m in METRICS}
         L.append("| %s | %s | - |" % (name, " | ".join("%.1f / %.3f" % s[m] for m in METRICS)))
     for path, dev, pk in preds:
-        row("`%s` | as shipped (`--device %s`)" % (os.path.relpath(path, ROOT), dev), lambda x, d=pk: x[d])
+        row("`%s` | as shipped (`--device %s`)" % (shown(path), dev), lambda x, d=pk: x[d])
     row("log-FLOPs regression | fitted on the same %d alone" % a.e2e, lambda x: fs_rows["reg_k"](fit, x))
     L += ["", "The calibrated files by zoo: time MAPE % (training step / inference) and configurations, on the "
           "other networks.", "", "| calibrated file | torchvision | timm (`ADDED4`) | timm, new operators (`ADDED5`) |",
@@ -350,7 +356,7 @@ def main():
          "| predictor on the new CPU | K | train ms | infer ms | train MB | infer MB |", "|---|---|---|---|---|---|"]
     fmt = lambda s: " | ".join("%.1f / %.3f" % s[m] for m in METRICS)  # noqa: E731
     for path, dev, pk in preds:
-        L.append("| `%s` as shipped (`--device %s`) | 0 | %s |" % (os.path.relpath(path, ROOT), dev, fmt(score(rows, pk))))
+        L.append("| `%s` as shipped (`--device %s`) | 0 | %s |" % (shown(path), dev, fmt(score(rows, pk))))
     for k in shots:
         s = score_shots(rows, keys, k, range(a.seeds))
         for _, _, pk in preds:
@@ -369,7 +375,7 @@ def main():
               "`predictors/cpu_epyc.seer`: PerfSAGE and a GCN, 120 epochs, 80/10/10 by architecture, blended half and "
               "half with the roofline cost) on the design-space architectures measured first on it by "
               "`scripts/measure/measure.py`; none of these networks is in them. %s." % (
-                  os.path.relpath(os.path.abspath(a.own), ROOT), a.label, "; ".join(a.own_notes))]
+                  shown(a.own), a.label, "; ".join(a.own_notes))]
     if with_other:
         L += ["", "Median new CPU / EPYC, the same network and batch: " + ", ".join(
             "%s %.2f" % (m, np.median([r["y"][m] / r["other"][m] for r in with_other])) for m in METRICS) + "."]
