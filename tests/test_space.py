@@ -285,6 +285,12 @@ def main():
                         capture_output=True, text=True)
     check(rc.returncode != 0 and "specs_a.jsonl and in" in rc.stderr and "--prefix" in rc.stderr
           and not os.path.exists(h5d + ".dup"), "an id in two specs files: rc %d, %s" % (rc.returncode, rc.stderr))
+    # lines of two machines in one dataset are refused (they would be averaged as passes)
+    rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
+                         "--measurements", out + "," + other, "-o", h5d + ".mixed", "--seerconvert", seerconvert],
+                        capture_output=True, text=True)
+    check(rc.returncode != 0 and "GenuineIntel 6/1/1" in rc.stderr and "one per device" in rc.stderr
+          and not os.path.exists(h5d + ".mixed"), "two CPUs' lines in one dataset: rc %d, %s" % (rc.returncode, rc.stderr))
     # --ref-normalize: each time scaled by median(ref_ms) / its ref_ms
     yr, names_r = dataset("space_ref", out, "--ref-normalize")
     refs = sorted(r["ref_ms"] for r in rows)
