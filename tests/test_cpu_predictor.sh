@@ -36,6 +36,12 @@ run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run" --epochs 3 -
     > "$work/run.out" 2>&1 || { cat "$work/run.out"; fail "the pipeline failed"; }
 cat "$work/run.out"
 [ -s "$work/t.seer" ] || fail "no predictor written"
+# its card: the device, the machine the lines came from, and the same test figures the run printed
+[ -s "$work/t.md" ] || fail "no card written beside the predictor"
+grep -q "a CPU predictor for \`cpu_t\`" "$work/t.md" || fail "the card does not name the device"
+grep -q "GenuineIntel 6/167/1" "$work/t.md" || fail "the card does not name the machine"
+m=$(sed -n "s/^  cpu_t_train_ms *n *[0-9]* *MAPE *\([0-9.]*\).*/\1/p" "$work/run.out")
+grep -q "^| \`cpu_t_train_ms\` | [0-9]* | $m |" "$work/t.md" || { cat "$work/t.md"; fail "the card's test MAPE is not the run's ($m)"; }
 for lab in cpu_t_train_ms cpu_t_infer_ms cpu_t_train_mb cpu_t_infer_mb; do
     m=$(sed -n "s/^  $lab *n *[0-9]* *MAPE *\([0-9.]*\).*/\1/p" "$work/run.out")
     [ -n "$m" ] || fail "no test figure for $lab"

@@ -19,7 +19,8 @@
 #   4. seerexport --ensemble: the pair at half the weight, the cost at the other half: OUT
 #      (default WORK/DEVICE.seer).
 # With --measurements it then scores OUT on the held-out test architectures of step 2 (the runs'
-# test_predictions.csv) and prints MAPE and Spearman per label. Nothing is copied into predictors/.
+# test_predictions.csv), prints MAPE and Spearman per label, and writes OUT's card beside it (OUT
+# with .md for .seer: device, metrics, machine, data, those figures).
 # Pin it beside a running measurement (taskset -c 0 ...): it uses one thread. Two minutes with 700
 # measurement lines on a 2.6 GHz Xeon core, nearly all of it the two trainings.
 set -eu
@@ -28,6 +29,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 PY=${PYTHON:-$(command -v /usr/bin/python3 || echo python3)}
 LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2
+ARGS="$*"
 while [ $# -gt 0 ]; do
     case "$1" in -h|--help) ;; -*) [ $# -ge 2 ] || { echo "train_cpu_predictor: $1 needs a value (--help)" >&2; exit 2; } ;; esac
     case "$1" in
@@ -105,22 +107,59 @@ echo "train_cpu_predictor: 4/4 the blend"
 if [ -n "$MEAS" ]; then
     "$BUILD/seerpredict" "$OUT" "$H5" --predictions "$WORK/all.csv" > "$WORK/all.log" 2>&1 \
         || die "seerpredict on $H5 failed; see $WORK/all.log"
-    "$PY" - "$WORK/all.csv" "$WORK/perfsage/test_predictions.csv" "$LABELS" <<'EOF'
-import csv, sys
+    CARD=${OUT%.seer}.md
+    "$PY" - "$WORK/all.csv" "$WORK/perfsage/test_predictions.csv" "$LABELS" "$CARD" "$WORK/${LABEL}_card.md" \
+        "$MEAS" "$ARGS" "$EPOCHS" <<'EOF' || die "scoring the held-out graphs or writing $CARD failed"
+import csv, json, os, sys, time
 import numpy as np
-pred = {r["name"]: r for r in csv.DictReader(open(sys.argv[1]))}  # the blend's predictions
-test = list(csv.DictReader(open(sys.argv[2])))  # the held-out graphs, measured labels
+allcsv, testcsv, labels, card, dcard, meas, args, epochs = sys.argv[1:9]
+pred = {r["name"]: r for r in csv.DictReader(open(allcsv))}  # the blend's predictions
+test = list(csv.DictReader(open(testcsv)))  # the held-out graphs, measured labels
+rows = []
 print("train_cpu_predictor: the blend on the %d held-out test graphs (MAPE %% / Spearman):" % len(test))
-for lab in sys.argv[3].split(","):
+for lab in labels.split(","):
     y = np.array([float(r[lab] or "nan") for r in test])
     p = np.array([float(pred[r["name"]][lab]) for r in test])
     ok = np.isfinite(y)
     if ok.sum() < 3:
         print("  %-24s too few measured" % lab)
+        rows.append("| `%s` | %d | - | - |" % (lab, ok.sum()))
         continue
     y, p = y[ok], p[ok]
     rho = np.corrcoef(np.argsort(np.argsort(p)), np.argsort(np.argsort(y)))[0, 1]
-    print("  %-24s n %4d  MAPE %5.1f  Spearman %.3f" % (lab, ok.sum(), 100 * np.mean(np.abs(p - y) / y), rho))
+    mape = 100 * np.mean(np.abs(p - y) / y)
+    print("  %-24s n %4d  MAPE %5.1f  Spearman %.3f" % (lab, ok.sum(), mape, rho))
+    rows.append("| `%s` | %d | %.1f | %.3f |" % (lab, ok.sum(), mape, rho))
+machines = set()
+for f in meas.split(","):
+    for line in open(f):
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue  # a line a running measure.py is still writing
+        machines.add("%s (cpu_id %s)" % (r.get("device_name", "?"), r.get("cpu_id", "not recorded")))
+dev = labels.split(",")[0][: -len("_train_ms")]
+name = os.path.basename(card)[:-3] + ".seer"
+data = [l for l in open(dcard).read().splitlines()
+        if l.startswith(("- graphs", "- families", "- FLOPs per graph", "- timing spread", "- out of memory"))]
+L = ["# %s: a CPU predictor for `%s`" % (name, dev), "",
+     "Made on %s by `sh scripts/space/train_cpu_predictor.sh %s`: configs/cpu_xeon.ini's PerfSAGE (additive "
+     "readout) and GCN, %s epochs each, 80/10/10 by architecture, joined by `seerexport --ensemble` at half the "
+     "weight, and the roofline cost alone (`[model] name = cost`, `target = roofline_weights`) at the other half: "
+     "the recipe of `predictors/cpu_epyc.seer`." % (time.strftime("%Y-%m-%d"), args, epochs), "",
+     "- Device `%s`: %s; the batch is an input (`seerpredict NET.onnx --device %s --batch 1,16`)." % (
+         dev, ", ".join("`%s`" % l for l in labels.split(",")), dev),
+     "- Measured on: %s, by `scripts/measure/measure.py` (`%s`)." % ("; ".join(sorted(machines)), meas),
+     "- Data (the dataset card, `%s`):" % dcard] + ["  " + l for l in data] + [
+     "", "On the held-out test architectures (the runs' test split; every batch of an architecture in one split):",
+     "", "| label | graphs | MAPE % | Spearman |", "|---|---|---|---|"] + rows + [
+     "", "Not judged here on networks outside the design space: measure a few of your own "
+     "(`benchmarks/real_networks.py --measurements FILE`) and score it with `benchmarks/new_cpu.py --measurements "
+     "FILE --predictors %s:%s`; `seerpredict` warns on any network unlike these." % (name, dev), ""]
+with open(card + ".tmp", "w") as f:
+    f.write("\n".join(L))
+os.replace(card + ".tmp", card)
+print("train_cpu_predictor: its card: %s" % card)
 EOF
 fi
 echo "train_cpu_predictor: wrote $OUT in $(( $(date +%s) - t0 )) s"
