@@ -7,7 +7,7 @@
 #
 # The recipe is predictors/cpu_epyc.seer's (predictors/README.md):
 #   1. (--measurements) scripts/space/make_dataset.py: every specs*.jsonl of datasets/space_cpu with
-#      these measurement lines (one CPU: measure.py refuses to mix two), labels DEVICE_train_ms,
+#      these measurement lines (one CPU: make_dataset.py refuses lines of two), labels DEVICE_train_ms,
 #      DEVICE_infer_ms, DEVICE_train_mb, DEVICE_infer_mb: WORK/DEVICE.h5; inference times only from
 #      PyTorch builder 2 or later (--infer-builder 1 keeps the first builder's, which held every
 #      activation: datasets/space_cpu/README.md);
@@ -22,7 +22,7 @@
 # test_predictions.csv), prints MAPE and Spearman per label, and writes OUT's card beside it (OUT
 # with .md for .seer: device, metrics, machine, data, those figures).
 # Pin it beside a running measurement (taskset -c 0 ...): it uses one thread. Two minutes with 700
-# measurement lines on a 2.6 GHz Xeon core, nearly all of it the two trainings.
+# measurement lines on a 2.6 GHz Xeon core, five with 2,300, nearly all of it the two trainings.
 set -eu
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
