@@ -85,6 +85,8 @@ def main():
     ap.add_argument("--space", required=True)
     ap.add_argument("--real", required=True)
     ap.add_argument("--out", default="")
+    ap.add_argument("--labels", default="", help="score these labels (comma-separated, in both files) instead of "
+                    "the CPU's training step, inference and memory: e.g. the GPU spaces' 1080ti_infer_ms,...")
     a = ap.parse_args()
     for p in (a.space, a.real):
         if not os.path.exists(p):
@@ -101,8 +103,14 @@ def main():
     def terms(base, total, by_op, cols):  # nodes, FLOPs, bytes but the dropped operators', weight bytes
         return np.column_stack([base[:, :2], total - by_op[:, cols].sum(1), base[:, 2]])
 
-    for title, names in METRICS:
-        y, r = label(sy, names, a.space), label(ry, names, a.real)
+    metrics = METRICS
+    if a.labels:
+        missing = [l for l in a.labels.split(",") if l not in sy or l not in ry]
+        if missing:
+            sys.exit("cost_terms.py: --labels: %s not in both files" % ", ".join(missing))
+        metrics = [(l, None) for l in a.labels.split(",")]
+    for title, names in metrics:
+        y, r = (sy[title], ry[title]) if names is None else (label(sy, names, a.space), label(ry, names, a.real))
         ok, rok = np.isfinite(y) & (y > 0), np.isfinite(r) & (r > 0)
         for rule, drop in RULES + [("seerconvert's bytes + depthwise bytes again", None)]:
             cols = [ops.index(o) for o in drop or [] if o in ops]
@@ -113,8 +121,9 @@ def main():
             fit = np.column_stack([np.ones(len(sx)), sx]) @ c
             pred = np.column_stack([np.ones(len(rx)), rx]) @ c
             e, re = np.abs(fit / y[ok] - 1), np.abs(pred[rok] / r[rok] - 1)
-            L.append("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.2f |" % (
-                title, rule, 100 * e.mean(), 100 * re.mean(), 100 * re[tf[rok]].mean(), 100 * re[~tf[rok]].mean(),
+            part = lambda sel: "%.1f" % (100 * re[sel].mean()) if sel.any() else "-"  # noqa: E731
+            L.append("| %s | %s | %.1f | %.1f | %s | %s | %.2f |" % (
+                title, rule, 100 * e.mean(), 100 * re.mean(), part(tf[rok]), part(~tf[rok]),
                 np.median(r[rok] / pred[rok])))
     emit(L, a.out)
 
