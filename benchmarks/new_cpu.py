@@ -194,19 +194,15 @@ def own_predictors(a):
     measure.py measured them) of a.own, for each N of a.own_archs; labels a.label."""
     if not os.path.exists(a.own):
         sys.exit("new_cpu.py: --own %s: no such file" % a.own)
-    recs = []
+    recs = []  # (architecture, line) of every measured configuration
     for line in open(a.own):
         try:
             r = json.loads(line)
         except ValueError:
             continue  # a line a running measure.py is still writing
         if "train_time_ms" in r:
-            recs.append(line if line.endswith("\n") else line + "\n")
-    order = []
-    for line in recs:
-        i = json.loads(line)["id"]
-        if i not in order:
-            order.append(i)
+            recs.append((r["id"], line if line.endswith("\n") else line + "\n"))
+    order = list(dict.fromkeys(i for i, _ in recs))  # architectures in the order measured
     try:
         sizes = [len(order) if x == "all" else int(x) for x in a.own_archs.split(",")]
     except ValueError:
@@ -219,7 +215,8 @@ def own_predictors(a):
         work = os.path.join(a.work, "own_%d" % n)
         os.makedirs(work, exist_ok=True)
         jl = os.path.join(work, "measurements.jsonl")
-        text = "".join(l for l in recs if json.loads(l)["id"] in keep)
+        lines = [l for i, l in recs if i in keep]
+        text = "".join(lines)
         seer = os.path.join(work, "own_%d.seer" % n)
         if all(map(os.path.exists, (seer, seer + ".note", jl))) and open(jl).read() == text:
             out.append((seer, a.label))  # trained on these very lines by an earlier run
@@ -234,7 +231,7 @@ def own_predictors(a):
         if r.returncode != 0:
             sys.exit("new_cpu.py: train_cpu_predictor.sh failed: %s" % (r.stderr.strip() or r.stdout.strip())[-400:])
         a.own_notes.append("`own_%d`: %d architectures (%d configurations), %.0f s; its held-out test graphs: %s" % (
-            n, n, sum(1 for l in recs if json.loads(l)["id"] in keep), time.time() - t0, "; ".join(
+            n, n, len(lines), time.time() - t0, "; ".join(
                 " ".join(x.split()[0:1] + x.split()[4:5]) + "%" for x in r.stdout.splitlines() if "MAPE" in x
                 and x.startswith("  "))))
         with open(seer + ".note", "w") as f:

@@ -371,11 +371,8 @@ def main():
                     done.setdefault(r.get("pass", 1), set()).add((r["id"], r["batch"]))
                 except (ValueError, KeyError):
                     continue  # a line cut by a crash: measured again
-                # another machine: another model name, or the same name with another CPU id (two
-                # KVM guests both called "Intel(R) Xeon(R) Processor"); lines before cpu_id existed
-                # are told apart by the name alone
                 theirs = r.get("device_name", info["device_name"])
-                if theirs != info["device_name"] or r.get("cpu_id", info.get("cpu_id")) != info.get("cpu_id"):
+                if not space.same_machine(dict(r, device_name=theirs), info):
                     key = "%s (%s)" % (theirs, r["cpu_id"]) if "cpu_id" in r else theirs
                     others[key] = others.get(key, 0) + 1
     if others:

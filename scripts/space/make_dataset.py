@@ -178,7 +178,7 @@ def main():
         specs = read_specs(a.specs)
         device = None
         passes = {}  # (id, batch) -> the records of its passes, in file order
-        first = None  # (device_name, cpu_id, where) of the first line
+        first = None  # (the first line's record, where it is)
         for mpath in a.measurements.split(","):
             lines = open(mpath).read().split("\n")
             for i, line in enumerate(lines):
@@ -196,15 +196,15 @@ def main():
                     sys.exit("make_dataset.py: %s: measured architecture %s is in none of the specs files %s"
                              % (mpath, r["id"], a.specs))
                 device = device or r.get("device_name")
-                # one dataset, one device: a line of another machine (its name, or its cpu_id where
-                # both lines record one) would be averaged with this one's as a second pass
-                here = (r.get("device_name"), r.get("cpu_id"))
+                # one dataset, one device: another machine's line would be averaged with this one's
+                # as a second pass
                 if first is None:
-                    first = here + ("%s:%d" % (mpath, i + 1),)
-                elif here[0] != first[0] or (here[1] and first[1] and here[1] != first[1]):
+                    first = (r, "%s:%d" % (mpath, i + 1))
+                elif not space.same_machine(r, first[0]):
                     sys.exit("make_dataset.py: %s:%d: measured on %s (cpu_id %s), but %s on %s (cpu_id %s): one "
                              "dataset holds one device's labels; build one per device (--label-prefix names them)"
-                             % (mpath, i + 1, here[0], here[1] or "-", first[2], first[0], first[1] or "-"))
+                             % (mpath, i + 1, r.get("device_name"), r.get("cpu_id", "-"), first[1],
+                                first[0].get("device_name"), first[0].get("cpu_id", "-")))
                 if a.max_other_load is not None and r.get("other_load", 0) > a.max_other_load:
                     a.left_out = getattr(a, "left_out", 0) + 1
                     continue

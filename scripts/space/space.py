@@ -61,6 +61,15 @@ FAMILIES = ("cnn", "convnext") + TOKEN_ARCHS
 TORCH_BUILDER = 2
 
 
+def same_machine(a, b):
+    """Two measurement lines (or a line and measure.py's machine info) from one machine: the same
+    device_name, and the same cpu_id where both record one (two KVM guests can share a model name;
+    lines written before cpu_id existed are told apart by the name alone). measure.py refuses to
+    append to another machine's file and make_dataset.py to mix two machines' lines by this rule."""
+    ia, ib = a.get("cpu_id"), b.get("cpu_id")
+    return a.get("device_name") == b.get("device_name") and (ia is None or ib is None or ia == ib)
+
+
 def _round8(x):
     return max(8, int(round(x / 8.0)) * 8)
 
