@@ -14,6 +14,8 @@
                                                       exp(a + b log(prediction) + c log_flops_total)
     calib_check.py affine_check BEFORE.csv AFTER.csv IN.h5 a,b,c[;a,b,c]  AFTER = that of BEFORE
                                                       (each set in turn) to 1e-5
+    calib_check.py globals IN.h5 OUT.h5 add:NAME|drop  IN with a global feature NAME appended
+                                                      (every graph 7.0), or its last one dropped
     calib_check.py ratio BEFORE.csv AFTER.csv B:F,..  AFTER / BEFORE of every prediction equals the
                                                       calibration through the knots B:F (log F
                                                       linear in log1p(B), constant beyond) to 1e-5
@@ -80,6 +82,24 @@ def relabel(inp, out, make):
         def walk(name, obj):  # (visititems stops at a callback that returns something)
             if isinstance(obj, h5py.Dataset):
                 f.create_dataset(name, data=y if name == "label/y" else obj[:], dtype=obj.dtype)
+        src.visititems(walk)
+
+
+def globals_(inp, out, how):
+    """A converter's schema one global feature longer (add:NAME) or shorter (drop)."""
+    with h5py.File(inp, "r") as src, h5py.File(out, "w") as f:
+        for k, v in src.attrs.items():
+            f.attrs[k] = v
+
+        def walk(name, obj):
+            if not isinstance(obj, h5py.Dataset):
+                return
+            d = obj[:]
+            if name == "global/x":
+                d = np.column_stack([d, np.full(len(d), 7.0, d.dtype)]) if how != "drop" else d[:, :-1]
+            elif name == "schema/global_features":
+                d = np.append(d, np.array([how[4:].encode()], dtype=d.dtype)) if how != "drop" else d[:-1]
+            f.create_dataset(name, data=d, dtype=obj.dtype)
         src.visititems(walk)
 
 
@@ -170,4 +190,5 @@ if __name__ == "__main__":
      "flops": lambda: flops(*sys.argv[2:4]),
      "affine": lambda: affine(*sys.argv[2:6]),
      "affine_check": lambda: affine_check(*sys.argv[2:6]),
+     "globals": lambda: globals_(*sys.argv[2:5]),
      "ratio": lambda: ratio(*sys.argv[2:5])}[sys.argv[1]]()

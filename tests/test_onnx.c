@@ -4,7 +4,8 @@
  * input, a zero dimension, an unsupported operator (accepted with --allow-unknown); LayerNorm
  * decomposed (opset 13) and whole (opset 17) giving one PerfGraph; windows over three spatial
  * dimensions (Conv3d) counted; TensorFlow-style same padding computed in floating point from the
- * input's shape (Cast, Div, Ceil, Clip, Floor) folded to the right pads; LSTM and GRU counted.
+ * input's shape (Cast, Div, Ceil, Clip, Floor) folded to the right pads; LSTM and GRU counted;
+ * log_mem_light the elementwise and view operators' bytes (none in VGG, some in ResNet, much in Swin).
  * Built twice: plainly and under AddressSanitizer (test_onnx_asan).
  * usage: test_onnx FIXTURE_DIR */
 #include <string.h>
@@ -136,6 +137,42 @@ static void check_same_graph(const char *a, const char *b, int64_t batch) {
     pgb_free(&x), pgb_free(&y), ox_free(&ga), ox_free(&gb);
 }
 
+/* log_mem_light: the activation bytes of the elementwise and view operators, from the node
+ * features (log_mem_bytes less log_weight_bytes of each node of those types), a share of the
+ * total in [lo, hi]. */
+static void check_light(const char *name, double lo, double hi) {
+    static const char *const LIGHT[] = {"Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Erf", "Reshape", "Flatten",
+                                        "Squeeze", "Unsqueeze", "Slice", "Split", "Expand", "Transpose"};
+    ox_graph g;
+    pgb_graph pg;
+    if (load_built(name, 2, 0, &g, &pg)) return;
+    const char *const *gf = pgb_global_feature_names(), *const *nf = pgb_node_feature_names();
+    int cl = -1, ct = -1, cm = -1, cw = -1, n_ops;
+    for (int k = 0; k < PGB_GLOBAL_F; k++) {
+        if (!strcmp(gf[k], "log_mem_light")) cl = k;
+        if (!strcmp(gf[k], "log_mem_total")) ct = k;
+    }
+    for (int k = 0; k < PGB_NODE_F; k++) {
+        if (!strcmp(nf[k], "log_mem_bytes")) cm = k;
+        if (!strcmp(nf[k], "log_weight_bytes")) cw = k;
+    }
+    CHECK(cl == PGB_GLOBAL_F - 1 && ct >= 0 && cm >= 0 && cw >= 0, "log_mem_light is global feature %d of %d", cl,
+          PGB_GLOBAL_F);
+    const char *const *ops = ox_op_names(&n_ops);
+    double want = 0;
+    for (int64_t i = 0; cl >= 0 && i < pg.V; i++)
+        for (size_t j = 0; j < sizeof LIGHT / sizeof *LIGHT; j++)
+            if (!strcmp(ops[pg.op[i]], LIGHT[j]))
+                want += expm1((double)pg.xn[i * PGB_NODE_F + cm]) - expm1((double)pg.xn[i * PGB_NODE_F + cw]);
+    double got = cl >= 0 ? expm1((double)pg.xg[cl]) : -1, share = got / expm1((double)pg.xg[ct]);
+    CHECK(fabs(got - want) <= 1e-5 * want + 1, "%s: log_mem_light %.6g bytes, its nodes' features sum to %.6g", name,
+          got, want);
+    CHECK(share >= lo && share <= hi, "%s: light bytes %.3f of all, want %.2f .. %.2f", name, share, lo, hi);
+    printf("  %-18s light operators' bytes %.3g (%.1f%% of all)\n", name, got, 100 * share);
+    pgb_free(&pg);
+    ox_free(&g);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2 || argc > 3) {
         fprintf(stderr, "usage: test_onnx FIXTURE_DIR [HOSTILE_DIR]\n");
@@ -157,6 +194,9 @@ int main(int argc, char **argv) {
     check_model("rnn.onnx", 1936, 17792e-9); // LSTM (bidirectional, batch first) and GRU: W and R per step
     check_deep_windows("conv3d.onnx", 4); // two Convs and two pools over (T, H, W)
     check_deep_windows("resnet18.onnx", 0);
+    check_light("vgg16.onnx", 0, 1e-3);      // Conv, Relu, MaxPool, Gemm: a Flatten only
+    check_light("resnet50.onnx", 0.05, 0.4); // the residual Adds
+    check_light("swin_t.onnx", 0.2, 0.9);    // views, GELU's Erf, Add, Mul, Div
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 1);
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 8);
     { // the centred tensor read outside the pattern: not a LayerNorm, every node its own operator

@@ -8,6 +8,10 @@
  *   - roofline_weights (a fifth term, the weights' bytes) recovers a cost built with it, which the
  *     four terms cannot follow, and its longer norm.target round-trips (the four-term length and
  *     an unknown kind refused);
+ *   - roofline_light (the bytes split into the light operators' and the rest's, a sixth term)
+ *     recovers a cost built so, which roofline_weights cannot follow; its norm.target round-trips;
+ *     light bytes above the total leave the rest at zero; a dataset without log_mem_light is
+ *     refused naming it;
  *   - a dataset without the three global features is refused with a message naming one;
  *   - clamping puts out-of-range values on the training bounds and leaves the rest alone. */
 #include "testutil.h"
@@ -15,6 +19,14 @@
 
 #include "data/coverage.h"
 #include "data/prep.h"
+
+/* The worst |log y - log cost| of label 0 over the dataset's graphs. */
+static double worst_log_error(const norm_stats *s, const pg_dataset *ds) {
+    double w = 0;
+    for (int64_t g = 0; g < ds->G; g++)
+        w = fmax(w, fabs(log((double)ds->label_y[g * ds->M]) - norm_log_cost(s, 0, ds->global_x + g * ds->Fg)));
+    return w;
+}
 
 int main(void) {
     pg_dataset ds;
@@ -99,12 +111,7 @@ int main(void) {
     for (int k = 0; k < 5; k++)
         CHECK(k == 3 ? w.roof[k] * 1e6 < 1e-3 * 0.2 : fabs(w.roof[k] - w_true[k]) <= 1e-3 * w_true[k],
               "roofline_weights, label 0 term %d: %g, built with %g", k, w.roof[k], w_true[k]);
-    double off5 = 0, off4 = 0; // the worst |log y - log cost| of label 0
-    for (int64_t g = 0; g < G; g++) {
-        double ly = log((double)ds.label_y[g * 2]);
-        off5 = fmax(off5, fabs(ly - norm_log_cost(&w, 0, ds.global_x + g * ds.Fg)));
-        off4 = fmax(off4, fabs(ly - norm_log_cost(&f4, 0, ds.global_x + g * ds.Fg)));
-    }
+    double off5 = worst_log_error(&w, &ds), off4 = worst_log_error(&f4, &ds);
     CHECK(off5 < 1e-4 && off4 > 0.05, "the weights term explains nothing: worst log error %g (five "
           "terms) vs %g (four)", off5, off4);
     double vw[NORM_TARGET_MAX(2)];
@@ -117,10 +124,72 @@ int main(void) {
           "roofline_weights round trip differs");
     CHECK(norm_target_unpack(&uw, vw, n, "test", &err) != 0 && strstr(err.msg, "needs"),
           "a roofline_weights array of the four-term length was accepted (%s)", err.msg);
-    vw[0] = 3;
+    vw[0] = 4;
     CHECK(norm_target_unpack(&uw, vw, nw, "test", &err) != 0 && strstr(err.msg, "kind"),
-          "target kind 3 was accepted (%s)", err.msg);
+          "target kind 4 was accepted (%s)", err.msg);
     norm_free(&w), norm_free(&f4);
+
+    // roofline_light: the bytes split into the light operators' and the rest's, each priced; a
+    // cost built so (the light bytes nearly free, the rest dear) is recovered, which one price per
+    // byte (roofline_weights) cannot follow; its norm.target has 5 columns and 6 terms
+    {
+        pg_dataset dl;
+        tg_build(&dl, 40, 2, 1, 5, 2, 9);
+        static const char *const ln[5] = {"log_weight_total", "log_mem_light", "log_nodes", "log_mem_total",
+                                          "log_flops_total"};
+        for (int k = 0; k < 5; k++) free(dl.global_features[k]), dl.global_features[k] = seer_strdup(ln[k]);
+        double l_true[6] = {0.1, 0.01, 2e-8, 4e-6, 1e-6, 2e-7}; // 1, nodes, FLOPs, rest, weights, light
+        for (int64_t g = 0; g < dl.G; g++) {
+            float *x = dl.global_x + g * dl.Fg;
+            double rest = 1e5 * (double)((g * 13) % 11 + 1), light = 3e5 * (double)((g * 5) % 7 + 1);
+            x[0] = (float)log1p(1e5 * (double)((g * 7) % 13 + 1)), x[1] = (float)log1p(light);
+            x[2] = (float)log1p(1.0 + (double)g), x[3] = (float)log1p(rest + light);
+            x[4] = (float)log1p(1e6 * (double)(g % 7 + 1) * (double)(g + 3));
+            double wb = expm1((double)x[0]), lb = expm1((double)x[1]), nodes = expm1((double)x[2]);
+            double rb = expm1((double)x[3]) - lb, flops = expm1((double)x[4]);
+            dl.label_y[g * 2] = (float)(l_true[0] + l_true[1] * nodes + l_true[2] * flops + l_true[3] * rb +
+                                        l_true[4] * wb + l_true[5] * lb);
+            dl.label_y[g * 2 + 1] = (float)(1.0 + 1e-8 * flops);
+        }
+        int8_t *all = calloc((size_t)dl.G, 1);
+        norm_stats L, W5;
+        CHECK(norm_fit(&L, &dl, all, cols, 2, TARGET_ROOFLINE_L, NULL, &err) == 0, "fit 6: %s", err.msg);
+        CHECK(norm_fit(&W5, &dl, all, cols, 2, TARGET_ROOFLINE_W, NULL, &err) == 0, "fit 5 (light): %s", err.msg);
+        CHECK(L.roof_col[0] == 2 && L.roof_col[1] == 4 && L.roof_col[2] == 3 && L.roof_col[3] == 0 &&
+                  L.roof_col[4] == 1, "roofline_light columns %d %d %d %d %d", L.roof_col[0], L.roof_col[1],
+              L.roof_col[2], L.roof_col[3], L.roof_col[4]);
+        for (int k = 0; k < 6; k++)
+            CHECK(fabs(L.roof[k] - l_true[k]) <= 2e-3 * l_true[k], "roofline_light term %d: %g, built with %g",
+                  k, L.roof[k], l_true[k]);
+        double offL = worst_log_error(&L, &dl), offW = worst_log_error(&W5, &dl);
+        CHECK(offL < 1e-4 && offW > 0.05, "the split bytes explain nothing: worst log error %g (six terms) "
+              "vs %g (five)", offL, offW);
+        double vl[NORM_TARGET_MAX(2)];
+        int64_t nl = norm_target_pack(&L, vl);
+        CHECK(nl == 2 + 5 + 2 * 6 && nl <= NORM_TARGET_MAX(2), "roofline_light packed %lld values", (long long)nl);
+        norm_stats ul = {.M = 2, .Fg = 5};
+        CHECK(norm_target_unpack(&ul, vl, nl, "test", &err) == 0, "unpack 6: %s", err.msg);
+        CHECK(ul.target == TARGET_ROOFLINE_L && ul.roof_col[4] == 1 && !memcmp(ul.roof, L.roof, sizeof(double) * 12) &&
+                  fabs(norm_log_cost(&ul, 0, dl.global_x) - norm_log_cost(&L, 0, dl.global_x)) < 1e-15,
+              "roofline_light round trip differs");
+        CHECK(norm_target_unpack(&ul, vl, nw, "test", &err) != 0 && strstr(err.msg, "needs"),
+              "a roofline_light array of the five-term length was accepted (%s)", err.msg);
+        // light bytes above all bytes (float rounding, or a file edited by hand): the rest is 0, not negative
+        float xg[5];
+        memcpy(xg, dl.global_x, sizeof xg);
+        xg[1] = xg[3] + 1;
+        CHECK(isfinite(norm_log_cost(&L, 0, xg)) && norm_log_cost(&L, 0, xg) > log(l_true[0]) - 1e-9,
+              "light bytes above the total give log cost %g", norm_log_cost(&L, 0, xg));
+        // a dataset from a converter without log_mem_light: one line naming it
+        free(dl.global_features[1]), dl.global_features[1] = seer_strdup("other");
+        norm_stats bad;
+        CHECK(norm_fit(&bad, &dl, all, cols, 2, TARGET_ROOFLINE_L, NULL, &err) != 0 &&
+                  strstr(err.msg, "log_mem_light") && strstr(err.msg, "roofline_light"),
+              "a dataset without log_mem_light was accepted (%s)", err.msg);
+        CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_L), "roofline_light"), "target name %s",
+              norm_target_name(TARGET_ROOFLINE_L));
+        norm_free(&L), norm_free(&W5), free(all), pg_free(&dl);
+    }
 
     // target = log: no cost, the same as before the option
     norm_stats l;

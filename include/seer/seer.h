@@ -45,8 +45,9 @@ typedef struct seer_model seer_model;
 enum { SEER_NODE = 0, SEER_EDGE = 1, SEER_GLOBAL = 2 };
 
 /* One graph. Node ids in edge_index are local (0 .. n_nodes-1); edges run producer -> consumer.
- * The feature widths must equal the model's (seer_n_features); node_op may be NULL for models
- * that do not use operator types (seer_uses_op_types). */
+ * The node and edge feature widths must equal the model's (seer_n_features); the global ones may
+ * exceed it (a converter appends new global features; the model reads its own leading ones).
+ * node_op may be NULL for models that do not use operator types (seer_uses_op_types). */
 typedef struct {
     int64_t n_nodes, n_edges;
     int n_node_features, n_edge_features, n_global_features;

@@ -43,8 +43,9 @@ SEER_API const char *seer_onnx_feature_name(int kind, int i);
 SEER_API int seer_onnx_n_op_types(void);
 SEER_API const char *seer_onnx_op_name(int i);
 
-/* 0 when the model's feature schema equals the converter's; otherwise SEER_ERR_INVALID with a
- * message naming the first difference (a model trained on other features). */
+/* 0 when the model's feature schema is the converter's (its global features may be the leading
+ * ones of the converter's: a model trained before a global feature was appended); otherwise
+ * SEER_ERR_INVALID with a message naming the first difference (a model trained on other features). */
 SEER_API seer_status seer_onnx_check_schema(const seer_model *m, char *err, size_t err_len);
 
 #ifdef __cplusplus

@@ -111,7 +111,9 @@ static void fit_cols(const float *x, int w, const int64_t *ptr, const int8_t *wh
 }
 
 static const char *const ROOF_FEATURES[ROOF_TERMS_MAX - 1] = {"log_nodes", "log_flops_total",
-                                                              "log_mem_total", "log_weight_total"};
+                                                              "log_mem_total", "log_weight_total",
+                                                              "log_mem_light"};
+static const char *const TARGET_NAMES[] = {"log", "roofline", "roofline_weights", "roofline_light"};
 
 int norm_roof_columns(char *const *global_names, int Fg, int target, int col[ROOF_TERMS_MAX - 1],
                       const char *origin, seer_err *err) {
@@ -123,19 +125,24 @@ int norm_roof_columns(char *const *global_names, int Fg, int target, int col[ROO
             return seer_fail(err, "%s: [model] target = %s reads the global feature '%s', "
                                   "which this dataset does not have (rebuild it with seerconvert, "
                                   "or use target = log)", origin,
-                             target == TARGET_ROOFLINE_W ? "roofline_weights" : "roofline",
-                             ROOF_FEATURES[k]);
+                             TARGET_NAMES[target], ROOF_FEATURES[k]);
     }
     return 0;
 }
 
-/* The cost's terms of one graph: 1, nodes, FLOPs, bytes[, weight bytes] (the raw features are
- * log1p); returns their count. */
+/* The cost's terms of one graph: 1, nodes, FLOPs, bytes[, weight bytes[, light bytes]] (the raw
+ * features are log1p; roofline_light's bytes term is the rest's, all bytes less the light ones);
+ * returns their count. */
 static int roof_terms(const norm_stats *s, const float *xg, double x[ROOF_TERMS_MAX]) {
     int R = norm_roof_terms(s->target);
     x[0] = 1;
     for (int k = 0; k < R - 1; k++) x[k + 1] = expm1((double)xg[s->roof_col[k]]);
+    if (s->target == TARGET_ROOFLINE_L) x[3] = fmax(x[3] - x[5], 0); // float32 rounding: never below 0
     return R;
+}
+
+const char *norm_target_name(int target) {
+    return target >= 0 && target <= TARGET_ROOFLINE_L ? TARGET_NAMES[target] : "unknown";
 }
 
 double norm_interp(const double *x, const double *y, int n, double v) {
@@ -331,10 +338,11 @@ int64_t norm_target_pack(const norm_stats *s, double *v) {
 }
 
 int norm_target_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err) {
-    if (n < 2 || (v[0] != TARGET_LOG && v[0] != TARGET_ROOFLINE && v[0] != TARGET_ROOFLINE_W) ||
+    if (n < 2 || (v[0] != TARGET_LOG && v[0] != TARGET_ROOFLINE && v[0] != TARGET_ROOFLINE_W &&
+                  v[0] != TARGET_ROOFLINE_L) ||
         (v[1] != 0 && v[1] != 1))
         return seer_fail(err, "%s: norm.target: target kind %g or clamp %g is not one this "
-                              "library knows (kind 0, 1 or 2; clamp 0 or 1)",
+                              "library knows (kind 0 to 3; clamp 0 or 1)",
                          origin, n ? v[0] : -1.0, n > 1 ? v[1] : -1.0);
     int target = (int)v[0], cols = target_cols(target), head = 2 + cols;
     if (n != target_count(target, s->M))

@@ -42,17 +42,18 @@ int score_remap_ops(const seer_model *m, const int32_t *ids, int64_t n, const in
 
 static const char *ds_op(int i, const void *ctx) { return ((const pg_dataset *)ctx)->op_types[i]; }
 
-/* The dataset's features must be the model's, by count and name. */
+/* The dataset's features must be the model's, by count and name; the dataset may have global
+ * features after the model's (a later converter's, which the model does not read). */
 static int same_features(const seer_model *m, const pg_dataset *ds, const char *path,
                          seer_err *err) {
     static const char *const kinds[] = {"node", "edge", "global"};
     int F[3] = {ds->Fn, ds->Fe, ds->Fg};
     char **names[3] = {ds->node_features, ds->edge_features, ds->global_features};
     for (int k = 0; k < 3; k++) {
-        if (F[k] != seer_n_features(m, k))
+        if (k == SEER_GLOBAL ? F[k] < seer_n_features(m, k) : F[k] != seer_n_features(m, k))
             return seer_fail(err, "%s: %d %s features, the model was trained on %d", path, F[k],
                              kinds[k], seer_n_features(m, k));
-        for (int i = 0; i < F[k]; i++)
+        for (int i = 0; i < seer_n_features(m, k); i++)
             if (strcmp(names[k][i], seer_feature_name(m, k, i)) != 0)
                 return seer_fail(err, "%s: %s feature %d is '%s', the model's is '%s' (the model "
                                       "was trained on other features)", path, kinds[k], i,

@@ -99,13 +99,15 @@ seer_status seer_onnx_check_schema(const seer_model *m, char *err, size_t err_le
     for (int k = 0; k < 3; k++) {
         int n;
         const char *const *s = names(k, &n);
-        if (seer_n_features(m, k) != n) {
+        // the converter appends global features: a model trained before reads its leading ones
+        if (k == SEER_GLOBAL ? seer_n_features(m, k) > n : seer_n_features(m, k) != n) {
             if (err && err_len)
                 snprintf(err, err_len, "the model has %d %s features, the ONNX converter makes %d: "
                                        "it was trained on a dataset from another converter",
                          seer_n_features(m, k), kinds[k], n);
             return SEER_ERR_INVALID;
         }
+        n = seer_n_features(m, k);
         for (int i = 0; i < n; i++)
             if (strcmp(seer_feature_name(m, k, i), s[i]) != 0) {
                 if (err && err_len)

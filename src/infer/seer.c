@@ -435,8 +435,10 @@ static int check_graph(const seer_model *m, const seer_graph *g, int64_t gi, see
     if (g->n_nodes < 0 || g->n_edges < 0 || g->n_nodes > (int64_t)1 << 30 || g->n_edges > (int64_t)1 << 30)
         return seer_fail(e, "graph %lld: %lld nodes / %lld edges is out of range", (long long)gi,
                          (long long)g->n_nodes, (long long)g->n_edges);
+    // global features beyond the model's are ones a later converter appended: the model reads
+    // its own leading ones (seer.h)
     if (g->n_node_features != m->F[0] || g->n_edge_features != m->F[1] ||
-        g->n_global_features != m->F[2])
+        g->n_global_features < m->F[2])
         return seer_fail(e, "graph %lld: feature widths %d/%d/%d (node/edge/global), the model "
                             "needs %d/%d/%d", (long long)gi, g->n_node_features,
                          g->n_edge_features, g->n_global_features, m->F[0], m->F[1], m->F[2]);

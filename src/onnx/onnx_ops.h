@@ -38,6 +38,8 @@ enum {
     OPF_CONST = 1 << 4,     // produces a constant: never a PerfGraph operator
     OPF_NO_INPUT = 1 << 5,  // its shape needs no known input 0
     OPF_MULTI_OUT = 1 << 6, // any of its outputs may be omitted
+    OPF_LIGHT = 1 << 7,     // elementwise arithmetic or a view: its bytes are the log_mem_light
+                            // global feature (a roofline_light cost prices them apart)
 };
 
 #define OPF_CONV_ (OPF_WINDOW | OPF_BIAS | OPF_FUSE_ROOT)
@@ -64,27 +66,27 @@ enum {
     X(HardSigmoid, same, PER_OUT, 1, OPF_FUSABLE, 0, 1, 1)                                     \
     X(HardSwish, same, PER_OUT, 1, OPF_FUSABLE, 0, 1, 1)                                       \
     X(Tanh, same, PER_OUT, 1, 0, 0, 1, 1)                                                      \
-    X(Erf, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
+    X(Erf, same, PER_OUT, 1, OPF_LIGHT, 0, 1, 1)                                               \
     X(Gelu, same, PER_OUT, 1, 0, 0, 1, 1)                                                      \
     X(Softmax, same, PER_OUT, 3, 0, 0, 1, 1)                                                   \
-    X(Add, binary, PER_OUT, 1, 0, 0, 2, 2)                                                     \
-    X(Sub, binary, PER_OUT, 1, 0, 0, 2, 2)                                                     \
-    X(Mul, binary, PER_OUT, 1, 0, 0, 2, 2)                                                     \
-    X(Div, binary, PER_OUT, 1, 0, 0, 2, 2)                                                     \
-    X(Pow, binary, PER_OUT, 1, 0, 0, 2, 2)                                                     \
-    X(Sqrt, same, PER_OUT, 1, 0, 0, 1, 1)                                                      \
+    X(Add, binary, PER_OUT, 1, OPF_LIGHT, 0, 2, 2)                                             \
+    X(Sub, binary, PER_OUT, 1, OPF_LIGHT, 0, 2, 2)                                             \
+    X(Mul, binary, PER_OUT, 1, OPF_LIGHT, 0, 2, 2)                                             \
+    X(Div, binary, PER_OUT, 1, OPF_LIGHT, 0, 2, 2)                                             \
+    X(Pow, binary, PER_OUT, 1, OPF_LIGHT, 0, 2, 2)                                             \
+    X(Sqrt, same, PER_OUT, 1, OPF_LIGHT, 0, 1, 1)                                              \
     X(Concat, concat, NONE, 0, 0, 0, 1, IN_ANY)                                                \
-    X(Split, split, NONE, 0, OPF_MULTI_OUT, 0, 1, 2)                                           \
-    X(Slice, slice, NONE, 0, 0, 0, 1, 5)                                                       \
+    X(Split, split, NONE, 0, OPF_MULTI_OUT | OPF_LIGHT, 0, 1, 2)                               \
+    X(Slice, slice, NONE, 0, OPF_LIGHT, 0, 1, 5)                                               \
     X(MaxPool, pool, POOL, 0, OPF_WINDOW, 0, 1, 1)                                             \
     X(AveragePool, pool, POOL, 0, OPF_WINDOW, 0, 1, 1)                                         \
     X(GlobalAveragePool, global_pool, PER_IN, 1, 0, 0, 1, 1)                                   \
     X(GlobalMaxPool, global_pool, PER_IN, 1, 0, 0, 1, 1)                                       \
-    X(Flatten, flatten, NONE, 0, 0, 0, 1, 1)                                                   \
-    X(Reshape, reshape, NONE, 0, 0, 0, 2, 2)                                                   \
-    X(Transpose, transpose, NONE, 0, 0, 0, 1, 1)                                               \
-    X(Squeeze, squeeze, NONE, 0, 0, 0, 1, 2)                                                   \
-    X(Unsqueeze, squeeze, NONE, 0, 0, 0, 1, 2)                                                 \
+    X(Flatten, flatten, NONE, 0, OPF_LIGHT, 0, 1, 1)                                           \
+    X(Reshape, reshape, NONE, 0, OPF_LIGHT, 0, 2, 2)                                           \
+    X(Transpose, transpose, NONE, 0, OPF_LIGHT, 0, 1, 1)                                       \
+    X(Squeeze, squeeze, NONE, 0, OPF_LIGHT, 0, 1, 2)                                           \
+    X(Unsqueeze, squeeze, NONE, 0, OPF_LIGHT, 0, 1, 2)                                         \
     X(Pad, pad, NONE, 0, 0, 0, 1, 4)                                                           \
     X(Resize, resize, RESIZE, 0, 0, 0, 1, 4)                                                   \
     X(Identity, same, NONE, 0, 0, 0, 1, 1)                                                     \
@@ -93,7 +95,7 @@ enum {
     X(Shape, shape, NONE, 0, 0, 0, 1, 1)                                                       \
     X(Gather, gather, NONE, 0, 0, 0, 2, 2)                                                     \
     X(ReduceMean, reduce, PER_IN, 1, 0, 0, 1, 2)                                               \
-    X(Expand, expand, NONE, 0, 0, 0, 2, 2)                                                     \
+    X(Expand, expand, NONE, 0, OPF_LIGHT, 0, 2, 2)                                             \
     X(Where, where, NONE, 0, 0, 0, 3, 3)                                                       \
     X(Cast, same, NONE, 0, 0, 0, 1, 1)                                                         \
     X(ConstantOfShape, constant_of_shape, NONE, 0, OPF_SOURCE_, 0, 1, 1)                       \

@@ -18,7 +18,7 @@ static const char *const GLOBAL_F[PGB_GLOBAL_F] = {
     "log_nodes", "log_edges", "density", "log_flops_total", "log_flops_mean", "log_flops_median",
     "log_flops_max", "log_mem_total", "log_mem_mean", "log_mem_median", "log_mem_max",
     "log_weight_total", "log_weight_mean", "log_weight_median", "log_weight_max",
-    "log_tensor_bytes_mean", "log_intensity", "log_batch"};
+    "log_tensor_bytes_mean", "log_intensity", "log_batch", "log_mem_light"};
 
 const char *const *pgb_node_feature_names(void) { return NODE_F; }
 const char *const *pgb_edge_feature_names(void) { return EDGE_F; }
@@ -356,11 +356,13 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
             mem[mem_ptr[i] + fill[i]++] = v;
         }
     double *fl = seer_malloc(sizeof(double) * (size_t)(V + 1)), *mm = seer_malloc(sizeof(double) * (size_t)(V + 1));
-    double *wb = seer_malloc(sizeof(double) * (size_t)(V + 1)), twb = 0;
+    double *wb = seer_malloc(sizeof(double) * (size_t)(V + 1)), twb = 0, light = 0;
     for (int64_t i = 0; i < V; i++) {
         const ox_node *n = &g->n[out->node_of[i]];
         fl[i] = n->flops, mm[i] = n->bytes_in + n->bytes_out, wb[i] = n->weight_bytes;
         out->flops += fl[i], out->bytes += mm[i];
+        // the activations a light operator moves (its constant operands are weights)
+        if (def_of(n)->flags & OPF_LIGHT) light += mm[i] - wb[i];
     }
     for (int64_t k = 0; k < V; k++) twb += wb[k];
     double *eb = build_edges(g, keep, vid, mem_ptr, mem, out);
@@ -385,6 +387,7 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
     x[15] = (float)log1p(out->E ? tb / Ed : 0);
     x[16] = (float)log1p(out->bytes > 0 ? out->flops / out->bytes : 0);
     x[17] = (float)log1p((double)(g->batch > 0 ? g->batch : 1));
+    x[18] = (float)log1p(light > 0 ? light : 0);
     free(fl), free(mm), free(wb), free(eb), free(vid), free(keep), free(consumers);
     free(mem_ptr), free(mem), free(fill);
 }

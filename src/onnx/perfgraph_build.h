@@ -11,8 +11,10 @@
  * floating-point initializers, except BatchNormalization's running mean and variance (as
  * torchvision counts them) and Clip's bounds; weight bytes include those. LayerNorm written out
  * by opset-13 exporters (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add over the last
- * axis) is one LayerNormalization operator, as an opset-17 export has it. Size letters: V
- * operators, E edges. */
+ * axis) is one LayerNormalization operator, as an opset-17 export has it. log_mem_light (the
+ * last global feature) is the bytes the light operators (OPF_LIGHT: elementwise arithmetic and
+ * views) move, their weights left out: what a runtime fuses, does in place or never copies, which
+ * [model] target = roofline_light prices apart from the rest. Size letters: V operators, E edges. */
 #ifndef SEER_PERFGRAPH_BUILD_H
 #define SEER_PERFGRAPH_BUILD_H
 
@@ -20,7 +22,7 @@
 
 #define PGB_NODE_F 23
 #define PGB_EDGE_F 5
-#define PGB_GLOBAL_F 18
+#define PGB_GLOBAL_F 19 // new global features are appended: a model reads its own leading ones
 
 typedef struct {
     int64_t V, E;

@@ -281,13 +281,12 @@ static int same_target(const seer_container *c, const norm_stats *n, const char 
     if (!kv) return -1;
     norm_stats got = *n;
     if (norm_target_unpack(&got, kv->data, kv->n, path, err)) return -1;
-    static const char *const TARGETS[] = {"log", "roofline", "roofline_weights"},
-                             *const CLAMPS[] = {"off", "range"};
+    static const char *const CLAMPS[] = {"off", "range"};
     if (got.target != n->target || got.clamp != n->clamp)
         return seer_fail(err, "%s: the checkpoint was trained with [model] target = %s, clamp = %s; "
                               "the config says target = %s, clamp = %s (resume with the run's own "
-                              "config)", path, TARGETS[got.target], CLAMPS[got.clamp],
-                         TARGETS[n->target], CLAMPS[n->clamp]);
+                              "config)", path, norm_target_name(got.target), CLAMPS[got.clamp],
+                         norm_target_name(n->target), CLAMPS[n->clamp]);
     for (int64_t i = 0; i < (int64_t)n->M * norm_roof_terms(n->target); i++)
         if (got.roof[i] != n->roof[i])
             return seer_fail(err, "%s: the roofline costs differ from the ones fitted on this "

@@ -272,7 +272,7 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     t->cost_only = (ops->flags & MODEL_COST_ONLY) != 0;
     if (t->cost_only && cfg->model_target == CFG_TARGET_LOG)
         return seer_fail(err, "%s: [model] name = %s is the roofline cost alone, and target = log has "
-                              "no cost: set [model] target = roofline or roofline_weights",
+                              "no cost: set [model] target = roofline, roofline_weights or roofline_light",
                          config_where(cfg, CFG_KEY_model_target, where, sizeof where), ops->name);
     // a closed-form model is fitted on the host: nothing to run on a GPU
     backend_choice bc;
