@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/space/train_cpu_predictor.sh end to end on a slice of a committed CPU measurement file
 # (3 epochs): the blend is written, loads, names the device, scores its held-out test graphs within
-# sight of the labels, and predicts an ONNX network; bad arguments fail in one line, writing nothing.
+# sight of the labels, and predicts an ONNX network; with --target roofline_light every part is on the
+# six-term cost; bad arguments fail in one line, writing nothing.
 #   test_cpu_predictor.sh BUILD_DIR WORK PYTHON
 set -eu
 build=$1 work=$2 python=$3
@@ -29,6 +30,7 @@ bad "positive whole number" --label cpu_x --epochs 0 --measurements "$script"
 bad "positive whole number" --label cpu_x --infer-builder x --measurements "$script"
 bad "needs a value" --label
 bad "unknown argument" --frobnicate 1
+bad "roofline, roofline_weights or roofline_light" --label cpu_x --target log --measurements "$script"
 
 # the pipeline on the first 240 lines of the 2.6 GHz Xeon's measurements (80 architectures, builder 2)
 head -n 240 "$root/datasets/space_cpu/measurements_xeon26.jsonl" > "$work/m.jsonl"
@@ -64,6 +66,16 @@ got = {k: v["value"] for k, v in r["metrics"].items()}
 assert sorted(got) == ["cpu_t_infer_mb", "cpu_t_infer_ms", "cpu_t_train_mb", "cpu_t_train_ms"], got
 assert all(v > 0 for v in got.values()), got
 assert isinstance(r["in_range"], bool), r
+assert d["model_info"]["target"] == "mixed", d["model_info"]  # the pair on roofline, the cost on roofline_weights
 print("resnet18 @ batch 4:", got, "in range:", r["in_range"])
 PY
+# --target roofline_light: the pair and the cost all on the six-term cost (cost.seer, not cost5.seer)
+run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run_l" --epochs 3 -o "$work/tl.seer" --target roofline_light \
+    > "$work/run_l.out" 2>&1 || { cat "$work/run_l.out"; fail "the pipeline with --target roofline_light failed"; }
+[ -s "$work/run_l/cost.seer" ] && [ ! -e "$work/run_l/cost5.seer" ] || fail "--target: the cost is not cost.seer"
+grep -q "target = roofline_light" "$work/tl.md" || fail "the card does not say roofline_light"
+"$build/seerpredict" "$work/tl.seer" "$root/tests/data/onnx/resnet18.onnx" --batch 4 --json > "$work/pl.json" ||
+    fail "seerpredict on the roofline_light blend"
+"$python" -c 'import json, sys; i = json.load(open(sys.argv[1]))["model_info"]; assert i["target"] == "roofline_light", i' \
+    "$work/pl.json" || fail "the roofline_light blend's members are not all on roofline_light"
 echo "test_cpu_predictor: OK"

@@ -189,7 +189,7 @@ $cc copies "$data" 100 "$work/probe.h5" 1,8,32,256 && $cc copies "$data" 100 "$w
     fail "writing the batch files"
 # new global features are appended by later converters, and a model reads its own leading ones:
 # the same predictions from a dataset with one more global column; one fewer is refused; a
-# predictor trained before log_mem_light was appended (predictors/cpu_xeon26.seer, 18 global
+# predictor trained before log_mem_light was appended (predictors/cpu_xeon.seer, 18 global
 # features) predicts the converter's graphs (19)
 $cc globals "$work/two.h5" "$work/two_more.h5" add:log_future && $cc globals "$work/two.h5" "$work/two_less.h5" drop ||
     fail "writing two_more.h5 / two_less.h5"
@@ -200,7 +200,7 @@ cmp -s "$work/two_p.csv" "$work/two_more_p.csv" || fail "an appended global feat
 ng=$("$python" -c 'import h5py, sys; print(len(h5py.File(sys.argv[1], "r")["schema/global_features"]))' "$work/two.h5")
 expect_err "two_less.h5: $((ng - 1)) global features, the model was trained on $ng" \
     "$seerpredict" "$work/m_fp32.seer" "$work/two_less.h5"
-"$seerpredict" "$here/../predictors/cpu_xeon26.seer" "$onnx" --batch 4 --json | "$python" -c '
+"$seerpredict" "$here/../predictors/cpu_xeon.seer" "$onnx" --batch 4 --json | "$python" -c '
 import json, sys
 r = json.load(sys.stdin)["results"][0]
 assert len(r["metrics"]) == 4 and all(v["value"] > 0 for v in r["metrics"].values()), r' || fail "a predictor of the 18-feature schema on the converter's graphs"

@@ -238,8 +238,8 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
     int M = seer_n_metrics(m);
     double y[SEER_MAX_METRICS];
     if (json) {
-        printf("{\"model_info\":{\"model\":\"%s\",\"dtype\":\"%s\",\"families\":",
-               seer_info(m, "model"), seer_info(m, "dtype"));
+        printf("{\"model_info\":{\"model\":\"%s\",\"dtype\":\"%s\",\"target\":\"%s\",\"families\":",
+               seer_info(m, "model"), seer_info(m, "dtype"), seer_info(m, "target"));
         if (seer_info(m, "families")) json_str(seer_info(m, "families")); // what it was trained on
         else fputs("null", stdout);
         printf(",\"calibration\":"); // seercalibrate's factors and file, or null

@@ -2,7 +2,7 @@
 # A CPU predictor from one machine's design-space measurements, the shipped CPU recipe, one command.
 #
 #   sh scripts/space/train_cpu_predictor.sh --label DEVICE --measurements F[,F...] [--work DIR] [-o OUT.seer]
-#        [--epochs 120] [--infer-builder 2]
+#        [--epochs 120] [--infer-builder 2] [--target roofline_light]
 #   sh scripts/space/train_cpu_predictor.sh --label DEVICE --h5 TRAIN.h5 --members PAIR.seer [--work DIR] [-o OUT.seer]
 #
 # The recipe is predictors/cpu_epyc.seer's (predictors/README.md):
@@ -18,6 +18,9 @@
 #      on the same training split: WORK/cost5.seer;
 #   4. seerexport --ensemble: the pair at half the weight, the cost at the other half: OUT
 #      (default WORK/DEVICE.seer).
+# --target T trains the pair and the cost with [model] target = T (roofline, roofline_weights or
+# roofline_light: the light operators' bytes priced apart; configs/README.md) instead of the
+# recipe's (the pair roofline, the cost roofline_weights); the cost is then WORK/cost.seer.
 # With --measurements it then scores OUT on the held-out test architectures of step 2 (the runs'
 # test_predictions.csv), prints MAPE and Spearman per label, and writes OUT's card beside it (OUT
 # with .md for .seer: device, metrics, machine, data, those figures).
@@ -28,7 +31,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 PY=${PYTHON:-$(command -v /usr/bin/python3 || echo python3)}
-LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2
+LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2 TARGET=
 ARGS="$*"
 while [ $# -gt 0 ]; do
     case "$1" in -h|--help) ;; -*) [ $# -ge 2 ] || { echo "train_cpu_predictor: $1 needs a value (--help)" >&2; exit 2; } ;; esac
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
     --work) WORK=$2; shift 2 ;;
     --epochs) EPOCHS=$2; shift 2 ;;
     --infer-builder) BUILDER=$2; shift 2 ;;
+    --target) TARGET=$2; shift 2 ;;
     -o) OUT=$2; shift 2 ;;
     *) echo "train_cpu_predictor: unknown argument $1 (--help)" >&2; exit 2 ;;
     esac
@@ -48,6 +52,9 @@ done
 die() { echo "train_cpu_predictor: $*" >&2; exit 1; }
 case "$EPOCHS" in ""|*[!0-9]*|0) die "--epochs $EPOCHS: a positive whole number" ;; esac
 case "$BUILDER" in ""|*[!0-9]*|0) die "--infer-builder $BUILDER: a positive whole number" ;; esac
+case "$TARGET" in ""|roofline|roofline_weights|roofline_light) ;; *) die "--target $TARGET: roofline, roofline_weights or roofline_light" ;; esac
+PAIR_SET= COST=cost5 COST_TARGET=roofline_weights
+[ -z "$TARGET" ] || PAIR_SET="--set model.target=$TARGET" COST=cost COST_TARGET=$TARGET
 case "$LABEL" in
 "") die "--label DEVICE is required (the device name of the labels, e.g. cpu_xeon26)" ;;
 *[!a-z0-9_]*) die "--label $LABEL: use lower-case letters, digits and _ (DESIGN.md's device names)" ;;
@@ -89,8 +96,10 @@ if [ -n "$MEAS" ]; then
         || die "make_dataset.py failed; see $WORK/dataset.log"
     echo "train_cpu_predictor: 2/4 PerfSAGE and GCN, $EPOCHS epochs each"
     TF=0.8 VF=0.1
-    train perfsage $TF $VF
-    train gcn $TF $VF --set model.name=gcn --set model.hidden=128 --set model.blocks=3 \
+    # shellcheck disable=SC2086 # PAIR_SET: empty, or one --set pair
+    train perfsage $TF $VF $PAIR_SET
+    # shellcheck disable=SC2086
+    train gcn $TF $VF $PAIR_SET --set model.name=gcn --set model.hidden=128 --set model.blocks=3 \
         --set model.head_hidden=64 --set model.readout=pooled
     MEMBERS=$WORK/pair.seer
     "$BUILD/seerexport" --ensemble "$WORK/perfsage.seer" "$WORK/gcn.seer" -o "$MEMBERS" > "$WORK/pair.log" 2>&1 \
@@ -100,19 +109,19 @@ else
     echo "train_cpu_predictor: 1-2/4 given: $H5 and $MEMBERS"
 fi
 echo "train_cpu_predictor: 3/4 the roofline cost"
-train cost5 $TF $VF --set model.name=cost --set model.target=roofline_weights
+train $COST $TF $VF --set model.name=cost --set model.target=$COST_TARGET
 echo "train_cpu_predictor: 4/4 the blend"
-"$BUILD/seerexport" --ensemble "$MEMBERS" "$WORK/cost5.seer" --weights 1,1 -o "$OUT" > "$WORK/blend.log" 2>&1 \
+"$BUILD/seerexport" --ensemble "$MEMBERS" "$WORK/$COST.seer" --weights 1,1 -o "$OUT" > "$WORK/blend.log" 2>&1 \
     || die "seerexport --ensemble (the blend) failed; see $WORK/blend.log"
 if [ -n "$MEAS" ]; then
     "$BUILD/seerpredict" "$OUT" "$H5" --predictions "$WORK/all.csv" > "$WORK/all.log" 2>&1 \
         || die "seerpredict on $H5 failed; see $WORK/all.log"
     CARD=${OUT%.seer}.md
     "$PY" - "$WORK/all.csv" "$WORK/perfsage/test_predictions.csv" "$LABELS" "$CARD" "$WORK/${LABEL}_card.md" \
-        "$MEAS" "$ARGS" "$EPOCHS" <<'EOF' || die "scoring the held-out graphs or writing $CARD failed"
+        "$MEAS" "$ARGS" "$EPOCHS" "${TARGET:-}" <<'EOF' || die "scoring the held-out graphs or writing $CARD failed"
 import csv, json, os, sys, time
 import numpy as np
-allcsv, testcsv, labels, card, dcard, meas, args, epochs = sys.argv[1:9]
+allcsv, testcsv, labels, card, dcard, meas, args, epochs, target = sys.argv[1:10]
 pred = {r["name"]: r for r in csv.DictReader(open(allcsv))}  # the blend's predictions
 test = list(csv.DictReader(open(testcsv)))  # the held-out graphs, measured labels
 rows = []
@@ -145,8 +154,10 @@ data = [l for l in open(dcard).read().splitlines()
 L = ["# %s: a CPU predictor for `%s`" % (name, dev), "",
      "Made on %s by `sh scripts/space/train_cpu_predictor.sh %s`: configs/cpu_xeon.ini's PerfSAGE (additive "
      "readout) and GCN, %s epochs each, 80/10/10 by architecture, joined by `seerexport --ensemble` at half the "
-     "weight, and the roofline cost alone (`[model] name = cost`, `target = roofline_weights`) at the other half: "
-     "the recipe of `predictors/cpu_epyc.seer`." % (time.strftime("%Y-%m-%d"), args, epochs), "",
+     "weight, and the roofline cost alone (`[model] name = cost`, `target = %s`) at the other half: %s." % (
+         time.strftime("%Y-%m-%d"), args, epochs, target or "roofline_weights",
+         "the recipe of `predictors/cpu_epyc.seer`" if not target else
+         "the recipe of `predictors/cpu_epyc.seer` with every part on `target = %s`" % target), "",
      "- Device `%s`: %s; the batch is an input (`seerpredict NET.onnx --device %s --batch 1,16`)." % (
          dev, ", ".join("`%s`" % l for l in labels.split(",")), dev),
      "- Measured on: %s, by `scripts/measure/measure.py` (`%s`)." % ("; ".join(sorted(machines)), meas),

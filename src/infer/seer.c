@@ -760,6 +760,13 @@ int seer_uses_op_types(const seer_model *m) {
 const char *seer_info(const seer_model *m, const char *key) {
     if (!m || !key) return NULL;
     if (!strcmp(key, "dtype") && !m->n_members) return export_dtype_name(m->dtype);
+    if (!strcmp(key, "target")) { // what the network learns; an ensemble's members may differ
+        if (!m->n_members) return norm_target_name(m->norm.target);
+        const char *t = seer_info(m->members[0], key);
+        for (int i = 1; i < m->n_members; i++)
+            if (strcmp(t, seer_info(m->members[i], key))) return "mixed";
+        return t;
+    }
     char k[128];
     if (!strcmp(key, "model")) snprintf(k, sizeof k, "model.name");
     else snprintf(k, sizeof k, "info.%s", key);
