@@ -23,7 +23,9 @@ log_mem_bytes minus its weights' bytes, summed by operator type):
 
 Then, with seerconvert's bytes, a sixth term: the bytes of the depthwise convolutions (Conv nodes
 with groups = input channels > 1) counted again on their own, so that the fit can price a byte
-moved by a depthwise layer above a byte of the rest (the cost as shipped has no such term).
+moved by a depthwise layer above a byte of the rest (the cost as shipped has no such term); and
+`[model] target = roofline_light`'s split: the light operators' bytes (LIGHT below, seerconvert's
+log_mem_light) and the rest's as two terms, each priced by the fit.
 
 Cells: MAPE %, on the design space (the fit's own graphs) and on the real networks, all of them,
 the ViT / Swin / ConvNeXt ones and the rest; the last column, the real networks' median measured /
@@ -40,6 +42,7 @@ sys.path.insert(0, HERE)
 from real_ablation import TRANSFORMERS, cost_fit, emit  # noqa: E402
 
 VIEWS = ["Reshape", "Flatten", "Squeeze", "Unsqueeze", "Slice", "Expand", "Split", "Transpose"]
+LIGHT = VIEWS + ["Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Erf"]  # onnx_ops.h's OPF_LIGHT rows
 RULES = [("seerconvert's bytes", []), ("views free", VIEWS), ("layout free", VIEWS + ["Concat", "Gather"]),
          ("views and elementwise free", VIEWS + ["Add", "Mul", "Div", "Erf"])]
 # a metric's label: make_dataset.py's own name or <device>_<suffix> (--label-prefix DEVICE)
@@ -112,11 +115,15 @@ def main():
     for title, names in metrics:
         y, r = (sy[title], ry[title]) if names is None else (label(sy, names, a.space), label(ry, names, a.real))
         ok, rok = np.isfinite(y) & (y > 0), np.isfinite(r) & (r > 0)
-        for rule, drop in RULES + [("seerconvert's bytes + depthwise bytes again", None)]:
+        light = [ops.index(o) for o in LIGHT if o in ops]
+        for rule, drop in RULES + [("seerconvert's bytes + depthwise bytes again", None),
+                                   ("light bytes priced apart (roofline_light)", LIGHT)]:
             cols = [ops.index(o) for o in drop or [] if o in ops]
             sx, rx = terms(sb, st, sops, cols)[ok], terms(rb, rt, rops, cols)
             if drop is None:
                 sx, rx = np.column_stack([sx, sdw[ok]]), np.column_stack([rx, rdw])
+            elif drop is LIGHT:
+                sx, rx = np.column_stack([sx, sops[ok][:, light].sum(1)]), np.column_stack([rx, rops[:, light].sum(1)])
             c = cost_fit(sx, y[ok])
             fit = np.column_stack([np.ones(len(sx)), sx]) @ c
             pred = np.column_stack([np.ones(len(rx)), rx]) @ c
