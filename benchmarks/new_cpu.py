@@ -212,12 +212,13 @@ def own_predictors(a):
         if not 30 <= n <= len(order):
             sys.exit("new_cpu.py: --own-archs %d: between 30 and the %d architectures measured" % (n, len(order)))
         keep = set(order[:n])
-        work = os.path.join(a.work, "own_%d" % n)
+        tag = "own_%d" % n + ("_" + a.own_target if a.own_target else "")
+        work = os.path.join(a.work, tag)
         os.makedirs(work, exist_ok=True)
         jl = os.path.join(work, "measurements.jsonl")
         lines = [l for i, l in recs if i in keep]
         text = "".join(lines)
-        seer = os.path.join(work, "own_%d.seer" % n)
+        seer = os.path.join(work, tag + ".seer")
         if all(map(os.path.exists, (seer, seer + ".note", jl))) and open(jl).read() == text:
             out.append((seer, a.label))  # trained on these very lines by an earlier run
             a.own_notes.append(open(seer + ".note").read().strip())
@@ -226,12 +227,13 @@ def own_predictors(a):
             f.write(text)
         t0 = time.time()
         r = subprocess.run(["sh", os.path.join(ROOT, "scripts/space/train_cpu_predictor.sh"), "--label", a.label,
-                            "--measurements", jl, "--work", work, "-o", seer],
+                            "--measurements", jl, "--work", work, "-o", seer] +
+                           (["--target", a.own_target] if a.own_target else []),
                            env=dict(os.environ, BUILD=a.build, PYTHON=sys.executable), capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit("new_cpu.py: train_cpu_predictor.sh failed: %s" % (r.stderr.strip() or r.stdout.strip())[-400:])
-        a.own_notes.append("`own_%d`: %d architectures (%d configurations), %.0f s; its held-out test graphs: %s" % (
-            n, n, len(lines), time.time() - t0, "; ".join(
+        a.own_notes.append("`%s`: %d architectures (%d configurations), %.0f s; its held-out test graphs: %s" % (
+            tag, n, len(lines), time.time() - t0, "; ".join(
                 " ".join(x.split()[0:1] + x.split()[4:5]) + "%" for x in r.stdout.splitlines() if "MAPE" in x
                 and x.startswith("  "))))
         with open(seer + ".note", "w") as f:
@@ -260,6 +262,11 @@ def main():
     ap.add_argument("--own", default=None, metavar="MEASUREMENTS",
                     help="the design space measured on the new CPU (measure.py's lines): predictors trained on "
                          "them by scripts/space/train_cpu_predictor.sh are scored beside the shipped ones")
+    ap.add_argument("--exclude-group", default="", metavar="GROUP,...",
+                    help="leave out the networks of these groups of real_networks.py (BATCHES_OF_NETS: e.g. 'held out', "
+                         "ADDED6, kept for judging one change)")
+    ap.add_argument("--own-target", default="", choices=["", "roofline", "roofline_weights", "roofline_light"],
+                    help="with --own: train_cpu_predictor.sh --target (default: its recipe's targets)")
     ap.add_argument("--own-archs", default="all", metavar="N,N,...",
                     help="with --own: train on the first N architectures of that file, for each N ('all': every one)")
     ap.add_argument("--work", default="/tmp/seer-real-networks", help="ONNX exports (made when missing)")
@@ -297,7 +304,14 @@ def main():
         sys.exit("new_cpu.py: %s: no measurements (run benchmarks/real_networks.py --measurements %s first)"
                  % (a.measurements, a.measurements))
     other = rn.measured(os.path.join(ROOT, a.other)) if a.other else {}
-    nets = [n for n in rn.NETS if any((n, b) in meas and "train_time_ms" in meas[(n, b)] for b in batches)]
+    groups = {g: set(members or ()) for g, members, _ in rn.BATCHES_OF_NETS}
+    for g in filter(None, a.exclude_group.split(",")):
+        if not groups.get(g):
+            sys.exit("new_cpu.py: --exclude-group %s: not one of real_networks.py's groups (%s)" % (
+                g, ", ".join(k for k, v in groups.items() if v)))
+    skip = set().union(*[groups[g] for g in filter(None, a.exclude_group.split(","))])
+    nets = [n for n in rn.NETS if n not in skip and
+            any((n, b) in meas and "train_time_ms" in meas[(n, b)] for b in batches)]
     os.makedirs(a.work, exist_ok=True)
     rows, errors = [], {}
     for n in nets:
@@ -369,11 +383,13 @@ def main():
               "`%s`: %s" % (pk, ", ".join("%s %.2f" % (m, np.median([r["y"][m] / r[pk][m] for r in rows]))
                                           for m in METRICS)) for _, _, pk in preds) + "."]
     if a.own_notes:
-        L += ["", "Trained on the new CPU (`--own %s`): `scripts/space/train_cpu_predictor.sh --label %s` (the recipe of "
+        L += ["", "Trained on the new CPU (`--own %s`): `scripts/space/train_cpu_predictor.sh --label %s%s` (the recipe of "
               "`predictors/cpu_epyc.seer`: PerfSAGE and a GCN, 120 epochs, 80/10/10 by architecture, blended half and "
-              "half with the roofline cost) on the design-space architectures measured first on it by "
+              "half with the roofline cost%s) on the design-space architectures measured first on it by "
               "`scripts/measure/measure.py`; none of these networks is in them. %s." % (
-                  shown(a.own), a.label, "; ".join(a.own_notes))]
+                  shown(a.own), a.label, " --target " + a.own_target if a.own_target else "",
+                  "; every part on `[model] target = %s`" % a.own_target if a.own_target else "",
+                  "; ".join(a.own_notes))]
     if with_other:
         L += ["", "Median new CPU / EPYC, the same network and batch: " + ", ".join(
             "%s %.2f" % (m, np.median([r["y"][m] / r["other"][m] for r in with_other])) for m in METRICS) + "."]

@@ -270,6 +270,14 @@ grep -q "^warning: titan_rtx_1_ms: the model ranks the measured networks worse t
 $cc affine "$work/two.h5" "$work/probe0.csv" "$work/aff_y.h5" 0.5,0.8,0.1 || fail "labelling aff_y.h5"
 "$seercalibrate" "$work/m_fp32.seer" "$work/aff_y.h5" -o "$work/calaf.seer" --with-flops >"$work/calaf.txt" ||
     fail "seercalibrate --with-flops"
+grep -q "warning: .*--with-flops fitted on" "$work/calaf.txt" && fail "--with-flops on 200 graphs warned of too few"
+# on 8 graphs (4 networks at 2 batches) it fits, and warns that so few can move other sizes far off
+$cc copies "$data" 4 "$work/few_af.h5" 1,32 && $cc affine "$work/few_af.h5" "$work/probe0.csv" "$work/few_af_y.h5" 0.5,0.8,0.1 ||
+    fail "labelling few_af_y.h5"
+"$seercalibrate" "$work/m_fp32.seer" "$work/few_af_y.h5" -o "$work/calfew.seer" --with-flops >"$work/calfew.txt" ||
+    { cat "$work/calfew.txt"; fail "seercalibrate --with-flops on 8 graphs"; }
+grep -q "^warning: titan_rtx_1_ms: --with-flops fitted on 8 graphs: with fewer than 15" "$work/calfew.txt" ||
+    { cat "$work/calfew.txt"; fail "--with-flops on 8 graphs: no warning"; }
 grep -q "titan_rtx_1_ms .* log y = 0.5000 + 0.8000 log(prediction) + 0.1000 log_flops_total (least squares over 200 graphs)" "$work/calaf.txt" &&
     [ "$(version "$work/calaf.seer")" = 3 ] || { cat "$work/calaf.txt"; fail "--with-flops: the fit"; }
 "$seerpredict" "$work/calaf.seer" "$work/probe.h5" --predictions "$work/probe_af.csv" >/dev/null

@@ -59,6 +59,10 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 #define MIN_PER_BATCH 3 // graphs of a metric at a batch for that batch to get its own factor
+// --with-flops below this many measured graphs warns: its FLOPs term, fitted on so few, extrapolates
+// (benchmarks/new_cpu.md: three networks at three batches took one predictor's inference from
+// 21% MAPE with a factor per batch to 141% with --with-flops; ten networks, 17%)
+#define MIN_WITH_FLOPS 15
 
 /* Metric k's ratios measured / predicted (label column col_y of ds) into r (may be NULL: only
  * counted): over the graphs whose global feature col is kv, or over all graphs when col < 0. */
@@ -111,6 +115,10 @@ static void fit_abc(const pg_dataset *ds, const double *pred, int M, int k, int 
                  "cannot be calibrated to this device; use a regression on FLOPs or another predictor",
                  path, name, a, b, c);
     abc[0] = a, abc[1] = b, abc[2] = c;
+    if (n < MIN_WITH_FLOPS)
+        printf("warning: %s: --with-flops fitted on %lld graphs: with fewer than %d its FLOPs term can move "
+               "networks of other sizes far off (measure more networks, or calibrate without --with-flops)\n",
+               name, (long long)n, MIN_WITH_FLOPS);
 }
 
 /* How the calibrated metric k fits the file's graphs, against their FLOPs alone: a model that ranks
