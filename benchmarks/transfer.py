@@ -69,6 +69,9 @@ MODELS = {
                      "model.head_hidden=64"] + ROOF,
     "linear roofline": ["model.name=linear"] + ROOF,
     "cost roofline": ["model.name=cost"] + ROOF,  # the fitted roofline cost alone, no learned residual
+    # the same with the light operators' bytes priced apart (seerconvert's log_mem_light: datasets
+    # converted on 2026-12-03 or later)
+    "cost roofline_light": ["model.name=cost", "model.target=roofline_light", "model.clamp=range"],
 }
 
 # trained with several seeds (--seeds): their spread, and ensembles of them (seerexport --ensemble)
