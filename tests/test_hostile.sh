@@ -117,5 +117,11 @@ check "$work/forged/last.ckpt" "implausible" "$bin/seertrain" --resume "$work/fo
 cp "$work/m.seer" "$work/target.seer"
 "$python" "$corpus/../../hostile/ckpt_edit.py" "$work/target.seer" norm.target 7 0
 check "$work/target.seer" "norm.target" "$bin/seerpredict" "$work/target.seer" "$corpus/../onnx/resnet50.onnx"
+# a dataset converted before log_mem_light was appended (its last global feature dropped), trained on
+# target = roofline_light: one line naming the file, the feature and what to do; no run folder
+"$python" "$corpus/../../calib_check.py" globals "$data" "$work/old18.h5" drop > /dev/null
+check "$work/old18.h5" "convert it again with seerconvert" "$bin/seertrain" "$corpus/../../data/tiny.ini" \
+    --set data.path="$work/old18.h5" --set model.target=roofline_light --set output.dir="$work" --set output.run=old18
+[ ! -e "$work/old18" ] || { echo "FAIL: a refused roofline_light run left $work/old18"; fails=$((fails + 1)); }
 echo "test_hostile: $((n - fails)) of $n hostile inputs refused cleanly"
 [ $fails -eq 0 ]

@@ -123,9 +123,12 @@ int norm_roof_columns(char *const *global_names, int Fg, int target, int col[ROO
             if (!strcmp(global_names[j], ROOF_FEATURES[k])) col[k] = j;
         if (col[k] < 0)
             return seer_fail(err, "%s: [model] target = %s reads the global feature '%s', "
-                                  "which this dataset does not have (rebuild it with seerconvert, "
-                                  "or use target = log)", origin,
-                             TARGET_NAMES[target], ROOF_FEATURES[k]);
+                                  "which this dataset does not have (%s)", origin,
+                             TARGET_NAMES[target], ROOF_FEATURES[k],
+                             target == TARGET_ROOFLINE_L
+                                 ? "files converted before 2026-12-03 have none: convert it again with "
+                                   "seerconvert, or use target = roofline_weights"
+                                 : "rebuild it with seerconvert, or use target = log");
     }
     return 0;
 }
