@@ -559,7 +559,10 @@ def report(a, nets, batches, rows_all, errors, n_reg, meas):
     if rows:
         L += ["", "Median predicted / measured, the predictor: %s; the regression: %s." % (bias("pred"), bias("reg"))]
     L += repeatability(a, rows)
-    L += by_batch(rows_all, batches)
+    # the batches the design space was measured at (the regression's lines), not --batches: a run
+    # with --batches 32 measures beyond them
+    space_batches = sorted({r["batch"] for r in json_lines(a.space) if "train_time_ms" in r})
+    L += by_batch(rows_all, space_batches)
     L += ["", "## Each network", "",
           "Measured time (ms) and peak memory (MB), the predictor's error and the regression's (%); "
           "*spread*: the larger of the two timings' (q75 - q25) / median.", "",
