@@ -49,7 +49,7 @@ int main(void) {
     int cols[2] = {0, 1};
     norm_stats s;
     seer_err err;
-    CHECK(norm_fit(&s, &ds, which, cols, 2, TARGET_ROOFLINE, NULL, &err) == 0, "fit: %s", err.msg);
+    CHECK(norm_fit(&s, &ds, which, cols, 2, TARGET_ROOFLINE, "test", NULL, &err) == 0, "fit: %s", err.msg);
     CHECK(s.roof_col[0] == 1 && s.roof_col[1] == 3 && s.roof_col[2] == 0, "columns %d %d %d",
           s.roof_col[0], s.roof_col[1], s.roof_col[2]);
     for (int k = 0; k < 3; k++)
@@ -105,8 +105,8 @@ int main(void) {
         ds.label_y[g * 2] = (float)(w_true[0] + w_true[1] * nodes + w_true[2] * flops + w_true[4] * wb);
     }
     norm_stats w, f4;
-    CHECK(norm_fit(&w, &ds, which, cols, 2, TARGET_ROOFLINE_W, NULL, &err) == 0, "fit 5: %s", err.msg);
-    CHECK(norm_fit(&f4, &ds, which, cols, 2, TARGET_ROOFLINE, NULL, &err) == 0, "fit 4: %s", err.msg);
+    CHECK(norm_fit(&w, &ds, which, cols, 2, TARGET_ROOFLINE_W, "test", NULL, &err) == 0, "fit 5: %s", err.msg);
+    CHECK(norm_fit(&f4, &ds, which, cols, 2, TARGET_ROOFLINE, "test", NULL, &err) == 0, "fit 4: %s", err.msg);
     CHECK(w.roof_col[3] == 2, "weight column %d", w.roof_col[3]);
     for (int k = 0; k < 5; k++)
         CHECK(k == 3 ? w.roof[k] * 1e6 < 1e-3 * 0.2 : fabs(w.roof[k] - w_true[k]) <= 1e-3 * w_true[k],
@@ -153,8 +153,8 @@ int main(void) {
         }
         int8_t *all = calloc((size_t)dl.G, 1);
         norm_stats L, W5;
-        CHECK(norm_fit(&L, &dl, all, cols, 2, TARGET_ROOFLINE_L, NULL, &err) == 0, "fit 6: %s", err.msg);
-        CHECK(norm_fit(&W5, &dl, all, cols, 2, TARGET_ROOFLINE_W, NULL, &err) == 0, "fit 5 (light): %s", err.msg);
+        CHECK(norm_fit(&L, &dl, all, cols, 2, TARGET_ROOFLINE_L, "test", NULL, &err) == 0, "fit 6: %s", err.msg);
+        CHECK(norm_fit(&W5, &dl, all, cols, 2, TARGET_ROOFLINE_W, "test", NULL, &err) == 0, "fit 5 (light): %s", err.msg);
         CHECK(L.roof_col[0] == 2 && L.roof_col[1] == 4 && L.roof_col[2] == 3 && L.roof_col[3] == 0 &&
                   L.roof_col[4] == 1, "roofline_light columns %d %d %d %d %d", L.roof_col[0], L.roof_col[1],
               L.roof_col[2], L.roof_col[3], L.roof_col[4]);
@@ -183,7 +183,7 @@ int main(void) {
         // a dataset from a converter without log_mem_light: one line naming it
         free(dl.global_features[1]), dl.global_features[1] = seer_strdup("other");
         norm_stats bad;
-        CHECK(norm_fit(&bad, &dl, all, cols, 2, TARGET_ROOFLINE_L, NULL, &err) != 0 &&
+        CHECK(norm_fit(&bad, &dl, all, cols, 2, TARGET_ROOFLINE_L, "test", NULL, &err) != 0 &&
                   strstr(err.msg, "log_mem_light") && strstr(err.msg, "roofline_light"),
               "a dataset without log_mem_light was accepted (%s)", err.msg);
         CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_L), "roofline_light"), "target name %s",
@@ -193,7 +193,7 @@ int main(void) {
 
     // target = log: no cost, the same as before the option
     norm_stats l;
-    CHECK(norm_fit(&l, &ds, which, cols, 2, TARGET_LOG, NULL, &err) == 0, "log fit: %s", err.msg);
+    CHECK(norm_fit(&l, &ds, which, cols, 2, TARGET_LOG, "test", NULL, &err) == 0, "log fit: %s", err.msg);
     CHECK(norm_log_cost(&l, 0, ds.global_x) == 0 && l.roof == NULL, "target = log has a cost");
     norm_free(&l);
 
@@ -219,7 +219,7 @@ int main(void) {
     free(ds.global_features[1]), ds.global_features[1] = seer_strdup("nodes");
     for (int64_t g = 0; g < G; g++) which[g] = SPLIT_TRAIN;
     norm_free(&s);
-    CHECK(norm_fit(&s, &ds, which, cols, 2, TARGET_ROOFLINE, NULL, &err) != 0 &&
+    CHECK(norm_fit(&s, &ds, which, cols, 2, TARGET_ROOFLINE, "test", NULL, &err) != 0 &&
               strstr(err.msg, "log_nodes"), "a dataset without log_nodes was accepted (%s)", err.msg);
     free(t), free(lc), free(gx), free(which);
     pg_free(&ds);

@@ -248,12 +248,12 @@ static void roof_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which,
 }
 
 int norm_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which, const int *label_cols,
-             int M, int target, const norm_comm *comm, seer_err *err) {
+             int M, int target, const char *origin, const norm_comm *comm, seer_err *err) {
     memset(s, 0, sizeof *s);
     s->Fn = ds->Fn, s->Fe = ds->Fe, s->Fg = ds->Fg, s->M = M;
     s->target = target;
     if (norm_roof_terms(target)) {
-        if (norm_roof_columns(ds->global_features, ds->Fg, target, s->roof_col, "the dataset", err))
+        if (norm_roof_columns(ds->global_features, ds->Fg, target, s->roof_col, origin, err))
             return -1;
         roof_fit(s, ds, which, label_cols, comm);
     }

@@ -81,9 +81,10 @@ typedef struct {
 } norm_comm;
 
 /* Fits statistics on the training graphs (which[g] for the graphs of ds); label_cols selects M
- * label columns of ds. Fails when a selected label has no finite training value. */
+ * label columns of ds. Fails when a selected label has no finite training value, or when the
+ * target's cost reads a global feature ds lacks (the message starts with origin: the file). */
 int norm_fit(norm_stats *s, const pg_dataset *ds, const int8_t *which, const int *label_cols,
-             int M, int target, const norm_comm *comm, seer_err *err);
+             int M, int target, const char *origin, const norm_comm *comm, seer_err *err);
 void norm_free(norm_stats *s);
 
 /* Standardises the (rows, w) block x in place: x = (x - mean) / sd, in double, per column. */

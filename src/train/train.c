@@ -168,11 +168,8 @@ static int load_data(trainer *t, const seer_config *cfg, seer_err *err) {
     t->load_rss_mb = report_peak_rss_mb();
     if (parse_labels(t, err)) return -1;
     norm_comm comm = {t->rank, t->ranks, dist_sum_f64};
-    int roof_col[ROOF_TERMS_MAX - 1]; // the cost's columns, checked first to name the file
-    if (norm_roof_columns(t->ds.global_features, t->ds.Fg, cfg->model_target, roof_col, cfg->data_path, err))
-        return -1;
     if (norm_fit(&t->norm, &t->ds, t->which + t->ds.g0, t->label_cols, t->M, cfg->model_target,
-                 &comm, err))
+                 cfg->data_path, &comm, err))
         return -1;
     t->norm.clamp = cfg->model_clamp == CFG_CLAMP_RANGE;
     coverage_fit(&t->cov, &t->ds, t->which + t->ds.g0, t->label_cols, t->M, &comm); // raw values
