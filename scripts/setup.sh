@@ -22,10 +22,13 @@ if [ "${SEER_NO_APT:-0}" != 1 ]; then
 fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)"
-if [ "${SEER_NO_DATASET:-0}" != 1 ] && [ ! -f datasets/nb201.h5 ]; then
+# built when missing, and again when its builder changed since (a pulled change to the graphs)
+if [ "${SEER_NO_DATASET:-0}" != 1 ] && { [ ! -f datasets/nb201.h5 ] ||
+    [ scripts/datasets/nb201_build.py -nt datasets/nb201.h5 ]; }; then
     /usr/bin/python3 scripts/datasets/nb201_build.py -o datasets/nb201.h5
 fi
 # the second public search space (FBNet, HELP's latencies; datasets/fbnet/README.md)
-if [ "${SEER_NO_DATASET:-0}" != 1 ] && [ ! -f datasets/fbnet.h5 ]; then
+if [ "${SEER_NO_DATASET:-0}" != 1 ] && { [ ! -f datasets/fbnet.h5 ] ||
+    [ scripts/datasets/fbnet_build.py -nt datasets/fbnet.h5 ]; }; then
     /usr/bin/python3 scripts/datasets/fbnet_build.py -o datasets/fbnet.h5
 fi

@@ -2,8 +2,9 @@
 """nb201_build.py (DESIGN.md's label convention) on the first 4 cells: 12 graphs (batch 1, 32,
 256), family nb201, labels <device>_infer_ms equal to the table's columns (NaN where a device was
 not measured at that batch), and the same label names as the FBNet builder's, so the two spaces
-line up. With NB201_SUBSET (the --brpnas file of the tests), its batch-1 graphs of those cells
-are the same graphs, feature for feature.
+line up. With NB201_SUBSET (the --brpnas file of the tests, 'none' edges dropped, its default),
+the batch-1 graphs of those cells built with --none-edges drop are the same graphs, feature for
+feature, and the default graphs (the cell as NAS-Bench-201's code runs it) have more nodes.
   nb201_infer_check.py SEERCONVERT WORKDIR"""
 import csv
 import math
@@ -45,6 +46,13 @@ print("nb201_build: 12 graphs, the FBNet builder's 17 labels, values equal to th
 if os.environ.get("NB201_SUBSET"):
     import numpy as np
     b = h5py.File(os.environ["NB201_SUBSET"], "r")
+    zero_nodes = np.diff(f["graph/node_ptr"][:])
+    drop = os.path.join(work, "nb_drop.h5")
+    subprocess.run([sys.executable, os.path.join(here, "..", "scripts", "datasets", "nb201_build.py"),
+                    "--limit", "4", "-o", drop, "--none-edges", "drop", "--onnx-dir", os.path.join(work, "onnx"),
+                    "--seerconvert", conv], check=True, stdout=subprocess.DEVNULL)
+    f = h5py.File(drop, "r")
+    assert (zero_nodes > np.diff(f["graph/node_ptr"][:])).all(), "the zero graphs must have more nodes"
     for k in ("node", "edge"):
         pa, pb = f["graph/%s_ptr" % k][:], b["graph/%s_ptr" % k][:]
         xa, xb = f["%s/x" % k], b["%s/x" % k]
@@ -54,7 +62,9 @@ if os.environ.get("NB201_SUBSET"):
                 assert np.array_equal(xa[pa[g]:pa[g + 1]], xb[pb[cell]:pb[cell + 1]]), (name, k)
     bs1 = [g for g, n in enumerate(names) if n.endswith("@bs1")]
     assert np.array_equal(f["global/x"][bs1], b["global/x"][:4])
-    print("the batch-1 graphs equal the --brpnas file's graphs of the same cells")
+    print("the batch-1 graphs (--none-edges drop) equal the --brpnas file's graphs of the same cells; "
+          "the default graphs have more nodes")
+    f = h5py.File(out, "r")
 
 # both spaces as one dataset ([data] path = a.h5,b.h5), FBNet held out as the test split
 seertrain = os.environ.get("SEERTRAIN")

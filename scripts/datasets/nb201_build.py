@@ -8,9 +8,23 @@ five cells at 16, 32, 64 channels (32x32, 16x16, 8x8) with the benchmark's resid
 block between stages (ReLU-Conv3x3/s2-BN, ReLU-Conv3x3-BN, shortcut AvgPool2x2/s2 + Conv1x1);
 BN + ReLU; global average pool; linear layer to 10 classes. Cell node i = sum over j < i of
 op(j -> i)(node j), output node 3; nor_conv_kxk = ReLU, Conv (no bias), BN; avg_pool_3x3 =
-AveragePool 3x3 stride 1 pad 1 (count_include_pad 0); skip_connect = identity; 'none' edges are
-dropped. A cell node that only 'none' edges reach is a zero tensor (a ConstantOfShape, which is
-not an operator of the PerfGraph): operators that read it keep their node but get no edge.
+AveragePool 3x3 stride 1 pad 1 (count_include_pad 0); skip_connect = identity.
+
+The cell is written as the benchmark's own code runs it (--none-edges zero, the default):
+NAS-Bench-201's InferCell sums its inputs with Python's sum(), so a node is Add(0, first input)
+then an Add per further input, and a 'none' edge is its Zero operation, x * 0 (a Mul with the
+scalar 0): kernels the measured latencies include and torch.onnx.export of that code writes.
+--none-edges drop writes the graph the builder wrote before 2026-12-03: 'none' edges dropped,
+n - 1 Adds for n inputs, a node that only 'none' edges reach a zero tensor (a ConstantOfShape, not
+an operator of the PerfGraph) whose readers get no edge; it is --brpnas's default. Which graph a
+table's latencies follow depends on the code that ran the network: the roofline cost fitted on
+each column (benchmarks/RESULTS.md, "The NAS-Bench-201 cell as its code runs it") fits HELP's
+own GPU measurements better on the zero graph (Titan RTX at batch 1: 5.6% against 8.4%) and
+HW-NAS-Bench's FPGA, Eyeriss and phone columns, compiled by other toolchains, better on the
+dropped one (FPGA 5.4% against 7.7%), so the GPU dataset is written as the code runs and
+BRP-NAS's protocol, whose six devices are mostly of the latter kind, keeps what its table was
+measured on. The ONNX files are named by the mode (cell_00000.zero.onnx), so a folder built in
+one mode is never read as the other.
 
 The default follows DESIGN.md's label convention (datasets/nb201.h5): a graph per cell and
 measured batch (1, 32, 256: 46,875 graphs), a label per device, `<device>_infer_ms` (NaN where
@@ -23,7 +37,7 @@ Titan RTX at batch 256 although the graph is at batch 1): the table configs/brpn
 benchmarks/accuracy_nb201.py reproduce.
 
 usage: nb201_build.py [--csv CSV] [-o OUT.h5] [--limit N] [--brpnas [--batch B]]
-                      [--onnx-dir DIR] [--seerconvert PATH] [--threads N]
+                      [--none-edges zero|drop] [--onnx-dir DIR] [--seerconvert PATH] [--threads N]
 """
 import argparse
 import csv
@@ -39,6 +53,7 @@ from help_labels import label_columns, row_labels  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OPS = ("none", "skip_connect", "nor_conv_1x1", "nor_conv_3x3", "avg_pool_3x3")
+NONE_EDGES = ("zero", "drop")
 
 
 def parse_arch(arch):
@@ -63,7 +78,12 @@ class Builder(onnx_writer.Builder):
         return self.bn(self.conv(self.op("Relu", [x]), cin, cout, k, stride, pad), cout)
 
 
-def build_onnx(arch, path):
+def build_onnx(arch, path, none_edges="zero"):
+    """The network of one cell string as weight-stripped ONNX; none_edges "zero" (the benchmark's
+    code: Zero ops and sum()'s leading Add of 0) or "drop" (the graph written before)."""
+    if none_edges not in NONE_EDGES:
+        raise ValueError("none_edges must be one of %s, not %r" % (", ".join(NONE_EDGES), none_edges))
+    zero = none_edges == "zero"
     spec = parse_arch(arch)
     b = Builder()
     shape = ["batch", 3, 32, 32]
@@ -87,6 +107,8 @@ def build_onnx(arch, path):
                 for op, j in edges:
                     src = states[j]
                     if op == "none":
+                        if zero:  # Zero(stride 1): x.mul(0.)
+                            contrib.append(b.op("Mul", [value(src, c, hw), b.const_f32(0.0)]))
                         continue
                     if op == "skip_connect":
                         if src is not None:
@@ -101,6 +123,8 @@ def build_onnx(arch, path):
                         contrib.append(b.op("AveragePool", [inp], kernel_shape=[3, 3], strides=[1, 1],
                                             pads=[1, 1, 1, 1], count_include_pad=0))
                 acc = contrib[0] if contrib else None
+                if zero:  # sum() starts from 0: 0 + first input is a kernel of its own
+                    acc = b.op("Add", [acc, b.const_f32(0.0)])
                 for v in contrib[1:]:
                     acc = b.op("Add", [acc, v])
                 states.append(acc)
@@ -118,11 +142,17 @@ def main():
     ap.add_argument("--brpnas", action="store_true",
                     help="BRP-NAS's protocol: a graph per cell at --batch, a label per latency column")
     ap.add_argument("--batch", type=int, default=1, help="--brpnas: batch size of the graphs")
+    ap.add_argument("--none-edges", choices=NONE_EDGES, default=None,
+                    help="zero: the cell as NAS-Bench-201's code runs it (Zero ops, sum()'s Adds; the "
+                         "default); drop: 'none' edges left out (the graph before 2026-12-03; the "
+                         "default of --brpnas)")
     ap.add_argument("--onnx-dir", default=None, help="where the ONNX files go (default: OUT's folder/nb201_onnx)")
     ap.add_argument("--seerconvert", default=os.path.join(ROOT, "build/seerconvert"))
     ap.add_argument("--threads", type=int, default=0)
     args = ap.parse_args()
     args.per_batch = not args.brpnas
+    if args.none_edges is None:
+        args.none_edges = "drop" if args.brpnas else "zero"
     if args.brpnas and args.out == os.path.join(ROOT, "datasets/nb201.h5"):
         args.out = os.path.join(ROOT, "datasets/nb201_brpnas.h5")
     if not os.access(args.seerconvert, os.X_OK):
@@ -150,10 +180,10 @@ def main():
             if len(row) != len(header):
                 sys.exit("%s: line %d: %d columns, expected %d" % (args.csv, i + 2, len(row), len(header)))
             idx = int(row[0])
-            name = "cell_%05d.onnx" % idx
+            name = "cell_%05d.%s.onnx" % (idx, args.none_edges)
             path = os.path.join(onnx_dir, name)
             if not os.path.exists(path):
-                build_onnx(row[1], path)
+                build_onnx(row[1], path, args.none_edges)
             if args.per_batch:
                 for bs in (1, 32, 256):
                     m.write("%s,%d,nb201/%05d@bs%d,%d,nb201,%s\n" % (name, bs, idx, bs, idx,
@@ -167,7 +197,8 @@ def main():
         sys.stderr.write("\n")
     print("nb201: %d ONNX models in %s (%.1fs)" % (len(rows), onnx_dir, time.time() - t0))
     cmd = [args.seerconvert, "--manifest", manifest, "-o", args.out,
-           "--source", "NAS-Bench-201 cells (HELP latency table, MIT), scripts/datasets/nb201_build.py",
+           "--source", "NAS-Bench-201 cells (HELP latency table, MIT), scripts/datasets/nb201_build.py "
+                       "--none-edges %s" % args.none_edges,
            "--device", "various (a label per device)" if args.per_batch else
            "various (one label column per device and batch)"]
     if args.threads:

@@ -27,6 +27,12 @@ class Builder:
         self.inits.append(s)
         return s.name
 
+    def const_f32(self, value):
+        """A float32 scalar initializer holding value (the operand of an elementwise op)."""
+        s = numpy_helper.from_array(np.array(value, np.float32), self.name("scalar"))
+        self.inits.append(s)
+        return s.name
+
     def op(self, op_type, inputs, **attrs):
         out = self.name(op_type.lower())
         self.nodes.append(h.make_node(op_type, inputs, [out], name=self.name(op_type), **attrs))
