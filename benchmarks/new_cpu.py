@@ -35,10 +35,11 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 import real_networks as rn  # noqa: E402
-from transfer import batch_factors, spearman  # noqa: E402
+from transfer import batch_factors, power_fit, spearman  # noqa: E402
 
 METRICS = rn.METRICS
 PREDICTORS = "predictors/cpu_epyc.seer:cpu_epyc,predictors/cpu_xeon.seer:cpu_xeon"
+POWER_REFUSED = [0]  # predictions for which seercalibrate --power refused the K networks drawn
 
 
 def shown(path):
@@ -64,6 +65,19 @@ def methods(rows, keys):
             return {m: r[key][m] * k[i] for i, m in enumerate(METRICS)}
         return f
 
+    def power(key):  # seercalibrate --power; where it refuses the K networks, the factors (what a user does then)
+        def f(fit, r):
+            P = np.array([[x[key][m] for m in METRICS] for x in fit])
+            Y = np.array([[x["y"][m] for m in METRICS] for x in fit])
+            try:
+                q = power_fit(P, Y, np.array([x["batch"] for x in fit]))(
+                    np.array([[r[key][m] for m in METRICS]]), np.array([r["batch"]]))[0]
+            except ValueError:
+                POWER_REFUSED[0] += 1
+                return factors(key)(fit, r)
+            return {m: q[i] for i, m in enumerate(METRICS)}
+        return f
+
     def with_flops(key):
         def f(fit, r):
             return {m: float(np.exp(lstsq_predict(
@@ -81,6 +95,7 @@ def methods(rows, keys):
     for key in keys:
         out[key + "_cal"] = factors(key)
         out[key + "_fl"] = with_flops(key)
+        out[key + "_pw"] = power(key)
     out["reg_k"] = regression
     if all("other" in r for r in rows):
         out["other_cal"] = factors("other")
@@ -147,10 +162,14 @@ def end_to_end(a, rows, preds, keys, fs_rows):
          "|---|---|---|---|---|---|---|"]
     gap_all, zoo_rows = 0.0, []
     for path, dev, pk in preds:
-        for flag, key in (([], pk + "_cal"), (["--with-flops"], pk + "_fl")):
-            out = os.path.join(a.work, "%s_from_%s%s.seer" % (a.label, pk, "_fl" if flag else ""))
+        for flag, key in (([], pk + "_cal"), (["--with-flops"], pk + "_fl"), (["--power"], pk + "_pw")):
+            out = os.path.join(a.work, "%s_from_%s%s.seer" % (a.label, pk, key[len(pk):] if flag else ""))
             r = subprocess.run([os.path.join(a.build, "seercalibrate"), path, h5, "--device", "%s=%s" % (dev, a.label),
                                 "-o", out] + flag, capture_output=True, text=True)
+            if r.returncode != 0 and flag == ["--power"]:  # a refusal is an answer: the row says so
+                L.append("| `%s` | `--device %s=%s` `--power` | refused: %s | | | | |" % (
+                    shown(path), dev, a.label, r.stderr.strip().split(": --power: ")[-1][:160]))
+                continue
             if r.returncode != 0:
                 sys.exit("new_cpu.py: seercalibrate failed: %s" % r.stderr.strip()[-300:])
             got = []
@@ -169,12 +188,12 @@ def end_to_end(a, rows, preds, keys, fs_rows):
                  for m in METRICS}
             zoo = [("torchvision", lambda n: not n.startswith("timm-")), ("timm (`ADDED4`)", lambda n: n in rn.ADDED4),
                    ("timm, new operators (`ADDED5`)", lambda n: n in rn.ADDED5)]
-            zoo_rows.append("| `%s`, `%s`%s | %s |" % (shown(path), dev, " `--with-flops`" if flag else "", " | ".join(
+            zoo_rows.append("| `%s`, `%s`%s | %s |" % (shown(path), dev, " `%s`" % flag[0] if flag else "", " | ".join(
                 "%.1f / %.1f (%d)" % tuple([np.mean([100 * abs(v[m] - x["y"][m]) / x["y"][m] for x, v in got if t(x["name"])])
                                             for m in ("train_ms", "infer_ms")] + [sum(t(x["name"]) for x, _ in got)])
                 if any(t(x["name"]) for x, _ in got) else "-" for _, t in zoo)))
             L.append("| `%s` | `--device %s=%s`%s | %s | %.1e |" % (
-                shown(path), dev, a.label, " `--with-flops`" if flag else " (a factor per batch)",
+                shown(path), dev, a.label, " `%s`" % flag[0] if flag else " (a factor per batch)",
                 " | ".join("%.1f / %.3f" % s[m] for m in METRICS), gap))
     def row(name, pred):
         s = {m: (np.mean([100 * abs(pred(x)[m] - x["y"][m]) / x["y"][m] for x in rest]),
@@ -360,8 +379,9 @@ def main():
          (name, " (`cpu_id` %s)" % "; ".join(ids) if ids else "", len(rows), nn, ", ".join(map(str, batches))), "",
          "Cells: MAPE %% / Spearman over those configurations. *+K measured*: each network predicted after "
          "K other networks (drawn at random for it, %d draws averaged) were timed on the new CPU: "
-         "`seercalibrate`'s factor per metric and batch (*calibrated*) or its `--with-flops` fit (log y = a + "
-         "b log prediction + c log FLOPs); the baselines fit the same K: the regression log y = a + b log "
+         "`seercalibrate`'s factor per metric and batch (*calibrated*), its `--with-flops` fit (log y = a + "
+         "b log prediction + c log FLOPs) or its `--power` fit (a factor per batch and one exponent, y = "
+         "(prediction x factor)^b; where it refuses the K drawn, the factors stand in, counted below the table); the baselines fit the same K: the regression log y = a + b log "
          "FLOPs + c log batch on those K alone (no Seer), and, as an oracle no user has, every network's "
          "own measurement on the AMD EPYC (`%s`) rescaled by the K's factors (%d of the %d configurations "
          "have one; that row is scored on those)." % (a.seeds, a.other, len(with_other), len(rows)), "",
@@ -374,10 +394,13 @@ def main():
         for _, _, pk in preds:
             L.append("| `%s` calibrated | %d | %s |" % (pk, k, fmt(s[pk + "_cal"])))
             L.append("| `%s` calibrated --with-flops | %d | %s |" % (pk, k, fmt(s[pk + "_fl"])))
+            L.append("| `%s` calibrated --power | %d | %s |" % (pk, k, fmt(s[pk + "_pw"])))
         L.append("| log-FLOPs regression on the K alone | %d | %s |" % (k, fmt(s["reg_k"])))
         if len(with_other) >= k + 3:
             so = score_shots(with_other, keys, k, range(a.seeds))
             L.append("| oracle: the EPYC's measurement of each network, calibrated | %d | %s |" % (k, fmt(so["other_cal"])))
+    L += ["", "`--power` refused the K networks drawn (too alike in predicted time, or an exponent outside 0.2 "
+          "to 5) for %d of the predictions above; the factors stood in for those." % POWER_REFUSED[0]]
     L += ["", "Median measured / predicted (the new CPU's speed against each predictor's device, the "
           "factor calibration learns): " + "; ".join(
               "`%s`: %s" % (pk, ", ".join("%s %.2f" % (m, np.median([r["y"][m] / r[pk][m] for r in rows]))

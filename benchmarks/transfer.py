@@ -143,6 +143,45 @@ def batch_factors(pred, y, batch):
     return at
 
 
+def power_fit(pred, y, batch):
+    """What `seercalibrate --power` fits on graphs measured at these batches: per label, log y = a_j +
+    b log prediction by least squares, a_j one per batch with 3 graphs or more (one over all graphs
+    when none has), b shared; returns apply(pred, batches) -> the calibrated predictions,
+    (prediction x f)^b with log f = a_j / b log-linear in log1p(batch) between those batches,
+    constant beyond them (raises where seercalibrate refuses: predictions within 5%, b outside
+    [0.2, 5])."""
+    fits = []
+    for k in range(pred.shape[1]):
+        ok = np.isfinite(y[:, k]) & (y[:, k] > 0) & (pred[:, k] > 0)
+        groups = [b for b in np.unique(batch[ok]) if (ok & (batch == b)).sum() >= 3]
+        sel = [ok & (batch == b) for b in groups] or [ok]
+        if not ok.any():
+            fits.append(None)
+            continue
+        lp = [np.log(pred[s, k]) for s in sel]
+        ly = [np.log(y[s, k]) for s in sel]
+        sxx = sum(float(np.sum((p - p.mean()) ** 2)) for p in lp)
+        sxy = sum(float(np.sum((p - p.mean()) * (q - q.mean()))) for p, q in zip(lp, ly))
+        n = sum(len(p) for p in lp)
+        if n < 3 or sxx < 0.05 ** 2 * n or not 0.2 <= sxy / sxx <= 5:
+            raise ValueError("seercalibrate --power refuses label %d (%d graphs, b = %.3g)" % (k, n, sxy / max(sxx, 1e-300)))
+        b = sxy / sxx
+        x = [float(np.log1p(np.float32(g))) for g in groups] or [0.0]
+        fits.append((b, x, [(q.mean() - b * p.mean()) / b for p, q in zip(lp, ly)]))
+
+    def apply(p, batches):
+        lb = np.log1p(np.asarray(batches).astype(np.float32)).astype(np.float64)
+        return np.column_stack([p[:, k] if f is None else np.exp(f[0] * (np.log(p[:, k]) + np.interp(lb, f[1], f[2])))
+                                for k, f in enumerate(fits)])
+    return apply
+
+
+def calibrate_power(pred, d, shots):
+    """calibrate() with `seercalibrate --power`'s fit."""
+    shot = np.array([n.split("@")[0] in shots for n in d["name"]])
+    return power_fit(pred[shot], d["y"][shot], d["batch"][shot])(pred, d["batch"]), ~shot
+
+
 def calibrate(pred, d, shots):
     """Each label's predictions times seercalibrate's factors from the graphs of the shot
     architectures; returns them and the mask of the graphs left to score."""
@@ -363,7 +402,9 @@ def main():
              "Rows marked *+10 measured* rescale each label's predictions at each batch by one factor, the median of "
              "measured / predicted over %d target architectures at that batch (seeded; what `seercalibrate` does "
              "with a file of them), and score the other graphs: what a user gets after measuring a handful of "
-             "networks of the new space (HELP's few-shot setting)." % SHOTS, ""]
+             "networks of the new space (HELP's few-shot setting). Rows marked *+10 measured, --power* fit "
+             "`seercalibrate --power` on the same architectures instead: a factor per batch and one exponent per "
+             "label, y = (prediction x factor)^b, least squares in log." % SHOTS, ""]
     for s, d in (("nb201", "fbnet"), ("fbnet", "nb201")):
         dst = data[d]
         lines += ["## %s -> %s" % (s, d), "",
@@ -371,15 +412,21 @@ def main():
                   "|---" * (4 + len(GPUS) * len(SHARED_BATCHES)) + "|"]
         shots = calibration_groups(dst)
         for m in names:
-            for calibrated in (False, True):
+            for calibrated in (False, True, "power"):
                 pred = results[(s, d, m)]
                 keep = np.ones(len(pred), bool)
-                if calibrated:
+                if calibrated == "power":
+                    try:
+                        pred, keep = calibrate_power(pred, dst, shots)
+                    except ValueError:  # seercalibrate --power would refuse: no row
+                        continue
+                elif calibrated:
                     pred, keep = calibrate(pred, dst, shots)
                 cells, mp, sp = table_cells(pred, dst, keep)
                 secs, ins = meta[(s, d, m)]
                 lines.append("| %s | %s | %s | %s | %.1f / %.3f |" % (
-                    m + (" *+%d measured*" % SHOTS if calibrated else ""),
+                    m + (" *+%d measured, --power*" % SHOTS if calibrated == "power" else
+                         " *+%d measured*" % SHOTS if calibrated else ""),
                     "-" if math.isnan(ins) or calibrated else "%.2f%%" % ins,
                     "%.0f" % secs if secs and not calibrated else "-",
                     " | ".join(cells), np.mean(mp), np.mean(sp)))

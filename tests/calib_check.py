@@ -14,6 +14,9 @@
                                                       exp(a + b log(prediction) + c log_flops_total)
     calib_check.py affine_check BEFORE.csv AFTER.csv IN.h5 a,b,c[;a,b,c]  AFTER = that of BEFORE
                                                       (each set in turn) to 1e-5
+    calib_check.py power IN.h5 PRED.csv OUT.h5 'b;B:F,..'  IN with every label PRED.csv predicts set to
+                                                      (prediction x F)^b, F through the knots B:F
+    calib_check.py power_check BEFORE.csv AFTER.csv 'b;B:F,..'  AFTER = (BEFORE x F)^b to 1e-5
     calib_check.py globals IN.h5 OUT.h5 add:NAME|drop  IN with a global feature NAME appended
                                                       (every graph 7.0), or its last one dropped
     calib_check.py ratio BEFORE.csv AFTER.csv B:F,..  AFTER / BEFORE of every prediction equals the
@@ -167,6 +170,40 @@ def affine_check(before, after, h5, specs):
           % (len(b) * len(ms), specs, worst))
 
 
+def _power(spec):
+    b, k = spec.split(";")
+    kx, ky = knots(k)
+    return float(b), lambda bs: math.exp(np.interp(np.float32(math.log1p(bs)), kx, ky))
+
+
+def power(inp, pred_csv, out, spec):
+    b, fac = _power(spec)
+    rows = {r["name"]: r for r in csv.DictReader(open(pred_csv))}
+
+    def make(names, labels, shape):
+        y = np.full(shape, np.nan, np.float32)
+        for g, nm in enumerate(names):
+            for j, l in enumerate(labels):
+                if l in rows[nm]:
+                    y[g, j] = (float(rows[nm][l]) * fac(batch_of(nm))) ** b
+        return y
+    relabel(inp, out, make)
+
+
+def power_check(before, after, spec):
+    b, fac = _power(spec)
+    rb_, ra_ = list(csv.DictReader(open(before))), list(csv.DictReader(open(after)))
+    ms = [m for m in rb_[0] if m not in ("name", "in_range")]
+    worst = 0.0
+    for rb, ra in zip(rb_, ra_):
+        assert rb["name"] == ra["name"], (rb["name"], ra["name"])
+        for m in ms:
+            want = (float(rb[m]) * fac(batch_of(rb["name"]))) ** b
+            worst = max(worst, abs(float(ra[m]) / want - 1))
+    assert worst < 1e-5, worst
+    print("calib_check: %d predictions through (prediction x factor)^b (%s) to %.1e" % (len(rb_) * len(ms), spec, worst))
+
+
 def ratio(before, after, spec):
     b, a = list(csv.DictReader(open(before))), list(csv.DictReader(open(after)))
     kx, ky = knots(spec)
@@ -190,5 +227,7 @@ if __name__ == "__main__":
      "flops": lambda: flops(*sys.argv[2:4]),
      "affine": lambda: affine(*sys.argv[2:6]),
      "affine_check": lambda: affine_check(*sys.argv[2:6]),
+     "power": lambda: power(*sys.argv[2:6]),
+     "power_check": lambda: power_check(*sys.argv[2:5]),
      "globals": lambda: globals_(*sys.argv[2:5]),
      "ratio": lambda: ratio(*sys.argv[2:5])}[sys.argv[1]]()

@@ -310,7 +310,7 @@ assert names == [["log_flops_total"], ["log_batch", "log_flops_total"]], names' 
 $cc affine "$work/two.h5" "$work/probe0.csv" "$work/neg_y.h5" 0.5,-1,0.1 || fail "labelling neg_y.h5"
 expect_err "neg_y.h5: --with-flops: for titan_rtx_256_ms the fit gives .* do not rise with the measured times" \
     "$seercalibrate" "$work/m_fp32.seer" "$work/neg_y.h5" -o "$work/x.seer" --with-flops
-expect_err "calibrated with --with-flops before: calibrate it with --with-flops again" \
+expect_err "calibrated with --with-flops or --power before: calibrate it with --with-flops again" \
     "$seercalibrate" "$work/calaf.seer" "$work/two_y.h5" -o "$work/x.seer"
 expect_err "--one-factor and --with-flops are two calibrations" \
     "$seercalibrate" "$work/m_fp32.seer" "$work/two_y.h5" -o "$work/x.seer" --with-flops --one-factor
@@ -320,6 +320,50 @@ expect_err "--one-factor and --with-flops are two calibrations" \
     fail "seercalibrate --one-factor"
 [ "$(grep -c "titan_rtx_1_ms .* x .* (median of measured / predicted over 200 graphs)" "$work/cal1.txt")" = 1 ] &&
     [ "$(version "$work/cal1.seer")" = 2 ] || { cat "$work/cal1.txt"; fail "--one-factor"; }
+# --power: labels = (prediction x 2 at batch 1, x 0.5 at batch 32)^0.8 exactly: the exponent and
+# both factors recovered, every prediction (batches 1 to 256) moved by them, version 3; with
+# --one-factor one factor over both batches; fewer than 10 graphs warn; an exponent of 8, or
+# predictions that fall as the times rise, are refused; a --power model is not calibrated again
+$cc power "$work/two.h5" "$work/probe0.csv" "$work/pow_y.h5" "0.8;1:2,32:0.5" || fail "labelling pow_y.h5"
+"$seercalibrate" "$work/m_fp32.seer" "$work/pow_y.h5" -o "$work/calpw.seer" --power >"$work/calpw.txt" ||
+    { cat "$work/calpw.txt"; fail "seercalibrate --power"; }
+grep -q "titan_rtx_1_ms .* (prediction x 2.0000)^0.8000 at batch 1 (least squares in log over 100 graphs)" "$work/calpw.txt" &&
+    grep -q "titan_rtx_1_ms .* (prediction x 0.5000)^0.8000 at batch 32 " "$work/calpw.txt" &&
+    grep -q "titan_rtx_1_ms .* calibrated, on the file's 200 graphs: MAPE 0.0%" "$work/calpw.txt" &&
+    ! grep -q "^warning:" "$work/calpw.txt" && [ "$(version "$work/calpw.seer")" = 3 ] ||
+    { cat "$work/calpw.txt"; fail "--power: the fit"; }
+"$seerpredict" "$work/calpw.seer" "$work/probe.h5" --predictions "$work/probe_pw.csv" >/dev/null
+$cc power_check "$work/probe0.csv" "$work/probe_pw.csv" "0.8;1:2,32:0.5" || fail "--power: the predictions"
+"$seerpredict" "$work/calpw.seer" "$onnx" --json | "$python" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert "titan_rtx_1_ms (prediction x2)^0.8 at batch 1 (100 graphs)" in d["model_info"]["calibration"], d["model_info"]
+o = d["results"][0]["out_of_range"][0]
+assert o["kind"] == "calibration" and o["name"] == "log_flops_total" and o["value"] > o["hi"], o' ||
+    fail "--power: the calibration recorded, ResNet-18 beyond the FLOPs it was fitted on"
+$cc power "$work/two.h5" "$work/probe0.csv" "$work/pow1_y.h5" "0.8;1:2,32:2" || fail "labelling pow1_y.h5"
+"$seercalibrate" "$work/m_fp32.seer" "$work/pow1_y.h5" -o "$work/calpw1.seer" --power --one-factor >"$work/calpw1.txt" ||
+    { cat "$work/calpw1.txt"; fail "seercalibrate --power --one-factor"; }
+grep -q "titan_rtx_1_ms .* (prediction x 2.0000)^0.8000 (least squares in log over 200 graphs)" "$work/calpw1.txt" ||
+    { cat "$work/calpw1.txt"; fail "--power --one-factor: the fit"; }
+"$seerpredict" "$work/calpw1.seer" "$work/probe.h5" --predictions "$work/probe_pw1.csv" >/dev/null
+$cc power_check "$work/probe0.csv" "$work/probe_pw1.csv" "0.8;1:2,32:2" || fail "--power --one-factor: the predictions"
+$cc power "$work/few_af.h5" "$work/probe0.csv" "$work/few_pw_y.h5" "0.8;1:2,32:0.5" || fail "labelling few_pw_y.h5"
+"$seercalibrate" "$work/m_fp32.seer" "$work/few_pw_y.h5" -o "$work/calpwf.seer" --power >"$work/calpwf.txt" ||
+    { cat "$work/calpwf.txt"; fail "seercalibrate --power on 8 graphs"; }
+grep -q "^warning: titan_rtx_1_ms: --power fitted on 8 graphs: with fewer than 10" "$work/calpwf.txt" ||
+    { cat "$work/calpwf.txt"; fail "--power on 8 graphs: no warning"; }
+$cc power "$work/two.h5" "$work/probe0.csv" "$work/pow8_y.h5" "8;1:1,32:1" || fail "labelling pow8_y.h5"
+expect_err "pow8_y.h5: --power: for titan_rtx_256_ms the fit gives measured = .prediction x factor.\^8: far from proportional" \
+    "$seercalibrate" "$work/m_fp32.seer" "$work/pow8_y.h5" -o "$work/x.seer" --power
+$cc power "$work/two.h5" "$work/probe0.csv" "$work/powneg_y.h5" "-1;1:1,32:1" || fail "labelling powneg_y.h5"
+expect_err "powneg_y.h5: --power: for titan_rtx_256_ms .* the model's predictions do not rise with the measured times" \
+    "$seercalibrate" "$work/m_fp32.seer" "$work/powneg_y.h5" -o "$work/x.seer" --power
+expect_err "calibrated with --with-flops or --power before" \
+    "$seercalibrate" "$work/calpw.seer" "$work/pow_y.h5" -o "$work/x.seer" --power
+expect_err "--power and --with-flops are two calibrations" \
+    "$seercalibrate" "$work/m_fp32.seer" "$work/pow_y.h5" -o "$work/x.seer" --with-flops --power
+[ ! -e "$work/x.seer" ] || fail "a refused --power calibration left a file"
 
 # seerexport --ensemble: one file of two exports; it predicts the geometric mean of theirs
 "$seerexport" --ensemble "$work/m_fp32.seer" "$work/m_int8.seer" -o "$work/ens.seer" | tee "$work/ens.txt" ||

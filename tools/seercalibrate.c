@@ -15,7 +15,7 @@
 
 static void usage(FILE *f) {
     fputs("usage: seercalibrate MODEL.seer MEASURED.h5 -o CALIBRATED.seer [--device FROM=TO]\n"
-          "                     [--one-factor | --with-flops]\n\n"
+          "                     [--one-factor] [--power | --with-flops]\n\n"
           "Across search spaces most of a predictor's error is one scale factor per metric and\n"
           "batch (the ranking holds, the level is off: benchmarks/transfer.md). MEASURED.h5 holds\n"
           "a few networks of the new space measured on the target (a PerfGraph file: seerconvert\n"
@@ -43,6 +43,13 @@ static void usage(FILE *f) {
           "                    EPYC by ten networks timed on it (benchmarks/cross_device.md).\n"
           "  --one-factor      one factor per metric over all batches, even when the file measures\n"
           "                    several (a file readable by libseer 0.3 and 0.4)\n"
+          "  --power           a factor per batch and one exponent per metric, y = (prediction x\n"
+          "                    factor)^b, least squares in log over the file's graphs: for a table\n"
+          "                    whose times grow faster or slower with size than the model's (a\n"
+          "                    second harness's fixed overhead per network); the networks must\n"
+          "                    differ in predicted time (by 5% or more) and b come out in [0.2, 5].\n"
+          "                    FBNet -> NAS-Bench-201 on ten networks: 8.0% MAPE with factors,\n"
+          "                    5.5% with --power (benchmarks/transfer.md)\n"
           "  --with-flops      for a device unlike the model's (a GPU predictor taken to a phone or\n"
           "                    a CPU): log y = a + b log(prediction) + c log_flops_total, three\n"
           "                    numbers per metric fitted by least squares on the file's graphs (3\n"
@@ -63,6 +70,10 @@ static int cmp_double(const void *a, const void *b) {
 // (benchmarks/new_cpu.md: three networks at three batches took one predictor's inference from
 // 21% MAPE with a factor per batch to 141% with --with-flops; ten networks, 17%)
 #define MIN_WITH_FLOPS 15
+// --power: below this many measured graphs of a metric it warns; predictions spread less than
+// POWER_MIN_SD (standard deviation of log prediction within a batch) leave the exponent unfitted
+#define MIN_POWER 10
+#define POWER_MIN_SD 0.05
 
 /* Metric k's ratios measured / predicted (label column col_y of ds) into r (may be NULL: only
  * counted): over the graphs whose global feature col is kv, or over all graphs when col < 0. */
@@ -119,6 +130,61 @@ static void fit_abc(const pg_dataset *ds, const double *pred, int M, int k, int 
         printf("warning: %s: --with-flops fitted on %lld graphs: with fewer than %d its FLOPs term can move "
                "networks of other sizes far off (measure more networks, or calibrate without --with-flops)\n",
                name, (long long)n, MIN_WITH_FLOPS);
+}
+
+/* --power: metric k's least-squares log y = a_j + b log p over the file's graphs, a_j one per knot j
+ * with own[j] == 1 (graphs at other knots left out), or one a over all graphs when pooled. Writes
+ * b to *bexp and a_j / b to logf[j] for those knots (pooled: every knot); dies with what to do when
+ * the fit cannot be a calibration. */
+static void fit_power(const pg_dataset *ds, const double *pred, int M, int k, int cy, int col,
+                      const double *knot, int nk, const uint8_t *own, int pooled, const char *path,
+                      const char *name, double *bexp, double *logf) {
+    double *sp = seer_calloc((size_t)nk, sizeof(double)), *sy = seer_calloc((size_t)nk, sizeof(double));
+    int64_t *cnt = seer_calloc((size_t)nk, sizeof(int64_t)), n = 0;
+    double sxx = 0, sxy = 0;
+    for (int pass = 0; pass < 2; pass++) { // the means of each knot first, then the centred sums
+        for (int64_t g = 0; cy >= 0 && g < ds->G; g++) {
+            double t = ds->label_y[g * ds->M + cy], q = pred[g * M + k];
+            if (!(t > 0 && isfinite(t) && q > 0 && isfinite(q))) continue;
+            int j = 0;
+            if (!pooled) { // the graph's knot, when that knot is fitted
+                double x = ds->global_x[g * ds->Fg + col];
+                while (j < nk && knot[j] != x) j++;
+                if (j == nk || own[j] != 1) continue;
+            }
+            double lp = log(q), ly = log(t);
+            if (!pass) {
+                sp[j] += lp, sy[j] += ly, cnt[j]++, n++;
+            } else {
+                lp -= sp[j], ly -= sy[j];
+                sxx += lp * lp, sxy += lp * ly;
+            }
+        }
+        for (int j = 0; !pass && j < nk; j++)
+            if (cnt[j]) sp[j] /= (double)cnt[j], sy[j] /= (double)cnt[j];
+    }
+    if (n < 3)
+        seer_die("%s: --power fits an exponent for %s and has %lld measured graph%s: measure 3 or more "
+                 "(10 help)", path, name, (long long)n, n == 1 ? "" : "s");
+    if (!(sxx >= POWER_MIN_SD * POWER_MIN_SD * (double)n))
+        seer_die("%s: --power: the %lld graphs measured for %s are predicted within %.1f%% of each other "
+                 "at each batch, too close to fit an exponent: measure networks of different sizes, or "
+                 "calibrate without --power", path, (long long)n, name, 100 * sqrt(sxx / (double)n));
+    double b = sxy / sxx;
+    if (!(b >= 0.2 && b <= 5))
+        seer_die("%s: --power: for %s the fit gives measured = (prediction x factor)^%.3g: %s, so it "
+                 "cannot be calibrated this way; calibrate without --power%s", path, name, b,
+                 b > 0 ? "far from proportional to the model's predictions" :
+                         "the model's predictions do not rise with the measured times",
+                 b > 0 ? "" : ", or use a regression on FLOPs or another predictor");
+    *bexp = b;
+    for (int j = 0; j < nk; j++)
+        if (pooled || own[j] == 1) logf[j] = (sy[pooled ? 0 : j] - b * sp[pooled ? 0 : j]) / b;
+    if (n < MIN_POWER)
+        printf("warning: %s: --power fitted on %lld graphs: with fewer than %d its exponent can move "
+               "networks of other sizes far off (measure more networks, or calibrate without --power)\n",
+               name, (long long)n, MIN_POWER);
+    free(sp), free(sy), free(cnt);
 }
 
 /* How the calibrated metric k fits the file's graphs, against their FLOPs alone: a model that ranks
@@ -192,6 +258,8 @@ typedef struct {
     double aff_lo, aff_hi;
     int col, n;           // CAL_BATCH: the global column and n knots x (n), log factors y (M, n)
     const double *x, *y;
+    const double *power;  // --power (NULL: none): after the factors, y -> y^power[k], stored as
+                          // calib.flops (0, b, 0) over aff_col's range aff_lo .. aff_hi
     char (*names)[128]; // each metric's name on the target
     int rename;         // --device: the metrics take those names
     const char *info;   // info.calibration
@@ -236,9 +304,9 @@ static void calibrate(const seer_container *c, const calib *cb, const char *orig
     if ((old && (old->type != KV_F64ARR || old->n < 2)) ||
         (oldf && (oldf->type != KV_F64ARR || oldf->n != 3 + 3 * (int64_t)cb->M)))
         seer_die("%s: calib.* is not a calibration's (the file does not load either)", origin);
-    if (oldf && cb->mode != CAL_FLOPS) // its factors would act inside the earlier b log y
-        seer_die("%s: calibrated with --with-flops before: calibrate it with --with-flops again, or "
-                 "calibrate the model it was made from", origin);
+    if (oldf && (cb->mode != CAL_FLOPS || cb->power)) // its factors would act inside the earlier b log y
+        seer_die("%s: calibrated with --with-flops or --power before: calibrate it with --with-flops "
+                 "again, or calibrate the model it was made from", origin);
     copy_container(c, "info.calibration", cb->mode == CAL_BATCH ? "calib.batch" : cb->mode == CAL_FLOPS ?
                    "calib.flops" : "", o);
     ctr_add_str(o, "info.calibration", cb->info);
@@ -262,7 +330,14 @@ static void calibrate(const seer_container *c, const calib *cb, const char *orig
         ctr_add_arr(o, "calib.flops", KV_F64ARR, kv, 3 + 3 * (int64_t)cb->M);
         free(kv);
     }
-    if (cb->mode != CAL_FACTOR && o->version < 3) o->version = 3; // version 2 readers would ignore calib.*
+    if (cb->power) { // --power: log y -> b log y after the factors (calib.flops with a = c = 0)
+        double *kv = seer_malloc(sizeof(double) * (size_t)(3 + 3 * cb->M));
+        kv[0] = cb->aff_col, kv[1] = cb->aff_lo, kv[2] = cb->aff_hi;
+        for (int k = 0; k < cb->M; k++) kv[3 + 3 * k] = 0, kv[4 + 3 * k] = cb->power[k], kv[5 + 3 * k] = 0;
+        ctr_add_arr(o, "calib.flops", KV_F64ARR, kv, 3 + 3 * (int64_t)cb->M);
+        free(kv);
+    }
+    if ((cb->mode != CAL_FACTOR || cb->power) && o->version < 3) o->version = 3; // version 2 readers would ignore calib.*
     const ctr_kv *mu = ctr_get(o, "norm.label_mu", KV_F64ARR, origin, &err);
     if (!mu || mu->n != cb->M)
         seer_die("%s", mu ? "norm.label_mu does not have one value per metric" : err.msg);
@@ -286,7 +361,7 @@ static void write_ensemble(const seer_container *c, const calib *cb, const char 
     seer_err err;
     seer_container o;
     char tmp[1200], name[64], msg[1024];
-    ctr_init(&o, c->magic, c->version < 3 && cb->mode != CAL_FACTOR ? 3 : c->version); // as new as its members
+    ctr_init(&o, c->magic, c->version < 3 && (cb->mode != CAL_FACTOR || cb->power) ? 3 : c->version); // as new as its members
     for (int i = 0; i < c->n_kv; i++) // the ensemble's own keys (its info falls back to member 0)
         if (c->kv[i].type == KV_STR && strcmp(c->kv[i].key, "info.calibration"))
             ctr_add_str(&o, c->kv[i].key, c->kv[i].data);
@@ -340,7 +415,7 @@ static int valid_device(const char *s) {
 int main(int argc, char **argv) {
     const char *model = NULL, *data = NULL, *out = NULL;
     char from[128] = "", *to = NULL;
-    int one_factor = 0, with_flops = 0;
+    int one_factor = 0, with_flops = 0, power = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
@@ -365,6 +440,8 @@ int main(int argc, char **argv) {
             one_factor = 1;
         } else if (!strcmp(argv[i], "--with-flops")) {
             with_flops = 1;
+        } else if (!strcmp(argv[i], "--power")) {
+            power = 1;
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "seercalibrate: unknown or incomplete option '%s' (see --help)\n", argv[i]);
             return 2;
@@ -381,8 +458,9 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    if (one_factor && with_flops) {
-        fprintf(stderr, "seercalibrate: --one-factor and --with-flops are two calibrations: choose one\n");
+    if (with_flops && (one_factor || power)) {
+        fprintf(stderr, "seercalibrate: %s and --with-flops are two calibrations: choose one\n",
+                one_factor ? "--one-factor" : "--power");
         return 2;
     }
     char msg[1024];
@@ -435,6 +513,8 @@ int main(int argc, char **argv) {
     double *logf = seer_calloc((size_t)M * (size_t)nk, sizeof(double)), *r = seer_malloc(sizeof(double) * (size_t)(ds.G + 1));
     double *mx = seer_malloc(sizeof(double) * (size_t)nk), *my = seer_malloc(sizeof(double) * (size_t)nk);
     int64_t *count = seer_calloc((size_t)M * (size_t)nk, sizeof(int64_t)), *total = seer_calloc((size_t)M, sizeof(int64_t));
+    double *bexp = seer_malloc(sizeof(double) * (size_t)M); // --power: each metric's exponent
+    for (int k = 0; k < M; k++) bexp[k] = 1;
     uint8_t *own = seer_calloc((size_t)M * (size_t)nk, 1);
     char note[8192];
     int len = snprintf(note, sizeof note, "%s:", data);
@@ -459,17 +539,24 @@ int main(int argc, char **argv) {
         if (!measured) { // too few graphs at every batch: one factor over all of them
             double lf = log_median(r, ratios(&ds, pred, M, k, col_y, -1, 0, r));
             for (int j = 0; j < nk; j++) logf[k * nk + j] = lf, own[k * nk + j] = 2;
-        } else {
-            for (int j = 0; j < nk; j++) // a batch without enough graphs: the ones beside it
-                if (!own[k * nk + j]) logf[k * nk + j] = norm_interp(mx, my, measured, knot[j]);
         }
+        if (power) { // the factors at the fitted batches and the exponent, by least squares instead
+            fit_power(&ds, pred, M, k, col_y, col, knot, nk, own + k * nk, nk == 1 || !measured, data,
+                      names[k], &bexp[k], logf + k * nk);
+            for (int j = 0, i = 0; j < nk; j++)
+                if (own[k * nk + j] == 1) my[i++] = logf[k * nk + j];
+        }
+        for (int j = 0; measured && j < nk; j++) // a batch without enough graphs: the ones beside it
+            if (!own[k * nk + j]) logf[k * nk + j] = norm_interp(mx, my, measured, knot[j]);
         for (int j = 0; j < nk && len < (int)sizeof note - 1; j++) {
             size_t left = sizeof note - (size_t)len;
-            double f = exp(logf[k * nk + j]);
+            char f[64];
+            if (power) snprintf(f, sizeof f, "(prediction x%.6g)^%.4g", exp(logf[k * nk + j]), bexp[k]);
+            else snprintf(f, sizeof f, "x%.6g", exp(logf[k * nk + j]));
             if (nk == 1)
-                len += snprintf(note + len, left, " %s x%.6g (%lld graphs)", names[k], f, (long long)total[k]);
+                len += snprintf(note + len, left, " %s %s (%lld graphs)", names[k], f, (long long)total[k]);
             else if (own[k * nk + j])
-                len += snprintf(note + len, left, " %s x%.6g at batch %.0f (%s%lld graphs)", names[k], f,
+                len += snprintf(note + len, left, " %s %s at batch %.0f (%s%lld graphs)", names[k], f,
                                 expm1(knot[j]), own[k * nk + j] == 2 ? "of all " : "",
                                 (long long)(own[k * nk + j] == 1 ? count[k * nk + j] : total[k]));
         }
@@ -486,13 +573,12 @@ int main(int argc, char **argv) {
     }
     int aff_col = -1;
     double *abc = NULL, aff_lo = INFINITY, aff_hi = -INFINITY;
-    if (with_flops) { // log y = a + b log(prediction) + c log_flops_total, least squares per metric
+    if (with_flops || power) { // the FLOPs the fit covers: what seerpredict warns beyond
         for (int j = 0; j < seer_n_features(m, SEER_GLOBAL); j++)
             if (!strcmp(seer_feature_name(m, SEER_GLOBAL, j), "log_flops_total")) aff_col = j;
         if (aff_col < 0)
-            seer_die("%s: --with-flops reads the global feature log_flops_total, which this model "
-                     "does not have", model);
-        abc = seer_malloc(sizeof(double) * 3 * (size_t)M);
+            seer_die("%s: %s records the range of the global feature log_flops_total, which this model "
+                     "does not have", model, power ? "--power" : "--with-flops");
         for (int64_t g = 0; g < ds.G; g++) { // the FLOPs of the graphs with a measured metric
             int any = 0;
             for (int k = 0; k < M && !any; k++) {
@@ -504,6 +590,9 @@ int main(int argc, char **argv) {
             if (any && x < aff_lo) aff_lo = x;
             if (any && x > aff_hi) aff_hi = x;
         }
+    }
+    if (with_flops) { // log y = a + b log(prediction) + c log_flops_total, least squares per metric
+        abc = seer_malloc(sizeof(double) * 3 * (size_t)M);
         len = snprintf(note, sizeof note, "%s: log y = a + b log(prediction) + c log_flops_total:", data);
         for (int k = 0; k < M; k++) {
             abc[3 * k] = 0, abc[3 * k + 1] = 1, abc[3 * k + 2] = 0;
@@ -520,7 +609,7 @@ int main(int argc, char **argv) {
              to ? "device " : "", to ? from : "", to ? " -> " : "", to ? to : "", to ? ", " : "");
     snprintf(info + strlen(info), sizeof info - strlen(info), "%s", note);
     calib cb = {M, with_flops ? CAL_FLOPS : nk == 1 ? CAL_FACTOR : CAL_BATCH, factor, aff_col, abc, aff_lo,
-                aff_hi, col, nk, knot, logf, names, to != NULL, info};
+                aff_hi, col, nk, knot, logf, power ? bexp : NULL, names, to != NULL, info};
     seer_container c, o;
     if (ctr_read(&c, model, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err)) seer_die("%s", err.msg);
     if (!strcmp(seer_info(m, "model"), "ensemble")) {
@@ -544,14 +633,16 @@ int main(int argc, char **argv) {
         }
         for (int j = 0; j < nk; j++) {
             int64_t n = count[k * nk + j];
-            printf("%-28s x %.4f ", names[k], exp(logf[k * nk + j]));
+            if (power) printf("%-28s (prediction x %.4f)^%.4f ", names[k], exp(logf[k * nk + j]), bexp[k]);
+            else printf("%-28s x %.4f ", names[k], exp(logf[k * nk + j]));
+            const char *how = power ? "least squares in log" : "median of measured / predicted";
             if (nk == 1)
-                printf("(median of measured / predicted over %lld graphs)", (long long)n);
+                printf("(%s over %lld graphs)", how, (long long)n);
             else if (own[k * nk + j] == 1)
-                printf("at batch %.0f (median of measured / predicted over %lld graphs)", expm1(knot[j]), (long long)n);
+                printf("at batch %.0f (%s over %lld graphs)", expm1(knot[j]), how, (long long)n);
             else if (own[k * nk + j] == 2)
-                printf("at batch %.0f (under %d graphs at every batch: the median over all %lld)",
-                       expm1(knot[j]), MIN_PER_BATCH, (long long)total[k]);
+                printf("at batch %.0f (under %d graphs at every batch: the %s over all %lld)", expm1(knot[j]),
+                       MIN_PER_BATCH, power ? "least squares" : "median", (long long)total[k]);
             else if (n)
                 printf("at batch %.0f (only %lld graph%s there: from the batches beside it)", expm1(knot[j]),
                        (long long)n, n == 1 ? "" : "s");
@@ -565,14 +656,14 @@ int main(int argc, char **argv) {
         for (int k = 0; k < M; k++) {
             double q = pred[g * M + k], x = ds.global_x[g * ds.Fg + (with_flops ? aff_col : col < 0 ? 0 : col)];
             cal[g * M + k] = with_flops ? exp(abc[3 * k] + abc[3 * k + 1] * log(q) + abc[3 * k + 2] * x)
-                                        : q * exp(nk == 1 ? logf[k] : norm_interp(knot, logf + (int64_t)k * nk, nk, x));
+                                        : exp(bexp[k] * (log(q) + (nk == 1 ? logf[k] : norm_interp(knot, logf + (int64_t)k * nk, nk, x))));
         }
     for (int k = 0; k < M; k++)
         if (total[k]) fit_report(&ds, cal, M, k, names[k]);
     free(cal), free(abc);
     printf("wrote %s\n", out);
     ctr_free(&c);
-    free(factor), free(r), free(count), free(pred), free(names), free(knot), free(logf), free(mx), free(my), free(total), free(own);
+    free(factor), free(r), free(count), free(pred), free(names), free(knot), free(logf), free(mx), free(my), free(total), free(own), free(bexp);
     pg_free(&ds);
     seer_free(m);
     return 0;

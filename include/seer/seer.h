@@ -88,7 +88,7 @@ typedef struct {
                      // SEER_EDGE_COUNT, SEER_METRIC (a prediction), SEER_OP (an operator type
                      // the training data never had) or SEER_CALIB (a batch beyond those the
                      // model was calibrated at by seercalibrate: it takes the nearest one's
-                     // factor; or FLOPs beyond those of a --with-flops calibration; listed
+                     // factor; or FLOPs beyond those of a --with-flops or --power calibration; listed
                      // first, batch before FLOPs)
     int index;       // the feature column, metric or op id
     double value;    // the graph's value farthest outside (a feature's min or max over its

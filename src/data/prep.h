@@ -65,9 +65,9 @@ typedef struct {
     // linear in between, constant beyond the first and last knot
     int calib_col, calib_n;
     const double *calib_x, *calib_y;
-    // seercalibrate --with-flops (calib.flops; libseer only, NULL: none): the native prediction y
-    // becomes exp(a + b log y + c x) with (a, b, c) = aff[3 m ..] and x the raw global feature
-    // aff_col (log_flops_total), fitted on graphs with x in [aff_lo, aff_hi]
+    // seercalibrate --with-flops or --power (calib.flops; libseer only, NULL: none): the native
+    // prediction y becomes exp(a + b log y + c x) with (a, b, c) = aff[3 m ..] and x the raw
+    // global feature aff_col (log_flops_total), fitted on graphs with x in [aff_lo, aff_hi]
     int aff_col;
     double aff_lo, aff_hi;
     const double *aff;

@@ -6,8 +6,8 @@
  *            norm.* (float64 statistics, as in checkpoints), info.* (provenance strings),
  *            coverage.* (the training split's ranges, data/coverage.h; absent in files written
  *            before libseer 0.3; coverage.op_counts absent before 0.4), calib.batch (seercalibrate's
- *            factors by batch) and calib.flops (--with-flops), data/prep.h; only in files it
- *            wrote, which are version 3; an ensemble (seerexport --ensemble): ensemble.members,
+ *            factors by batch) and calib.flops (--with-flops; --power: a = c = 0), data/prep.h;
+ *            only in files it wrote, which are version 3; an ensemble (seerexport --ensemble): ensemble.members,
  *            info.ensemble and ensemble.weights (--weights; version 4), its members' files as
  *            byte tensors ensemble.member.<i>
  *   tensors  one per parameter, named as in the checkpoint: fp32 or fp16 (IEEE half), or for
