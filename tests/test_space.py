@@ -5,10 +5,11 @@
 
 - the sampler is deterministic (same seed, same specs; another seed, other specs) and any
   prefix is diverse (the first 10 specs use every stage style and activation); --one-style gives
-  networks of one style each, every style among the first 10;
+  networks of one style each, every style among the first 10; --deep gives stage depths inside
+  space.DEEP_DEPTHS, past the default's 4 in every stage, and leaves the default sequence as it was;
 - a spec of every style (all four stages in it) builds in PyTorch and runs a forward pass,
   exports through torch.onnx and directly, and converts (seerconvert);
-- seerconvert's FLOPs (libseeronnx) equal the builder's own count exactly, for 30 sampled specs at
+- seerconvert's FLOPs (libseeronnx) equal the builder's own count exactly, for 32 sampled specs at
   batch 1 and 8, and PyTorch's parameter count equals Seer's;
 - the widened families (convnext, vit, deit, mixer): a sample draws every family early, each
   builds, runs, exports both ways and converts; FLOPs and parameters of the direct ONNX equal the
@@ -59,6 +60,15 @@ def main():
     check(all(len({st["style"] for st in s["stages"]}) == 1 for s in one), "--one-style gave a network of two styles")
     check({s["stages"][0]["style"] for s in one[:10]} == set(space.STYLES),
           "first 10 --one-style specs miss a style: %s" % sorted({s["stages"][0]["style"] for s in one[:10]}))
+    deep = space.sample(40, 3, inputs=(64, 96), deep=True)
+    check(deep == space.sample(40, 3, inputs=(64, 96), deep=True), "--deep sampler not deterministic")
+    check(space.sample(40, 3, deep=False) == a, "deep=False changed the default sequence")
+    dd = [[st["depth"] for st in sp["stages"]] for sp in deep]
+    check(all(lo <= d[i] <= hi for d in dd for i, (lo, hi) in enumerate(space.DEEP_DEPTHS)),
+          "--deep: a stage depth outside %s" % (space.DEEP_DEPTHS,))
+    check(all(max(d[i] for d in dd) > 4 for i in range(4)), "--deep: a stage never past 4 blocks: %s"
+          % [max(d[i] for d in dd) for i in range(4)])
+    check({st["style"] for sp in deep[:10] for st in sp["stages"]} == set(space.STYLES), "--deep: first 10 miss a style")
 
     import torch
     for style in space.STYLES:
@@ -164,7 +174,7 @@ def main():
               % (info["operators"], info["flops"]))
 
     worst = 0
-    for s in a[:15] + fams[:15]:
+    for s in a[:15] + fams[:15] + deep[:2]:
         p = os.path.join(work, s["id"] + ".onnx")
         space.export_direct(s, p)
         for bs in (1, 8):
@@ -173,7 +183,7 @@ def main():
                 worst += 1
                 print("FLOPs differ: %s batch %d: seer %d, builder %d" % (s["id"], bs, got, space.flops(s, bs)))
     check(worst == 0, "%d FLOP counts differ" % worst)
-    print("FLOPs: seerconvert equals the builder on 30 specs (15 CNN, 15 of the other families) x 2 batch sizes")
+    print("FLOPs: seerconvert equals the builder on 32 specs (15 CNN, 15 of the other families, 2 --deep) x 2 batch sizes")
 
     # the sampler's command line: --min-gflops / --max-gflops keep a slice of the cost range
     sliced = os.path.join(work, "sliced.jsonl")

@@ -74,10 +74,16 @@ def _round8(x):
     return max(8, int(round(x / 8.0)) * 8)
 
 
-def sample_one(rng, idx, inputs=None, one_style=False):
+# --deep: each stage's depth log-uniform between these bounds instead of 1 to 4, the range of the
+# hand-designed networks (ResNet-152 3, 8, 36, 3 blocks; DenseNet-201 6, 12, 48, 32 layers)
+DEEP_DEPTHS = ((1, 6), (2, 12), (2, 36), (1, 24))
+
+
+def sample_one(rng, idx, inputs=None, one_style=False, deep=False):
     """A CNN spec: each stage's style drawn on its own, or (one_style) one style for all four, as
     the hand-designed families are (ResNet, DenseNet, MobileNet, VGG, GoogLeNet), which a draw per
-    stage almost never gives (1 network in 125 for a given style)."""
+    stage almost never gives (1 network in 125 for a given style). deep: stage depths from
+    DEEP_DEPTHS."""
     act = rng.choice(ACTS)
     w = _round8(rng.uniform(24, 128))
     stages = []
@@ -87,7 +93,12 @@ def sample_one(rng, idx, inputs=None, one_style=False):
         if s:
             w = _round8(w * rng.uniform(1.25, 2.5))
         w = min(w, 1024)
-        st = {"style": style, "width": w, "depth": rng.randint(1, 4)}
+        if deep:
+            lo, hi = DEEP_DEPTHS[s]
+            depth = max(lo, min(hi, int(round(math.exp(rng.uniform(math.log(lo), math.log(hi + 0.49)))))))
+        else:
+            depth = rng.randint(1, 4)
+        st = {"style": style, "width": w, "depth": depth}
         if style == "resnext":
             st["bottleneck"] = rng.choice((0.25, 0.5, 1.0))
             mid = _round8(w * st["bottleneck"])
@@ -104,12 +115,12 @@ def sample_one(rng, idx, inputs=None, one_style=False):
             "head": {"classes": 1000}}
 
 
-def sample_family(rng, idx, fam, inputs=None, one_style=False):
+def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False):
     """One spec of a family: cnn (sample_one), convnext (four ConvNeXt stages after the common
     stem: depthwise 7x7, LayerNorm, inverted MLP with GELU, layer scale), vit / deit (patch
     embedding, pre-norm encoder blocks; ViT-Ti to ViT-B widths, 64-wide heads) or mixer."""
     if fam == "cnn":
-        return sample_one(rng, idx, inputs, one_style)
+        return sample_one(rng, idx, inputs, one_style, deep)
     hw = rng.choice(inputs) if inputs else 224
     spec = {"id": "s%06d" % idx, "input": [3, hw, hw], "head": {"classes": 1000}}
     if fam == "convnext":
@@ -168,17 +179,18 @@ def _features_any(spec):
     return v + (_features(spec)[:28] if fam == "cnn" else [0.0] * 28)  # the stages
 
 
-def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_style=False):
+def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_style=False, deep=False):
     """n specs; the first min(n, diverse) in greedy farthest-point order over a candidate pool
     (styles, widths, depths, activation, log FLOPs), so that any prefix spreads over the space.
     families (names from FAMILIES) draws each spec's family first; None is the CNN space alone,
-    the sequence every earlier sample was drawn from. one_style: every CNN in one stage style."""
+    the sequence every earlier sample was drawn from. one_style: every CNN in one stage style;
+    deep: stage depths as the hand-designed networks have them (DEEP_DEPTHS)."""
     rng = random.Random(seed)
     pool_n = n if n <= 1 else min(4 * n, n + 8000)
     if families:
-        pool = [sample_family(rng, i, rng.choice(families), inputs, one_style) for i in range(pool_n)]
+        pool = [sample_family(rng, i, rng.choice(families), inputs, one_style, deep) for i in range(pool_n)]
     else:
-        pool = [sample_one(rng, i, inputs, one_style) for i in range(pool_n)]
+        pool = [sample_one(rng, i, inputs, one_style, deep) for i in range(pool_n)]
     k = min(n, diverse)
     if k > 1:
         import numpy as np
@@ -672,6 +684,9 @@ def main():
     s.add_argument("--one-style", action="store_true",
                    help="every CNN in one stage style throughout (all ResNeXt, all DenseNet, ...), "
                         "as hand-designed networks are")
+    s.add_argument("--deep", action="store_true",
+                   help="CNN stages as deep as hand-designed networks' (%s blocks per stage, log-uniform; "
+                        "default 1 to 4)" % ", ".join("%d-%d" % d for d in DEEP_DEPTHS))
     o = sub.add_parser("onnx")
     o.add_argument("specs")
     o.add_argument("--out", required=True)
@@ -693,7 +708,7 @@ def main():
         if bad:
             ap.error("--families: unknown family %s (choose from %s)" % (",".join(bad), ",".join(FAMILIES)))
         specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix, families=fams or None,
-                       one_style=a.one_style)
+                       one_style=a.one_style, deep=a.deep)
         if a.max_gflops or a.min_gflops:
             hi = a.max_gflops * 1e9 if a.max_gflops else float("inf")
             specs = [sp for sp in specs if a.min_gflops * 1e9 <= flops(sp, 1) <= hi]
