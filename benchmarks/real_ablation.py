@@ -58,6 +58,10 @@ GROUPS = {"depthwise": ("mobilenet", "mnasnet", "efficientnet", "regnet_y"), "de
 # the attention and ConvNeXt networks, whose memory the design space's networks (3 to 4 GFLOPs at
 # most before specs_l.jsonl) over-predict at their size (benchmarks/RESULTS.md)
 TRANSFORMERS = ("vit", "swin", "convnext", "maxvit")
+# the real networks with a stage of more than four blocks, named before specs_d.jsonl (stages as deep
+# as theirs) was measured, to judge it (datasets/space_cpu/README.md, "Seventh CPU run")
+DEEP = ("densenet121", "densenet161", "densenet169", "densenet201", "resnet101", "resnet152", "resnext101_32x8d",
+        "regnet_y_8gf", "regnet_x_8gf", "efficientnet_b4", "inception_v3", "mobilenet_v2")
 COST_FEATURES = ("log_nodes", "log_flops_total", "log_mem_total", "log_weight_total")
 
 
@@ -225,6 +229,9 @@ def summary(rows):
     s = {m: mape(rows, m) for m in ("train_ms", "infer_ms", "train_mb")}
     for g in list(GROUPS) + ["rest"]:
         s["infer " + g] = mape([r for r in rows if group(r[0]) == g], "infer_ms")
+    for m, k in (("train_ms", "train"), ("infer_ms", "infer"), ("train_mb", "mem")):
+        s[k + " deep"] = mape([r for r in rows if r[0] in DEEP], m)
+        s[k + " shallow"] = mape([r for r in rows if r[0] not in DEEP], m)
     tf = [r for r in rows if r[0].startswith(TRANSFORMERS)]
     s["train transformers"], s["mem transformers"] = mape(tf, "train_ms"), mape(tf, "train_mb")
     s["infer p/y"] = statistics.median(p["infer_ms"] / y["infer_ms"] for _, _, y, p in rows)
@@ -235,7 +242,10 @@ def summary(rows):
 
 COLS = [("train_ms", "training step"), ("infer_ms", "inference"), ("train_mb", "memory"),
         ("infer depthwise", "inference, depthwise nets"), ("infer dense", "inference, DenseNets"),
-        ("infer rest", "inference, the rest"), ("train transformers", "training step, ViT / Swin / ConvNeXt"),
+        ("infer rest", "inference, the rest"),
+        ("train deep", "training step, the 12 deep nets"), ("infer deep", "inference, the 12 deep nets"),
+        ("mem deep", "memory, the 12 deep nets"), ("train shallow", "training step, the others"),
+        ("infer shallow", "inference, the others"), ("mem shallow", "memory, the others"), ("train transformers", "training step, ViT / Swin / ConvNeXt"),
         ("mem transformers", "memory, ViT / Swin / ConvNeXt"), ("infer p/y", "inference predicted / measured"),
         ("ratio p/y", "(infer / train) predicted / measured"),
         ("space train_ms", "design space held out: training step"), ("space infer_ms", "design space held out: inference")]
@@ -363,17 +373,19 @@ def main():
                           time.strftime("%Y-%m-%d"), machine()), "",
          "Arm A: %s; arm B: %s. Training data: `%s`, %d configurations (A) and %d (B); inference learned %s. Each run: "
          "configs/cpu_xeon.ini's recipe, 85/10/5 train/val/test split, %d epochs, one thread (%.0f s of training "
-         "in all). Scored on %d torchvision networks (%d configurations at batch %s; measured: the geometric mean "
+         "in all). Scored on %d real networks, torchvision's and timm's (%d configurations at batch %s; measured: the geometric mean "
          "of `%s` and `%s` where both have it), none of them trained on. Cells: MAPE %%; the two "
          "predicted / measured columns are medians; the last two columns are the MAPE on the arm's own held-out "
          "design-space graphs (its 5%% test split, shared by its runs). Depthwise nets: %s; ViT / Swin / "
-         "ConvNeXt: %s." % (
+         "ConvNeXt: %s; the 12 deep nets (a stage of more than four blocks, named before `specs_d.jsonl` "
+         "was measured): %s." % (
              arms["A"][0], arms["B"][0], os.path.relpath(a.measurements, ROOT), data["A"][1], data["B"][1],
              "from builder %d's lines only" % a.infer_builder if a.infer_builder else "from every line", a.epochs,
              sum(secs.values()), len(nets), len(truth), "/".join(str(b) for b in sorted({b for n, b in truth})),
              os.path.relpath(a.real, ROOT), os.path.relpath(a.real2, ROOT),
              ", ".join(sorted(n for n in nets if group(n) == "depthwise")),
-             ", ".join(sorted(n for n in nets if n.startswith(TRANSFORMERS)))), "",
+             ", ".join(sorted(n for n in nets if n.startswith(TRANSFORMERS))),
+             ", ".join(n for n in DEEP if n in nets)), "",
          "| arm | run | " + " | ".join(c for _, c in COLS) + " |", "|---" * (2 + len(COLS)) + "|"]
     for arm, name, sm in res:
         L.append("| %s | %s | " % (arm, name) +
