@@ -254,13 +254,11 @@ enum { CAL_FACTOR, CAL_BATCH, CAL_FLOPS };
 typedef struct {
     int M, mode;          // CAL_*
     const double *factor; // CAL_FACTOR: one factor per metric (folded into norm.label_mu)
-    int aff_col;          // CAL_FLOPS: log y -> a + b log y + c x[aff_col], (a, b, c) per metric,
-    const double *abc;    // fitted on graphs with x in [aff_lo, aff_hi]
+    int aff_col;          // CAL_FLOPS, and --power after its factors (a = c = 0): log y -> a + b log y
+    const double *abc;    // + c x[aff_col], (a, b, c) per metric, fitted on graphs with x in [aff_lo, aff_hi]
     double aff_lo, aff_hi;
     int col, n;           // CAL_BATCH: the global column and n knots x (n), log factors y (M, n)
     const double *x, *y;
-    const double *power;  // --power (NULL: none): after the factors, y -> y^power[k], stored as
-                          // calib.flops (0, b, 0) over aff_col's range aff_lo .. aff_hi
     char (*names)[128]; // each metric's name on the target
     int rename;         // --device: the metrics take those names
     const char *info;   // info.calibration
@@ -305,7 +303,7 @@ static void calibrate(const seer_container *c, const calib *cb, const char *orig
     if ((old && (old->type != KV_F64ARR || old->n < 2)) ||
         (oldf && (oldf->type != KV_F64ARR || oldf->n != 3 + 3 * (int64_t)cb->M)))
         seer_die("%s: calib.* is not a calibration's (the file does not load either)", origin);
-    if (oldf && (cb->mode != CAL_FLOPS || cb->power)) // its factors would act inside the earlier b log y
+    if (oldf && cb->mode != CAL_FLOPS) // its factors would act inside the earlier b log y
         seer_die("%s: calibrated with --with-flops or --power before: calibrate it with --with-flops "
                  "again, or calibrate the model it was made from", origin);
     copy_container(c, "info.calibration", cb->mode == CAL_BATCH ? "calib.batch" : cb->mode == CAL_FLOPS ?
@@ -316,7 +314,8 @@ static void calibrate(const seer_container *c, const calib *cb, const char *orig
         double *kv = compose_knots(old, cb, origin, &len);
         ctr_add_arr(o, "calib.batch", KV_F64ARR, kv, len);
         free(kv);
-    } else if (cb->mode == CAL_FLOPS) { // after an earlier one: a2 + b2 (a1 + b1 l + c1 x) + c2 x
+    }
+    if (cb->abc) { // --with-flops (after an earlier one: a2 + b2 (a1 + b1 l + c1 x) + c2 x), --power
         const double *ov = oldf ? oldf->data : NULL;
         if (ov && (int)ov[0] != cb->aff_col)
             seer_die("%s: calibrated before against global feature %d, now %d", origin, (int)ov[0], cb->aff_col);
@@ -331,14 +330,7 @@ static void calibrate(const seer_container *c, const calib *cb, const char *orig
         ctr_add_arr(o, "calib.flops", KV_F64ARR, kv, 3 + 3 * (int64_t)cb->M);
         free(kv);
     }
-    if (cb->power) { // --power: log y -> b log y after the factors (calib.flops with a = c = 0)
-        double *kv = seer_malloc(sizeof(double) * (size_t)(3 + 3 * cb->M));
-        kv[0] = cb->aff_col, kv[1] = cb->aff_lo, kv[2] = cb->aff_hi;
-        for (int k = 0; k < cb->M; k++) kv[3 + 3 * k] = 0, kv[4 + 3 * k] = cb->power[k], kv[5 + 3 * k] = 0;
-        ctr_add_arr(o, "calib.flops", KV_F64ARR, kv, 3 + 3 * (int64_t)cb->M);
-        free(kv);
-    }
-    if ((cb->mode != CAL_FACTOR || cb->power) && o->version < 3) o->version = 3; // version 2 readers would ignore calib.*
+    if ((cb->mode != CAL_FACTOR || cb->abc) && o->version < 3) o->version = 3; // version 2 readers would ignore calib.*
     const ctr_kv *mu = ctr_get(o, "norm.label_mu", KV_F64ARR, origin, &err);
     if (!mu || mu->n != cb->M)
         seer_die("%s", mu ? "norm.label_mu does not have one value per metric" : err.msg);
@@ -362,7 +354,7 @@ static void write_ensemble(const seer_container *c, const calib *cb, const char 
     seer_err err;
     seer_container o;
     char tmp[1200], name[64], msg[1024];
-    ctr_init(&o, c->magic, c->version < 3 && (cb->mode != CAL_FACTOR || cb->power) ? 3 : c->version); // as new as its members
+    ctr_init(&o, c->magic, c->version < 3 && (cb->mode != CAL_FACTOR || cb->abc) ? 3 : c->version); // as new as its members
     for (int i = 0; i < c->n_kv; i++) // the ensemble's own keys (its info falls back to member 0)
         if (c->kv[i].type == KV_STR && strcmp(c->kv[i].key, "info.calibration"))
             ctr_add_str(&o, c->kv[i].key, c->kv[i].data);
@@ -592,6 +584,10 @@ int main(int argc, char **argv) {
             if (any && x > aff_hi) aff_hi = x;
         }
     }
+    if (power) { // stored as calib.flops with a = c = 0, applied after the factors
+        abc = seer_malloc(sizeof(double) * 3 * (size_t)M);
+        for (int k = 0; k < M; k++) abc[3 * k] = 0, abc[3 * k + 1] = bexp[k], abc[3 * k + 2] = 0;
+    }
     if (with_flops) { // log y = a + b log(prediction) + c log_flops_total, least squares per metric
         abc = seer_malloc(sizeof(double) * 3 * (size_t)M);
         len = snprintf(note, sizeof note, "%s: log y = a + b log(prediction) + c log_flops_total:", data);
@@ -610,7 +606,7 @@ int main(int argc, char **argv) {
              to ? "device " : "", to ? from : "", to ? " -> " : "", to ? to : "", to ? ", " : "");
     snprintf(info + strlen(info), sizeof info - strlen(info), "%s", note);
     calib cb = {M, with_flops ? CAL_FLOPS : nk == 1 ? CAL_FACTOR : CAL_BATCH, factor, aff_col, abc, aff_lo,
-                aff_hi, col, nk, knot, logf, power ? bexp : NULL, names, to != NULL, info};
+                aff_hi, col, nk, knot, logf, names, to != NULL, info};
     seer_container c, o;
     if (ctr_read(&c, model, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err)) seer_die("%s", err.msg);
     if (!strcmp(seer_info(m, "model"), "ensemble")) {
