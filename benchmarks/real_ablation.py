@@ -10,12 +10,14 @@ the geometric mean of the two passes where both exist) as `seerpredict` predicts
 
   --without-prefix P   arm B leaves out the architectures whose ids start with P (a slice of the
                        data, e.g. h: specs_h.jsonl, networks of one stage style throughout);
-  --vs KEY=VALUE       arm B trains with these seertrain overrides (e.g. model.target=roofline_weights).
+  --vs KEY=VALUE       arm B trains with these seertrain overrides (e.g. model.target=roofline_weights);
+  --score NAME=F.seer  no training: score predictor files already made (repeat it; --device names
+                       their labels, e.g. a shipped file against its retrained candidate).
 
 The networks of real_networks.py's ADDED4 (timm's) are left out (--include-held-out scores them
-too): they were set aside, before they were measured, to judge the next change to the shipped
-predictor, and an ablation that looked at them would spend them. (ADDED3, the set before, judged
-the rebuild of 2026-12-02 and is spent.)
+too): they were set aside, before they were measured, to judge a change to the shipped EPYC
+predictor (they judged one on 2026-12-02 and are spent now; left out so that the tables before and
+after stay comparable). ADDED3, the set before, judged the rebuild of 2026-12-02 and is spent.
 
 --set KEY=VALUE applies to both arms. Two trainings differ by chance as much as a change may move
 them (benchmarks/RESULTS.md, "Inference learned from the second builder only"), so every recipe
@@ -111,7 +113,8 @@ def train(a, data, arm, sets, recipe, seed):
 
 
 def real_truth(a):
-    """{(net, batch): {metric: measured}}, the geometric mean of the passes that measured it."""
+    """{(net, batch): {metric: measured}}, the geometric mean of the passes that measured it; exits
+    when a network measured has no ONNX export under --onnx."""
     first, second = rn.measured(a.real), rn.measured(a.real2) if os.path.exists(a.real2) else {}
     out = {}
     for k, r in first.items():
@@ -122,6 +125,10 @@ def real_truth(a):
         if x and "train_time_ms" in x:
             y = {m: (y[m] * x[rn.FIELDS[m]]) ** 0.5 for m in rn.METRICS}
         out[k] = y
+    missing = sorted({n for n, b in out if not os.path.exists(os.path.join(a.onnx, n + ".onnx"))})
+    if missing:
+        sys.exit("real_ablation.py: no ONNX export of %s under %s: run benchmarks/real_networks.py "
+                 "--report-only once (it exports every network there)" % (", ".join(missing), a.onnx))
     return out
 
 
@@ -139,10 +146,11 @@ def real_h5(a, truth, device="cpu_epyc", name="real"):
     return out
 
 
-def score(a, seer, truth):
-    """[(net, batch, measured, predicted)] from seerpredict --json."""
+def score(a, seer, truth, device="cpu_epyc"):
+    """[(net, batch, measured, predicted)] from seerpredict --json, the labels <device>_<metric>."""
     class P:  # what real_networks.predict reads
-        build, predictor, device = a.build, seer, "cpu_epyc"
+        build, predictor = a.build, seer
+    P.device = device
     rows = []
     for net in sorted({n for n, b in truth}):
         onnx = os.path.join(a.onnx, net + ".onnx")
@@ -283,9 +291,14 @@ def main():
     ap.add_argument("--blend-cost", action="store_true",
                     help="also fit [model] name = cost on each arm (the arm's roofline target) and score "
                          "it alone and joined to the arm's runs with half the weight (seerexport --weights)")
+    ap.add_argument("--score", action="append", default=[], metavar="NAME=FILE.seer",
+                    help="no training: score these predictor files (repeat it), labels of --device")
+    ap.add_argument("--device", default="cpu_xeon26", help="with --score: the files' device name")
     a = ap.parse_args()
+    if a.score:
+        return score_files(a)
     if bool(a.without_prefix) == bool(a.vs):
-        sys.exit("real_ablation.py: give one of --without-prefix P or --vs KEY=VALUE (see --help)")
+        sys.exit("real_ablation.py: give one of --without-prefix P, --vs KEY=VALUE or --score NAME=FILE (see --help)")
     both, vs = overrides(a.set, "--set"), overrides(a.vs, "--vs")
     try:
         seeds = [int(x) for x in a.seeds.split(",")]
@@ -300,10 +313,6 @@ def main():
             sys.exit("real_ablation.py: %s missing (see --help)" % p)
     os.makedirs(a.work, exist_ok=True)
     truth = real_truth(a)
-    missing = sorted({n for n, b in truth if not os.path.exists(os.path.join(a.onnx, n + ".onnx"))})
-    if missing:
-        sys.exit("real_ablation.py: no ONNX export of %s under %s: run benchmarks/real_networks.py "
-                 "--report-only once (it exports every network there)" % (", ".join(missing), a.onnx))
     if a.without_prefix:
         arms = {"A": ("every architecture", lambda i: True, both),
                 "B": ("without ids %s*" % a.without_prefix, lambda i: not i.startswith(a.without_prefix), both)}
@@ -385,13 +394,46 @@ def main():
              os.path.relpath(a.real, ROOT), os.path.relpath(a.real2, ROOT),
              ", ".join(sorted(n for n in nets if group(n) == "depthwise")),
              ", ".join(sorted(n for n in nets if n.startswith(TRANSFORMERS))),
-             ", ".join(n for n in DEEP if n in nets)), "",
-         "| arm | run | " + " | ".join(c for _, c in COLS) + " |", "|---" * (2 + len(COLS)) + "|"]
+             ", ".join(n for n in DEEP if n in nets)), ""]
+    emit(L + table(res), a.out)
+
+
+def table(res):
+    """The Markdown rows of [(arm, run, summary)], a column per COLS key."""
+    L = ["| arm | run | " + " | ".join(c for _, c in COLS) + " |", "|---" * (2 + len(COLS)) + "|"]
     for arm, name, sm in res:
         L.append("| %s | %s | " % (arm, name) +
                  " | ".join("-" if k not in sm else ("%.2f" if k.endswith("p/y") else "%.1f") % sm[k]
                             for k, _ in COLS) + " |")
-    emit(L, a.out)
+    return L
+
+
+def score_files(a):
+    """--score: predictor files already made, on the real networks, no training."""
+    files = []
+    for kv in a.score:
+        name, _, path = kv.partition("=")
+        if not name or not path:
+            sys.exit("real_ablation.py: --score %r: give NAME=FILE.seer" % kv)
+        if not os.path.exists(path):
+            sys.exit("real_ablation.py: --score %s: %s: no such file" % (name, path))
+        files.append((name, os.path.abspath(path)))
+    if not os.path.exists(a.real):
+        sys.exit("real_ablation.py: %s missing (see --help)" % a.real)
+    truth = real_truth(a)
+    res = [("-", "%s (`%s`)" % (n, os.path.relpath(p, ROOT) if p.startswith(ROOT) else os.path.basename(p)),
+            summary(score(a, p, truth, a.device))) for n, p in files]
+    nets = sorted({n for n, b in truth})
+    L = ["Regenerated by `/usr/bin/python3 benchmarks/real_ablation.py %s --device %s%s%s` on %s (%s)." % (
+            " ".join("--score " + kv for kv in a.score), a.device,
+            " --include-held-out" if a.include_held_out else "",
+            "".join(" --%s %s" % (k, os.path.relpath(getattr(a, k), ROOT)) for k in ("real", "real2")), time.strftime("%Y-%m-%d"), machine()), "",
+         "Scored on %d real networks (%d configurations at batch %s; measured: the geometric mean of `%s` and "
+         "`%s` where both have it). Cells: MAPE %%; the two predicted / measured columns are medians. The 12 deep "
+         "nets (a stage of more than four blocks, named before `specs_d.jsonl` was measured): %s." % (
+             len(nets), len(truth), "/".join(str(b) for b in sorted({b for n, b in truth})),
+             os.path.relpath(a.real, ROOT), os.path.relpath(a.real2, ROOT), ", ".join(n for n in DEEP if n in nets)), ""]
+    emit(L + table(res), a.out)
 
 
 def emit(lines, out):
