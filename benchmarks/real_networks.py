@@ -142,6 +142,17 @@ ADDED6 = {
     "timm-dpn68": (224, {}), "timm-efficientformer_l1": (224, {}), "timm-legacy_seresnet18": (224, {}),
     "timm-tiny_vit_5m_224": (224, {}), "timm-visformer_tiny": (224, {}),
 }
+# added on 2026-12-03 (late morning), named before any was measured, to judge the next candidate for
+# cpu_xeon26.seer: the torchvision VGGs never measured (VGG's and AlexNet's 100 to 400 MB classifier
+# layers are what the retrain with specs_d got wrong, benchmarks/deep_retrain.md). The candidate:
+# scripts/space/train_cpu_predictor.sh --target roofline_light on every line of
+# measurements_xeon26.jsonl once specs_v.jsonl (CNNs with VGG-style classifiers, space.py
+# --heavy-head) is measured. It replaces the shipped file only if (a) the mean of its three MAPEs
+# (training step, inference, memory) on these four is below the shipped file's, (b) its three
+# MAPEs on the twelve deep networks of real_ablation.py's DEEP fall, and (c) no metric on the other
+# real networks measured on that CPU rises by more than one point (datasets/space_cpu/README.md,
+# "Eighth CPU run").
+ADDED7 = {"vgg11_bn": (224, {}), "vgg13_bn": (224, {}), "vgg19": (224, {}), "vgg19_bn": (224, {})}
 # (name, networks, what they tested) in the order they were added; the first group is every network
 # of NETS in none of the later ones
 BATCHES_OF_NETS = [("first", None, ""),
@@ -157,13 +168,16 @@ BATCHES_OF_NETS = [("first", None, ""),
                    ("timm, new operators", ADDED5, "that night (`ADDED5`, timm's models with operators the front end "
                                                    "read from that day on), measured first on a third CPU"),
                    ("held out", ADDED6, "late that night (`ADDED6`, timm's models named before they were measured), to "
-                                        "judge the cost with the light operators' bytes priced apart")]
+                                        "judge the cost with the light operators' bytes priced apart"),
+                   ("VGGs held out", ADDED7, "on 2026-12-03 (`ADDED7`, the torchvision VGGs never measured, named "
+                                             "before they were), to judge the retrain with VGG-style classifiers")]
 NETS.update(ADDED)
 NETS.update(ADDED2)
 NETS.update(ADDED3)
 NETS.update(ADDED4)
 NETS.update(ADDED5)
 NETS.update(ADDED6)
+NETS.update(ADDED7)
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
 SPREAD_WARN = 1.5  # seerpredict's warning threshold on the members' spread (SEER_SPREAD_WARN)
 REF_POWER = 0.6  # make_dataset.py --ref-normalize's power that scripts/measure/ref_check.py measured

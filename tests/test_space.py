@@ -7,6 +7,8 @@
   prefix is diverse (the first 10 specs use every stage style and activation); --one-style gives
   networks of one style each, every style among the first 10; --deep gives stage depths inside
   space.DEEP_DEPTHS, past the default's 4 in every stage, and leaves the default sequence as it was;
+  --heavy-head gives VGG-style classifiers (one or two hidden layers, up to space.HEAVY_HEAD_MAX
+  weights, flattened and pooled) that build, export, convert and count as the others do;
 - a spec of every style (all four stages in it) builds in PyTorch and runs a forward pass,
   exports through torch.onnx and directly, and converts (seerconvert);
 - seerconvert's FLOPs (libseeronnx) equal the builder's own count exactly, for 32 sampled specs at
@@ -71,28 +73,45 @@ def main():
     check({st["style"] for sp in deep[:10] for st in sp["stages"]} == set(space.STYLES), "--deep: first 10 miss a style")
 
     import torch
+
+    def cnn_round_trip(s, what):
+        """A CNN spec builds in PyTorch, runs, exports both ways, converts, and its FLOPs and
+        parameters as seerconvert counts them equal the builder's and PyTorch's."""
+        m = space.torch_model(s).eval()
+        with torch.no_grad():
+            y = m(torch.zeros([2] + s["input"]))
+        check(tuple(y.shape) == (2, 1000), "%s: output %s" % (what, tuple(y.shape)))
+        for how, fn in (("direct", space.export_direct), ("torch", space.export_torch)):
+            p = os.path.join(work, "%s_%s.onnx" % (s["id"], how))
+            fn(s, p)
+            r = subprocess.run([seerconvert, p, "--batch", "4"], capture_output=True, text=True)
+            check(r.returncode == 0, "%s (%s export) does not convert: %s" % (what, how, r.stderr.strip()))
+        info = seer.onnx_info(os.path.join(work, "%s_direct.onnx" % s["id"]), batch=4)
+        check(info["flops"] == space.flops(s, 4), "%s: seerconvert %d FLOPs, builder %d" % (what, info["flops"], space.flops(s, 4)))
+        n_params = sum(p.numel() for n, p in m.named_parameters())
+        n_bn = sum(mod.running_mean.numel() for mod in m.modules() if isinstance(mod, torch.nn.BatchNorm2d))
+        check(info["params"] == n_params, "%s: Seer counts %d parameters, PyTorch %d (+%d BN statistics)"
+              % (what, info["params"], n_params, n_bn))
+        print("%-13s builds, exports (torch.onnx and direct), converts; %d operators, %.3g GFLOPs at batch 4"
+              % (what, info["operators"], info["flops"] / 1e9))
+
     for style in space.STYLES:
         s = dict(a[0])
         s["id"] = "style_" + style
         s["stages"] = [dict(st, style=style, depth=2, groups=2, bottleneck=0.5, growth=16, expand=3)
                        for st in a[0]["stages"]]
-        m = space.torch_model(s).eval()
-        with torch.no_grad():
-            y = m(torch.zeros([2] + s["input"]))
-        check(tuple(y.shape) == (2, 1000), "%s: output %s" % (style, tuple(y.shape)))
-        for how, fn in (("direct", space.export_direct), ("torch", space.export_torch)):
-            p = os.path.join(work, "%s_%s.onnx" % (style, how))
-            fn(s, p)
-            r = subprocess.run([seerconvert, p, "--batch", "4"], capture_output=True, text=True)
-            check(r.returncode == 0, "%s (%s export) does not convert: %s" % (style, how, r.stderr.strip()))
-        info = seer.onnx_info(os.path.join(work, "%s_direct.onnx" % style), batch=4)
-        check(info["flops"] == space.flops(s, 4), "%s: seerconvert %d FLOPs, builder %d" % (style, info["flops"], space.flops(s, 4)))
-        n_params = sum(p.numel() for n, p in m.named_parameters())
-        n_bn = sum(mod.running_mean.numel() for mod in m.modules() if isinstance(mod, torch.nn.BatchNorm2d))
-        check(info["params"] == n_params, "%s: Seer counts %d parameters, PyTorch %d (+%d BN statistics)"
-              % (style, info["params"], n_params, n_bn))
-        print("%-10s builds, exports (torch.onnx and direct), converts; %d operators, %.3g GFLOPs at batch 4"
-              % (style, info["operators"], info["flops"] / 1e9))
+        cnn_round_trip(s, style)
+    heavy = space.sample(30, 3, inputs=(64, 224), heavy=True)
+    check(heavy == space.sample(30, 3, inputs=(64, 224), heavy=True), "--heavy-head sampler not deterministic")
+    check(space.sample(40, 3, heavy=False) == a, "heavy=False changed the default sequence")
+    hw = [space.head_weights(sp) for sp in heavy]
+    check(all(1 <= len(sp["head"]["hidden"]) <= 2 and all(8 <= h <= 4096 for h in sp["head"]["hidden"])
+              for sp in heavy), "--heavy-head: hidden widths %s" % [sp["head"]["hidden"] for sp in heavy])
+    check(max(hw) <= space.HEAVY_HEAD_MAX and max(hw) > 20e6 and min(hw) < 5e6,
+          "--heavy-head: classifier weights %.3g to %.3g, want a spread up to %.3g" % (min(hw), max(hw), space.HEAVY_HEAD_MAX))
+    for flat in (True, False):
+        sp = next(x for x in heavy if x["head"]["flatten"] == flat and x["input"][1] == 64)
+        cnn_round_trip(dict(sp, id="heavy_" + ("flat" if flat else "pooled")), "heavy " + ("flat" if flat else "pooled"))
     fams = space.sample(40, 5, inputs=(64, 96), families=space.FAMILIES[1:])
     check(fams == space.sample(40, 5, inputs=(64, 96), families=space.FAMILIES[1:]), "family sampler not deterministic")
     check({space.family_of(s) for s in fams[:12]} == set(space.FAMILIES[1:]),

@@ -6,6 +6,7 @@ weight-stripped ONNX (through PyTorch, or written directly for scale), and FLOP 
     space.py sample -n 1000 --seed 1 -o specs.jsonl        # JSON specs, diverse in any prefix
     space.py sample -n 400 --families convnext,vit,deit,mixer --prefix w -o w.jsonl
     space.py sample -n 600 --one-style --prefix h -o h.jsonl   # one stage style per network
+    space.py sample -n 300 --heavy-head --prefix v -o v.jsonl  # VGG / AlexNet-style classifiers
     space.py onnx specs.jsonl --out DIR [--torch] [--limit N]   # DIR/<id>.onnx, dynamic batch
     space.py flops specs.jsonl [--batch 1]                  # the builder's own FLOP count
 
@@ -21,7 +22,9 @@ that halve the resolution and widen the channels, each in one style:
              blocks of depthwise 7x7 convolution, LayerNorm, inverted MLP (Linear to t*C, GELU,
              Linear back), layer scale and a residual add, channels-last as torchvision's;
 with sampled depth, width and the style's parameters; head: global average pool and a linear
-layer to 1,000 classes. One activation per model (relu, relu6, hardswish, silu; GELU in ConvNeXt).
+layer to 1,000 classes (--heavy-head: as VGG and AlexNet, the last feature map flattened whole or
+pooled, then one or two hidden Linear-activation layers 1,024 to 4,096 wide before the classes: up
+to HEAVY_HEAD_MAX weights, where the pooled head has at most a million). One activation per model (relu, relu6, hardswish, silu; GELU in ConvNeXt).
 Token families: patch embedding (p x p convolution, stride p, p in 8/16/32) to a (T, D) sequence;
   vit    a class token or mean pooling, learned positions, pre-norm encoder blocks (LayerNorm,
          multi-head self-attention with 64-wide heads as timm writes it, residual; LayerNorm, MLP
@@ -77,13 +80,38 @@ def _round8(x):
 # --deep: each stage's depth log-uniform between these bounds instead of 1 to 4, the range of the
 # hand-designed networks (ResNet-152 3, 8, 36, 3 blocks; DenseNet-201 6, 12, 48, 32 layers)
 DEEP_DEPTHS = ((1, 6), (2, 12), (2, 36), (1, 24))
+# --heavy-head: the classifier's weights at most this many (VGG-16's three Linear layers: 124 M,
+# AlexNet's 59 M); a draw over it halves its hidden widths until it fits
+HEAVY_HEAD_MAX = 150e6
 
 
-def sample_one(rng, idx, inputs=None, one_style=False, deep=False):
+def _heavy_head(rng, spec):
+    """A VGG / AlexNet-style classifier for a CNN spec: the last feature map flattened whole (VGG,
+    AlexNet) or globally pooled first, then one or two hidden layers (Linear, the activation)."""
+    L = _cnn_layers(spec)  # with the pooled head: the last feature map is the input of its gap
+    c, h, w = _map_shape(L)
+    flat = rng.random() < 0.75
+    n_in = c * h * w if flat else c
+    hidden = [_round8(math.exp(rng.uniform(math.log(1024), math.log(4096)))) for _ in range(rng.choice((1, 2)))]
+    def weights(h):
+        dims = [n_in] + h + [spec["head"]["classes"]]
+        return sum(a * b for a, b in zip(dims, dims[1:]))
+    while weights(hidden) > HEAVY_HEAD_MAX:
+        hidden = [_round8(x / 2) for x in hidden]
+    return {"classes": spec["head"]["classes"], "flatten": flat, "hidden": hidden}
+
+
+def _map_shape(L):
+    """The (C, H, W) the global average pool of a CNN's layer list reads."""
+    gap = next(l for l in L if l["op"] == "gap")
+    return next(l["shape"] for l in L if l["name"] == gap["inputs"][0])
+
+
+def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False):
     """A CNN spec: each stage's style drawn on its own, or (one_style) one style for all four, as
     the hand-designed families are (ResNet, DenseNet, MobileNet, VGG, GoogLeNet), which a draw per
     stage almost never gives (1 network in 125 for a given style). deep: stage depths from
-    DEEP_DEPTHS."""
+    DEEP_DEPTHS; heavy: a VGG-style classifier (_heavy_head)."""
     act = rng.choice(ACTS)
     w = _round8(rng.uniform(24, 128))
     stages = []
@@ -110,17 +138,20 @@ def sample_one(rng, idx, inputs=None, one_style=False, deep=False):
         stages.append(st)
     # drawn last, and only when asked, so that the default sequence (seed 1) is unchanged
     hw = rng.choice(inputs) if inputs else 224
-    return {"id": "s%06d" % idx, "input": [3, hw, hw], "act": act,
+    spec = {"id": "s%06d" % idx, "input": [3, hw, hw], "act": act,
             "stem": {"channels": 32, "kernel": 3, "stride": 2}, "stages": stages,
             "head": {"classes": 1000}}
+    if heavy:  # drawn last and only when asked, so that the default sequence stays as it was
+        spec["head"] = _heavy_head(rng, spec)
+    return spec
 
 
-def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False):
+def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False, heavy=False):
     """One spec of a family: cnn (sample_one), convnext (four ConvNeXt stages after the common
     stem: depthwise 7x7, LayerNorm, inverted MLP with GELU, layer scale), vit / deit (patch
     embedding, pre-norm encoder blocks; ViT-Ti to ViT-B widths, 64-wide heads) or mixer."""
     if fam == "cnn":
-        return sample_one(rng, idx, inputs, one_style, deep)
+        return sample_one(rng, idx, inputs, one_style, deep, heavy)
     hw = rng.choice(inputs) if inputs else 224
     spec = {"id": "s%06d" % idx, "input": [3, hw, hw], "head": {"classes": 1000}}
     if fam == "convnext":
@@ -162,7 +193,18 @@ def _features(spec):
     v += [1.0 if spec["act"] == a else 0.0 for a in ACTS]
     v.append(math.log10(flops(spec, 1)) / 3.0)
     v.append(math.log2(spec["input"][1] / 224.0))
+    if "hidden" in spec["head"]:  # --heavy-head: every spec of the sample has one, so they spread over it too
+        v.append(math.log10(head_weights(spec)) / 2.0)
     return v
+
+
+def head_weights(spec):
+    """The classifier's Linear weights (without biases) of a CNN spec."""
+    L = layers(spec)
+    shapes = {"x": tuple(spec["input"])}
+    shapes.update((l["name"], l["shape"]) for l in L)
+    gap = max(i for i, l in enumerate(L) if l["op"] == "flatten")
+    return sum(shapes[l["inputs"][0]][-1] * l["attrs"]["cout"] for l in L[gap:] if l["op"] == "linear")
 
 
 def _features_any(spec):
@@ -179,18 +221,19 @@ def _features_any(spec):
     return v + (_features(spec)[:28] if fam == "cnn" else [0.0] * 28)  # the stages
 
 
-def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_style=False, deep=False):
+def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_style=False, deep=False, heavy=False):
     """n specs; the first min(n, diverse) in greedy farthest-point order over a candidate pool
     (styles, widths, depths, activation, log FLOPs), so that any prefix spreads over the space.
     families (names from FAMILIES) draws each spec's family first; None is the CNN space alone,
     the sequence every earlier sample was drawn from. one_style: every CNN in one stage style;
-    deep: stage depths as the hand-designed networks have them (DEEP_DEPTHS)."""
+    deep: stage depths as the hand-designed networks have them (DEEP_DEPTHS); heavy: CNNs with a
+    VGG / AlexNet-style classifier (_heavy_head)."""
     rng = random.Random(seed)
     pool_n = n if n <= 1 else min(4 * n, n + 8000)
     if families:
-        pool = [sample_family(rng, i, rng.choice(families), inputs, one_style, deep) for i in range(pool_n)]
+        pool = [sample_family(rng, i, rng.choice(families), inputs, one_style, deep, heavy) for i in range(pool_n)]
     else:
-        pool = [sample_one(rng, i, inputs, one_style, deep) for i in range(pool_n)]
+        pool = [sample_one(rng, i, inputs, one_style, deep, heavy) for i in range(pool_n)]
     k = min(n, diverse)
     if k > 1:
         import numpy as np
@@ -354,8 +397,11 @@ def _cnn_layers(spec):
                 y = add("ln", [add("transpose", [y], perm=(1, 2, 0))])      # channels-last
                 y = add("gamma", [g.mlp(y, stage["expand"] * w, w)])        # inverted MLP, layer scale
                 x = add("add", [x, add("transpose", [y], perm=(2, 0, 1))])
-    x = add("flatten", [add("gap", [x])])
-    add("linear", [x], cout=spec["head"]["classes"])
+    head = spec["head"]
+    x = add("flatten", [x if head.get("flatten") else add("gap", [x])])
+    for h in head.get("hidden", ()):  # --heavy-head: VGG's classifier (its Dropout a no-op in eval)
+        x = add("act", [add("linear", [x], cout=h)], kind=act_kind)
+    add("linear", [x], cout=head["classes"])
     return g.L
 
 
@@ -684,6 +730,9 @@ def main():
     s.add_argument("--one-style", action="store_true",
                    help="every CNN in one stage style throughout (all ResNeXt, all DenseNet, ...), "
                         "as hand-designed networks are")
+    s.add_argument("--heavy-head", action="store_true",
+                   help="CNNs with a VGG / AlexNet-style classifier: the last map flattened whole or pooled, "
+                        "one or two hidden layers of 1024 to 4096 (up to %.0f M weights)" % (HEAVY_HEAD_MAX / 1e6))
     s.add_argument("--deep", action="store_true",
                    help="CNN stages as deep as hand-designed networks' (%s blocks per stage, log-uniform; "
                         "default 1 to 4)" % ", ".join("%d-%d" % d for d in DEEP_DEPTHS))
@@ -708,7 +757,7 @@ def main():
         if bad:
             ap.error("--families: unknown family %s (choose from %s)" % (",".join(bad), ",".join(FAMILIES)))
         specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix, families=fams or None,
-                       one_style=a.one_style, deep=a.deep)
+                       one_style=a.one_style, deep=a.deep, heavy=a.heavy_head)
         if a.max_gflops or a.min_gflops:
             hi = a.max_gflops * 1e9 if a.max_gflops else float("inf")
             specs = [sp for sp in specs if a.min_gflops * 1e9 <= flops(sp, 1) <= hi]
