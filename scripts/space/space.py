@@ -24,7 +24,8 @@ that halve the resolution and widen the channels, each in one style:
 with sampled depth, width and the style's parameters; head: global average pool and a linear
 layer to 1,000 classes (--heavy-head: as VGG and AlexNet, the last feature map flattened whole or
 pooled, then one or two hidden Linear-activation layers 1,024 to 4,096 wide before the classes: up
-to HEAVY_HEAD_MAX weights, where the pooled head has at most a million). One activation per model (relu, relu6, hardswish, silu; GELU in ConvNeXt).
+to HEAVY_HEAD_MAX weights, where the pooled head has at most a million). One activation per model
+(relu, relu6, hardswish, silu; GELU in ConvNeXt).
 Token families: patch embedding (p x p convolution, stride p, p in 8/16/32) to a (T, D) sequence;
   vit    a class token or mean pooling, learned positions, pre-norm encoder blocks (LayerNorm,
          multi-head self-attention with 64-wide heads as timm writes it, residual; LayerNorm, MLP
@@ -88,23 +89,11 @@ HEAVY_HEAD_MAX = 150e6
 def _heavy_head(rng, spec):
     """A VGG / AlexNet-style classifier for a CNN spec: the last feature map flattened whole (VGG,
     AlexNet) or globally pooled first, then one or two hidden layers (Linear, the activation)."""
-    L = _cnn_layers(spec)  # with the pooled head: the last feature map is the input of its gap
-    c, h, w = _map_shape(L)
-    flat = rng.random() < 0.75
-    n_in = c * h * w if flat else c
-    hidden = [_round8(math.exp(rng.uniform(math.log(1024), math.log(4096)))) for _ in range(rng.choice((1, 2)))]
-    def weights(h):
-        dims = [n_in] + h + [spec["head"]["classes"]]
-        return sum(a * b for a, b in zip(dims, dims[1:]))
-    while weights(hidden) > HEAVY_HEAD_MAX:
-        hidden = [_round8(x / 2) for x in hidden]
-    return {"classes": spec["head"]["classes"], "flatten": flat, "hidden": hidden}
-
-
-def _map_shape(L):
-    """The (C, H, W) the global average pool of a CNN's layer list reads."""
-    gap = next(l for l in L if l["op"] == "gap")
-    return next(l["shape"] for l in L if l["name"] == gap["inputs"][0])
+    head = {"classes": spec["head"]["classes"], "flatten": rng.random() < 0.75,
+            "hidden": [_round8(math.exp(rng.uniform(math.log(1024), math.log(4096)))) for _ in range(rng.choice((1, 2)))]}
+    while head_weights(dict(spec, head=head)) > HEAVY_HEAD_MAX:
+        head["hidden"] = [_round8(x / 2) for x in head["hidden"]]
+    return head
 
 
 def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False):
@@ -201,10 +190,9 @@ def _features(spec):
 def head_weights(spec):
     """The classifier's Linear weights (without biases) of a CNN spec."""
     L = layers(spec)
-    shapes = {"x": tuple(spec["input"])}
-    shapes.update((l["name"], l["shape"]) for l in L)
-    gap = max(i for i, l in enumerate(L) if l["op"] == "flatten")
-    return sum(shapes[l["inputs"][0]][-1] * l["attrs"]["cout"] for l in L[gap:] if l["op"] == "linear")
+    shapes = {l["name"]: l["shape"] for l in L}
+    start = max(i for i, l in enumerate(L) if l["op"] == "flatten")
+    return sum(shapes[l["inputs"][0]][-1] * l["attrs"]["cout"] for l in L[start:] if l["op"] == "linear")
 
 
 def _features_any(spec):
