@@ -153,6 +153,17 @@ ADDED6 = {
 # real networks measured on that CPU rises by more than one point (datasets/space_cpu/README.md,
 # "Eighth CPU run").
 ADDED7 = {"vgg11_bn": (224, {}), "vgg13_bn": (224, {}), "vgg19": (224, {}), "vgg19_bn": (224, {})}
+# named on 2026-12-03 (early afternoon), before any was measured, to judge the next candidate for
+# cpu_xeon26.seer, an ensemble of three trainings of its recipe (datasets/space_cpu/README.md,
+# "Ninth CPU run"). The set, by a rule fixed before it was drawn: every model of
+# benchmarks/onnx_coverage_timm.md that seerconvert read with more than 5 and at most 10 GFLOPs at
+# batch 1 and not among the networks above (timm's densenet121 left out: torchvision's design,
+# measured), at the model's own input side.
+ADDED8 = {
+    "timm-gernet_l": (256, {}), "timm-darknet17": (256, {}), "timm-edgenext_base": (256, {}),
+    "timm-efficientformerv2_l": (224, {}), "timm-coatnet_0_224": (224, {}), "timm-regnetv_040": (224, {}),
+    "timm-res2net50d": (224, {}), "timm-resnetv2_50": (224, {}), "timm-selecsls42": (224, {}),
+}
 # (name, networks, what they tested) in the order they were added; the first group is every network
 # of NETS in none of the later ones
 BATCHES_OF_NETS = [("first", None, ""),
@@ -170,7 +181,9 @@ BATCHES_OF_NETS = [("first", None, ""),
                    ("held out", ADDED6, "late that night (`ADDED6`, timm's models named before they were measured), to "
                                         "judge the cost with the light operators' bytes priced apart"),
                    ("VGGs held out", ADDED7, "on 2026-12-03 (`ADDED7`, the torchvision VGGs never measured, named "
-                                             "before they were), to judge the retrain with VGG-style classifiers")]
+                                             "before they were), to judge the retrain with VGG-style classifiers"),
+                   ("timm held out", ADDED8, "on 2026-12-03 (`ADDED8`, timm's models of 5 to 10 GFLOPs, named before "
+                                             "they were measured), to judge an ensemble of three trainings")]
 NETS.update(ADDED)
 NETS.update(ADDED2)
 NETS.update(ADDED3)
@@ -178,6 +191,7 @@ NETS.update(ADDED4)
 NETS.update(ADDED5)
 NETS.update(ADDED6)
 NETS.update(ADDED7)
+NETS.update(ADDED8)
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
 SPREAD_WARN = 1.5  # seerpredict's warning threshold on the members' spread (SEER_SPREAD_WARN)
 REF_POWER = 0.6  # make_dataset.py --ref-normalize's power that scripts/measure/ref_check.py measured
