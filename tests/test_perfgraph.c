@@ -68,6 +68,20 @@ int main(void) {
         same_dataset(&ds, &back);
         pg_free(&back);
     }
+    // the same data written again a second later is the same bytes (no creation times in the
+    // file): a dataset's checksum says whether it changed (train_cpu_predictor.sh --keep)
+    {
+        char once[640], again[640], cmp[1400];
+        snprintf(once, sizeof once, "%s/ok_once.h5", dir);
+        snprintf(again, sizeof again, "%s/ok_again.h5", dir);
+        int keep_sums = pg_write_checksums(1); // the HDF5 1.8 format: headers with times by default
+        CHECK(pg_write_level(once, &ds, 6, &err) == 0, "write: %s", err.msg);
+        sleep(1);
+        CHECK(pg_write_level(again, &ds, 6, &err) == 0, "write: %s", err.msg);
+        pg_write_checksums(keep_sums);
+        snprintf(cmp, sizeof cmp, "cmp -s %s %s", once, again);
+        CHECK(system(cmp) == 0, "%s and %s: the same data written twice differ in their bytes", once, again);
+    }
     // chunked + shuffle + deflate and chunked + LZ4 (seerconvert --compress 6|lz4), in one chunk
     // per array and in many (64-byte chunks: ranges that start and end inside chunks, read by
     // LZ4's parallel chunk decoder): the same data through every reader

@@ -907,12 +907,32 @@ size_t pg_chunk_bytes(size_t bytes) {
     chunk_bytes = bytes ? bytes : PG_CHUNK_BYTES;
     return prev;
 }
+// The groups above dset, made here with no creation times (intermediate groups HDF5 makes itself
+// would carry them): a dataset written twice from the same data is the same bytes.
+static void h5_make_parents(hid_t f, const char *dset) {
+    char path[256];
+    if (strlen(dset) >= sizeof path) return; // HDF5 makes them then, with times
+    snprintf(path, sizeof path, "%s", dset);
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    H5Pset_obj_track_times(gcpl, 0);
+    for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+        *p = 0;
+        if (H5Lexists(f, path, H5P_DEFAULT) <= 0) {
+            hid_t g = H5Gcreate2(f, path, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+            if (g >= 0) H5Gclose(g);
+        }
+        *p = '/';
+    }
+    H5Pclose(gcpl);
+}
 static int h5_write_num_level(hid_t f, const char *dset, hid_t file_type, hid_t mem_type,
                               const void *buf, int64_t rows, int64_t cols, int level) {
     hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
     int rank = cols > 0 ? 2 : 1;
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
+    H5Pset_obj_track_times(dcpl, 0); // no creation times: the same data, the same bytes
+    h5_make_parents(f, dset);
     size_t row_bytes = H5Tget_size(file_type) * (size_t)(cols > 0 ? cols : 1);
     if (level != 0 && rows > 0 && row_bytes > 0) {
         hsize_t chunk[2] = {(hsize_t)(chunk_bytes / row_bytes), (hsize_t)(cols > 0 ? cols : 1)};
@@ -992,7 +1012,10 @@ int pg_write_level(const char *path, const pg_dataset *ds, int level, seer_err *
     // carry checksums of their own (readable by HDF5 1.8 and later, h5py included)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (level && write_sums) H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18);
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    H5Pset_obj_track_times(fcpl, 0);
+    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
+    H5Pclose(fcpl);
     H5Pclose(fapl);
     if (f < 0) {
         free(tmp);
