@@ -31,6 +31,10 @@ bad "positive whole number" --label cpu_x --infer-builder x --measurements "$scr
 bad "needs a value" --label
 bad "unknown argument" --frobnicate 1
 bad "roofline, roofline_weights or roofline_light" --label cpu_x --target log --measurements "$script"
+bad "whole numbers separated by commas" --label cpu_x --seeds 1,,2 --measurements "$script"
+bad "a seed named twice" --label cpu_x --seeds 2,1,2 --measurements "$script"
+bad "at most 7" --label cpu_x --seeds 1,2,3,4,5,6,7,8 --measurements "$script"
+bad "positive whole number" --label cpu_x --jobs 0 --measurements "$script"
 
 # the pipeline on the first 240 lines of the 2.6 GHz Xeon's measurements (80 architectures, builder 2)
 head -n 240 "$root/datasets/space_cpu/measurements_xeon26.jsonl" > "$work/m.jsonl"
@@ -78,4 +82,25 @@ grep -q "target = roofline_light" "$work/tl.md" || fail "the card does not say r
     fail "seerpredict on the roofline_light blend"
 "$python" -c 'import json, sys; i = json.load(open(sys.argv[1]))["model_info"]; assert i["target"] == "roofline_light", i' \
     "$work/pl.json" || fail "the roofline_light blend's members are not all on roofline_light"
+# --seeds 1,2 --jobs 2: the pair trained with each seed (four runs, two at a time) at equal weight;
+# then --keep with seed 3 too keeps those four and the cost (the dataset made again is the same
+# bytes) and trains the two new runs; with other settings (--epochs 4) it keeps nothing
+run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run_s" --epochs 3 -o "$work/ts.seer" --seeds 1,2 --jobs 2 \
+    > "$work/run_s.out" 2>&1 || { cat "$work/run_s.out"; fail "the pipeline with --seeds 1,2 --jobs 2 failed"; }
+for n in perfsage gcn perfsage_s2 gcn_s2; do [ -s "$work/run_s/$n.seer" ] || fail "--seeds 1,2: no run $n"; done
+[ "$(wc -l < "$work/run_s/pair.list")" -eq 4 ] || fail "--seeds 1,2: the pair is not four runs"
+grep -q "kept" "$work/run_s.out" && fail "kept a run without --keep"
+grep -q "seeds 1, 2 (4 runs at equal weight)" "$work/ts.md" || fail "the card does not name the seeds"
+"$build/seerpredict" "$work/ts.seer" "$root/tests/data/onnx/resnet18.onnx" --batch 4 --json > "$work/ps.json" ||
+    fail "seerpredict on the blend of four runs and the cost"
+cp "$work/run_s/perfsage_s2.seer" "$work/s2_before.seer"
+run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run_s" --epochs 3 -o "$work/ts3.seer" --seeds 1,2,3 --keep \
+    > "$work/run_s3.out" 2>&1 || { cat "$work/run_s3.out"; fail "--keep with --seeds 1,2,3 failed"; }
+[ "$(grep -c ": kept" "$work/run_s3.out")" -eq 5 ] || { cat "$work/run_s3.out"; fail "--keep: not the four runs and the cost kept"; }
+cmp -s "$work/s2_before.seer" "$work/run_s/perfsage_s2.seer" || fail "--keep rewrote a kept run"
+[ -s "$work/run_s/perfsage_s3.seer" ] && [ -s "$work/run_s/gcn_s3.seer" ] || fail "--keep: seed 3 not trained"
+[ "$(wc -l < "$work/run_s/pair.list")" -eq 6 ] || fail "--seeds 1,2,3: the pair is not six runs"
+run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run_s" --epochs 4 -o "$work/ts4.seer" --seeds 1 --keep \
+    > "$work/run_s4.out" 2>&1 || { cat "$work/run_s4.out"; fail "--keep with --epochs 4 failed"; }
+grep -q ": kept" "$work/run_s4.out" && { cat "$work/run_s4.out"; fail "--keep kept a run of other settings"; }
 echo "test_cpu_predictor: OK"

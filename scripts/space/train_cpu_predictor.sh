@@ -2,7 +2,7 @@
 # A CPU predictor from one machine's design-space measurements, the shipped CPU recipe, one command.
 #
 #   sh scripts/space/train_cpu_predictor.sh --label DEVICE --measurements F[,F...] [--work DIR] [-o OUT.seer]
-#        [--epochs 120] [--infer-builder 2] [--target roofline_light]
+#        [--epochs 120] [--infer-builder 2] [--target roofline_light] [--seeds 1,2,3] [--jobs 2] [--keep]
 #   sh scripts/space/train_cpu_predictor.sh --label DEVICE --h5 TRAIN.h5 --members PAIR.seer [--work DIR] [-o OUT.seer]
 #
 # The recipe is predictors/cpu_epyc.seer's (predictors/README.md):
@@ -21,6 +21,13 @@
 # --target T trains the pair and the cost with [model] target = T (roofline, roofline_weights or
 # roofline_light: the light operators' bytes priced apart; configs/README.md) instead of the
 # recipe's (the pair roofline, the cost roofline_weights); the cost is then WORK/cost.seer.
+# --seeds S[,S...] trains the pair once per seed (train.seed; the split stays the same), the runs
+# WORK/perfsage, WORK/gcn for seed 1 and WORK/perfsage_sS, WORK/gcn_sS for the others, all at equal
+# weight in WORK/pair.seer: one training of the recipe is a draw (benchmarks/deep_retrain.md), their
+# mean is steadier. --jobs N trains up to N runs at once (one thread each: pin nothing else there).
+# --keep keeps every run already in WORK whose dataset (WORK/DEVICE.h5's SHA-256, the same data
+# written again is the same bytes) and settings are this call's (WORK/NAME.data records them), so an
+# interrupted call resumes and more seeds add to the runs made before; anything else is retrained.
 # With --measurements it then scores OUT on the held-out test architectures of step 2 (the runs'
 # test_predictions.csv), prints MAPE and Spearman per label, and writes OUT's card beside it (OUT
 # with .md for .seer: device, metrics, machine, data, those figures).
@@ -31,10 +38,10 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 PY=${PYTHON:-$(command -v /usr/bin/python3 || echo python3)}
-LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2 TARGET=
+LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2 TARGET= SEEDS=1 JOBS=1 KEEP=0
 ARGS="$*"
 while [ $# -gt 0 ]; do
-    case "$1" in -h|--help) ;; -*) [ $# -ge 2 ] || { echo "train_cpu_predictor: $1 needs a value (--help)" >&2; exit 2; } ;; esac
+    case "$1" in -h|--help|--keep) ;; -*) [ $# -ge 2 ] || { echo "train_cpu_predictor: $1 needs a value (--help)" >&2; exit 2; } ;; esac
     case "$1" in
     -h|--help) usage; exit 0 ;;
     --label) LABEL=$2; shift 2 ;;
@@ -45,6 +52,9 @@ while [ $# -gt 0 ]; do
     --epochs) EPOCHS=$2; shift 2 ;;
     --infer-builder) BUILDER=$2; shift 2 ;;
     --target) TARGET=$2; shift 2 ;;
+    --seeds) SEEDS=$2; shift 2 ;;
+    --jobs) JOBS=$2; shift 2 ;;
+    --keep) KEEP=1; shift ;;
     -o) OUT=$2; shift 2 ;;
     *) echo "train_cpu_predictor: unknown argument $1 (--help)" >&2; exit 2 ;;
     esac
@@ -52,6 +62,10 @@ done
 die() { echo "train_cpu_predictor: $*" >&2; exit 1; }
 case "$EPOCHS" in ""|*[!0-9]*|0) die "--epochs $EPOCHS: a positive whole number" ;; esac
 case "$BUILDER" in ""|*[!0-9]*|0) die "--infer-builder $BUILDER: a positive whole number" ;; esac
+case "$JOBS" in ""|*[!0-9]*|0) die "--jobs $JOBS: a positive whole number" ;; esac
+case ",$SEEDS," in *,,*|*[!0-9,]*) die "--seeds $SEEDS: whole numbers separated by commas (e.g. 1,2,3)" ;; esac
+[ "$(echo "$SEEDS" | tr ',' '\n' | sort | uniq -d)" = "" ] || die "--seeds $SEEDS: a seed named twice"
+[ "$(echo "$SEEDS" | tr ',' ' ' | wc -w)" -le 7 ] || die "--seeds $SEEDS: at most 7 (an ensemble holds 16 members: two runs per seed and the cost)"
 case "$TARGET" in ""|roofline|roofline_weights|roofline_light) ;; *) die "--target $TARGET: roofline, roofline_weights or roofline_light" ;; esac
 PAIR_SET= COST=cost5 COST_TARGET=roofline_weights
 [ -z "$TARGET" ] || PAIR_SET="--set model.target=$TARGET" COST=cost COST_TARGET=$TARGET
@@ -76,16 +90,35 @@ mkdir -p "$WORK"
 t0=$(date +%s)
 LABELS="${LABEL}_train_ms,${LABEL}_infer_ms,${LABEL}_train_mb,${LABEL}_infer_mb"
 # train runs of configs/cpu_xeon.ini on DATA with these labels and split: train NAME FRAC VAL [--set ...]
+# (with --keep, a run made before on the same dataset with the same settings is kept)
 train() {
     name=$1 tf=$2 vf=$3
     shift 3
+    key="$(sha256sum < "$H5" | cut -c1-64) $LABELS $tf $vf $EPOCHS $*"
+    if [ "$KEEP" = 1 ] && [ -s "$WORK/$name.seer" ] && [ "$(cat "$WORK/$name.data" 2>/dev/null)" = "$key" ]; then
+        echo "train_cpu_predictor:   $name: kept (--keep: $WORK/$name.seer, the same dataset and settings)"
+        return 0
+    fi
+    rm -f "$WORK/$name.data"
     "$BUILD/seertrain" "$ROOT/configs/cpu_xeon.ini" --quiet --set "data.path=$H5" --set "data.labels=$LABELS" \
         --set "data.train_frac=$tf" --set "data.val_frac=$vf" --set "train.epochs=$EPOCHS" --set train.threads=1 \
         --set "output.dir=$WORK" --set "output.run=$name" --set output.plot=0 "$@" > "$WORK/$name.log" 2>&1 \
         || die "training $name failed; see $WORK/$name.log"
     "$BUILD/seerexport" "$WORK/$name" -o "$WORK/$name.seer" > "$WORK/$name.export.log" 2>&1 \
         || die "seerexport $name failed; see $WORK/$name.export.log"
+    echo "$key" > "$WORK/$name.data"
     echo "train_cpu_predictor:   $name: $(grep 'mean MAPE' "$WORK/$name.log" || echo 'no summary line')"
+}
+# pair RECIPE SEED: one run of the pair (the name: RECIPE for seed 1, RECIPE_sSEED for the others)
+pair() {
+    name=$1
+    [ "$2" = 1 ] || name=$1_s$2
+    # shellcheck disable=SC2086 # PAIR_SET: empty, or one --set pair
+    case "$1" in
+    perfsage) train "$name" $TF $VF $PAIR_SET --set "train.seed=$2" ;;
+    gcn) train "$name" $TF $VF $PAIR_SET --set "train.seed=$2" --set model.name=gcn --set model.hidden=128 \
+        --set model.blocks=3 --set model.head_hidden=64 --set model.readout=pooled ;;
+    esac
 }
 if [ -n "$MEAS" ]; then
     H5=$WORK/$LABEL.h5
@@ -94,15 +127,38 @@ if [ -n "$MEAS" ]; then
         --measurements "$MEAS" -o "$H5" --label-prefix "$LABEL" --infer-builder "$BUILDER" --onnx-dir "$WORK/onnx" \
         --card "$WORK/${LABEL}_card.md" --seerconvert "$BUILD/seerconvert" > "$WORK/dataset.log" 2>&1 \
         || die "make_dataset.py failed; see $WORK/dataset.log"
-    echo "train_cpu_predictor: 2/4 PerfSAGE and GCN, $EPOCHS epochs each"
+    NRUNS=$(( $(echo "$SEEDS" | tr ',' ' ' | wc -w) * 2 ))
+    echo "train_cpu_predictor: 2/4 PerfSAGE and GCN, $EPOCHS epochs each, seed $SEEDS: $NRUNS runs, $JOBS at a time"
     TF=0.8 VF=0.1
-    # shellcheck disable=SC2086 # PAIR_SET: empty, or one --set pair
-    train perfsage $TF $VF $PAIR_SET
-    # shellcheck disable=SC2086
-    train gcn $TF $VF $PAIR_SET --set model.name=gcn --set model.hidden=128 --set model.blocks=3 \
-        --set model.head_hidden=64 --set model.readout=pooled
+    # the GCNs first (the longer runs), at most JOBS at once; a run that fails says so in its own
+    # line and leaves no WORK/NAME.data, which the check after the last one reads
+    n=0
+    for r in gcn perfsage; do
+        for sd in $(echo "$SEEDS" | tr ',' ' '); do
+            if [ "$JOBS" -gt 1 ]; then
+                pair "$r" "$sd" &
+                n=$((n + 1))
+                [ "$n" -lt "$JOBS" ] || { wait; n=0; }
+            else
+                pair "$r" "$sd"
+            fi
+        done
+    done
+    wait
+    # the members in seed order, PerfSAGE first (the first member's range and provenance are the
+    # ensemble's): WORK/pair.list
+    : > "$WORK/pair.list"
+    for sd in $(echo "$SEEDS" | tr ',' ' '); do
+        for r in perfsage gcn; do
+            name=$r
+            [ "$sd" = 1 ] || name=${r}_s$sd
+            [ -s "$WORK/$name.data" ] || die "training $name failed; see $WORK/$name.log"
+            echo "$WORK/$name.seer" >> "$WORK/pair.list"
+        done
+    done
     MEMBERS=$WORK/pair.seer
-    "$BUILD/seerexport" --ensemble "$WORK/perfsage.seer" "$WORK/gcn.seer" -o "$MEMBERS" > "$WORK/pair.log" 2>&1 \
+    # shellcheck disable=SC2046 # one file per run, no spaces in WORK's names
+    "$BUILD/seerexport" --ensemble $(cat "$WORK/pair.list") -o "$MEMBERS" > "$WORK/pair.log" 2>&1 \
         || die "seerexport --ensemble failed; see $WORK/pair.log"
 else
     TF=0.9 VF=0.05 # a training set whose test architectures were held out before (cross_device.py)
@@ -117,11 +173,13 @@ if [ -n "$MEAS" ]; then
     "$BUILD/seerpredict" "$OUT" "$H5" --predictions "$WORK/all.csv" > "$WORK/all.log" 2>&1 \
         || die "seerpredict on $H5 failed; see $WORK/all.log"
     CARD=${OUT%.seer}.md
-    "$PY" - "$WORK/all.csv" "$WORK/perfsage/test_predictions.csv" "$LABELS" "$CARD" "$WORK/${LABEL}_card.md" \
-        "$MEAS" "$ARGS" "$EPOCHS" "${TARGET:-}" <<'EOF' || die "scoring the held-out graphs or writing $CARD failed"
+    FIRST=perfsage
+    [ "${SEEDS%%,*}" = 1 ] || FIRST=perfsage_s${SEEDS%%,*}
+    "$PY" - "$WORK/all.csv" "$WORK/$FIRST/test_predictions.csv" "$LABELS" "$CARD" "$WORK/${LABEL}_card.md" \
+        "$MEAS" "$ARGS" "$EPOCHS" "${TARGET:-}" "$SEEDS" <<'EOF' || die "scoring the held-out graphs or writing $CARD failed"
 import csv, json, os, sys, time
 import numpy as np
-allcsv, testcsv, labels, card, dcard, meas, args, epochs, target = sys.argv[1:10]
+allcsv, testcsv, labels, card, dcard, meas, args, epochs, target, seeds = sys.argv[1:11]
 pred = {r["name"]: r for r in csv.DictReader(open(allcsv))}  # the blend's predictions
 test = list(csv.DictReader(open(testcsv)))  # the held-out graphs, measured labels
 rows = []
@@ -153,9 +211,11 @@ data = [l for l in open(dcard).read().splitlines()
         if l.startswith(("- graphs", "- families", "- FLOPs per graph", "- timing spread", "- out of memory"))]
 L = ["# %s: a CPU predictor for `%s`" % (name, dev), "",
      "Made on %s by `sh scripts/space/train_cpu_predictor.sh %s`: configs/cpu_xeon.ini's PerfSAGE (additive "
-     "readout) and GCN, %s epochs each, 80/10/10 by architecture, joined by `seerexport --ensemble` at half the "
+     "readout) and GCN, %s epochs each%s, 80/10/10 by architecture, joined by `seerexport --ensemble` at half the "
      "weight, and the roofline cost alone (`[model] name = cost`, `target = %s`) at the other half: %s." % (
-         time.strftime("%Y-%m-%d"), args, epochs, target or "roofline_weights",
+         time.strftime("%Y-%m-%d"), args, epochs,
+         "" if "," not in seeds else ", each trained with seeds %s (%d runs at equal weight)" % (
+             seeds.replace(",", ", "), 2 * len(seeds.split(","))), target or "roofline_weights",
          "the recipe of `predictors/cpu_epyc.seer`" if not target else
          "the recipe of `predictors/cpu_epyc.seer` with every part on `target = %s`" % target), "",
      "- Device `%s`: %s; the batch is an input (`seerpredict NET.onnx --device %s --batch 1,16`)." % (
