@@ -90,7 +90,9 @@ mkdir -p "$WORK"
 t0=$(date +%s)
 LABELS="${LABEL}_train_ms,${LABEL}_infer_ms,${LABEL}_train_mb,${LABEL}_infer_mb"
 # train runs of configs/cpu_xeon.ini on DATA with these labels and split: train NAME FRAC VAL [--set ...]
-# (with --keep, a run made before on the same dataset with the same settings is kept)
+# (with --keep, a run made before on the same dataset with the same settings is kept; with CHECK=1
+# it only says whether it would be: 0 kept, 1 to train)
+CHECK=0
 train() {
     name=$1 tf=$2 vf=$3
     shift 3
@@ -99,6 +101,7 @@ train() {
         echo "train_cpu_predictor:   $name: kept (--keep: $WORK/$name.seer, the same dataset and settings)"
         return 0
     fi
+    [ "$CHECK" = 0 ] || return 1
     rm -f "$WORK/$name.data"
     "$BUILD/seertrain" "$ROOT/configs/cpu_xeon.ini" --quiet --set "data.path=$H5" --set "data.labels=$LABELS" \
         --set "data.train_frac=$tf" --set "data.val_frac=$vf" --set "train.epochs=$EPOCHS" --set train.threads=1 \
@@ -130,19 +133,27 @@ if [ -n "$MEAS" ]; then
     NRUNS=$(( $(echo "$SEEDS" | tr ',' ' ' | wc -w) * 2 ))
     echo "train_cpu_predictor: 2/4 PerfSAGE and GCN, $EPOCHS epochs each, seed $SEEDS: $NRUNS runs, $JOBS at a time"
     TF=0.8 VF=0.1
-    # the GCNs first (the longer runs), at most JOBS at once; a run that fails says so in its own
-    # line and leaves no WORK/NAME.data, which the check after the last one reads
-    n=0
+    # the runs to train (the kept ones said so), the GCNs first (the longer runs), dealt in turn to
+    # JOBS lanes that each train theirs one after another; a run that fails says so in its own line
+    # and leaves no WORK/NAME.data, which the check after the last one reads
+    TODO=
+    CHECK=1
     for r in gcn perfsage; do
         for sd in $(echo "$SEEDS" | tr ',' ' '); do
-            if [ "$JOBS" -gt 1 ]; then
-                pair "$r" "$sd" &
-                n=$((n + 1))
-                [ "$n" -lt "$JOBS" ] || { wait; n=0; }
-            else
-                pair "$r" "$sd"
-            fi
+            pair "$r" "$sd" || TODO="$TODO $r:$sd"
         done
+    done
+    CHECK=0
+    lane=0
+    while [ "$lane" -lt "$JOBS" ]; do
+        (
+            i=0
+            for rs in $TODO; do
+                [ $((i % JOBS)) != "$lane" ] || pair "${rs%:*}" "${rs#*:}"
+                i=$((i + 1))
+            done
+        ) &
+        lane=$((lane + 1))
     done
     wait
     # the members in seed order, PerfSAGE first (the first member's range and provenance are the
