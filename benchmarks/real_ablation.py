@@ -12,7 +12,8 @@ the geometric mean of the two passes where both exist) as `seerpredict` predicts
                        data, e.g. h: specs_h.jsonl, networks of one stage style throughout);
   --vs KEY=VALUE       arm B trains with these seertrain overrides (e.g. model.target=roofline_weights);
   --score NAME=F.seer  no training: score predictor files already made (repeat it; --device names
-                       their labels, e.g. a shipped file against its retrained candidate).
+                       their labels, e.g. a shipped file against its retrained candidate);
+                       --judge NETS|ADDEDn scores the networks a rule named apart, out of the others.
 
 The networks of real_networks.py's ADDED4 (timm's) are left out (--include-held-out scores them
 too): they were set aside, before they were measured, to judge a change to the shipped EPYC
