@@ -35,6 +35,7 @@ bad "whole numbers separated by commas" --label cpu_x --seeds 1,,2 --measurement
 bad "a seed named twice" --label cpu_x --seeds 2,1,2 --measurements "$script"
 bad "at most 7" --label cpu_x --seeds 1,2,3,4,5,6,7,8 --measurements "$script"
 bad "positive whole number" --label cpu_x --jobs 0 --measurements "$script"
+bad "use it with --measurements" --label cpu_x --seeds 1,2 --h5 "$script" --members "$script"
 
 # the pipeline on the first 240 lines of the 2.6 GHz Xeon's measurements (80 architectures, builder 2)
 head -n 240 "$root/datasets/space_cpu/measurements_xeon26.jsonl" > "$work/m.jsonl"

@@ -78,6 +78,7 @@ if [ -n "$MEAS" ]; then
     for f in $(echo "$MEAS" | tr ',' ' '); do [ -s "$f" ] || die "--measurements: $f: no such file (measure.py writes it)"; done
 else
     [ -n "$H5" ] && [ -n "$MEMBERS" ] || die "give --measurements F[,F...], or --h5 TRAIN.h5 with --members PAIR.seer"
+    [ "$SEEDS" = 1 ] || die "--seeds trains the pair, which --members gives: use it with --measurements"
     [ -s "$H5" ] || die "--h5 $H5: no such file"
     [ -s "$MEMBERS" ] || die "--members $MEMBERS: no such file"
 fi
