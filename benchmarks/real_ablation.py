@@ -117,20 +117,42 @@ def real_truth(a):
     """{(net, batch): {metric: measured}}, the geometric mean of the passes that measured it; exits
     when a network measured has no ONNX export under --onnx."""
     first, second = rn.measured(a.real), rn.measured(a.real2) if os.path.exists(a.real2) else {}
+    ref = ref_scale(a)
     out = {}
     for k, r in first.items():
         if "train_time_ms" not in r or (k[0] in rn.ADDED4 and not a.include_held_out):
             continue
-        y = {m: r[rn.FIELDS[m]] for m in rn.METRICS}
+        y = {m: r[rn.FIELDS[m]] * ref(r, m) for m in rn.METRICS}
         x = second.get(k)
         if x and "train_time_ms" in x:
-            y = {m: (y[m] * x[rn.FIELDS[m]]) ** 0.5 for m in rn.METRICS}
+            y = {m: (y[m] * x[rn.FIELDS[m]] * ref(x, m)) ** 0.5 for m in rn.METRICS}
         out[k] = y
     missing = sorted({n for n, b in out if not os.path.exists(os.path.join(a.onnx, n + ".onnx"))})
     if missing:
         sys.exit("real_ablation.py: no ONNX export of %s under %s: run benchmarks/real_networks.py "
                  "--report-only once (it exports every network there)" % (", ".join(missing), a.onnx))
     return out
+
+
+def ref_scale(a):
+    """--ref-normalize POWER: a line's time scaled by (the median ref_ms of the design-space lines
+    of --measurements / the line's ref_ms)^POWER, make_dataset.py --ref-normalize's scaling, as if
+    every real network had been timed when the machine ran at the training data's typical speed;
+    memory unscaled. Without it: 1."""
+    if not a.ref_normalize:
+        return lambda r, m: 1.0
+    refs = [r["ref_ms"] for r in rn.json_lines(a.measurements) if r.get("ref_ms")]
+    if not refs:
+        sys.exit("real_ablation.py: --ref-normalize: no ref_ms in %s" % a.measurements)
+    mid = float(np.median(refs))
+
+    def scale(r, m):
+        if not m.endswith("_ms"):
+            return 1.0
+        if not r.get("ref_ms"):
+            sys.exit("real_ablation.py: --ref-normalize: %s batch %s has no ref_ms" % (r["name"], r["batch"]))
+        return (mid / r["ref_ms"]) ** a.ref_normalize
+    return scale
 
 
 def real_h5(a, truth, device="cpu_epyc", name="real"):
@@ -300,6 +322,9 @@ def main():
     ap.add_argument("--score", action="append", default=[], metavar="NAME=FILE.seer",
                     help="no training: score these predictor files (repeat it), labels of --device")
     ap.add_argument("--device", default="cpu_xeon26", help="with --score: the files' device name")
+    ap.add_argument("--ref-normalize", type=float, default=0, metavar="POWER",
+                    help="scale each real line's times by (median ref_ms of --measurements / its ref_ms)^POWER "
+                         "(make_dataset.py --ref-normalize's scaling); 0: as measured")
     ap.add_argument("--judge", default="", metavar="NETS",
                     help="with --score: these networks apart (names, or a group of real_networks.py such "
                          "as ADDED8: the networks a rule named to judge a candidate) and out of 'the others'")
@@ -450,7 +475,9 @@ def score_files(a):
             " ".join("--score " + kv for kv in a.score), a.device,
             " --include-held-out" if a.include_held_out else "",
             "".join(" --%s %s" % (k, os.path.relpath(getattr(a, k), ROOT)) for k in ("real", "real2")) +
-            (" --judge " + a.judge if a.judge else ""), time.strftime("%Y-%m-%d"), machine()), "",
+            (" --judge " + a.judge if a.judge else "") +
+            (" --ref-normalize %g --measurements %s" % (a.ref_normalize, os.path.relpath(a.measurements, ROOT))
+             if a.ref_normalize else ""), time.strftime("%Y-%m-%d"), machine()), "",
          "Scored on %d real networks (%d configurations at batch %s; measured: the geometric mean of `%s` and "
          "`%s` where both have it). Cells: MAPE %%; the two predicted / measured columns are medians. The 12 deep "
          "nets (a stage of more than four blocks, named before `specs_d.jsonl` was measured): %s.%s" % (
