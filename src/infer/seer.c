@@ -584,14 +584,18 @@ static seer_status predict_ridge(const seer_model *m, const seer_graph *gs, int6
     return SEER_OK;
 }
 
-/* Member i's predictions of gs, seen through its own op table. */
+static seer_status predict_checked(const seer_model *m, const seer_graph *gs, int64_t count,
+                                   double *out, char *err, size_t err_len);
+
+/* Member i's predictions of gs, seen through its own op table (gs checked against the ensemble,
+ * whose members share its schema: not again for each member). */
 static seer_status predict_member(const seer_model *m, int i, const seer_graph *gs, int64_t count,
                                   double *out, char *err, size_t err_len) {
     int32_t *ops;
     int bad;
     seer_graph *view = member_view(m->members[i], gs, count, &ops, &bad);
     seer_status st = bad ? fail(SEER_ERR_NOMEM, err, err_len, "member without an Other operator, or out of memory")
-                         : seer_predict_batch(m->members[i], view ? view : gs, count, out, err, err_len);
+                         : predict_checked(m->members[i], view ? view : gs, count, out, err, err_len);
     free(view), free(ops);
     return st;
 }
@@ -640,6 +644,13 @@ seer_status seer_predict_batch(const seer_model *m, const seer_graph *gs, int64_
     seer_err e = {{0}};
     for (int64_t i = 0; i < count; i++)
         if (check_graph(m, &gs[i], i, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
+    return predict_checked(m, gs, count, out, err, err_len);
+}
+
+/* seer_predict_batch after its checks. */
+static seer_status predict_checked(const seer_model *m, const seer_graph *gs, int64_t count,
+                                   double *out, char *err, size_t err_len) {
+    seer_err e = {{0}};
     if (m->n_members) return predict_ensemble(m, gs, count, out, err, err_len);
     if (m->closed) {
         if (predict_ridge(m, gs, count, out)) return fail(SEER_ERR_NOMEM, err, err_len, "out of memory");
