@@ -166,6 +166,19 @@ ADDED8 = {
     "timm-efficientformerv2_l": (224, {}), "timm-coatnet_0_224": (224, {}), "timm-regnetv_040": (224, {}),
     "timm-res2net50d": (224, {}), "timm-resnetv2_50": (224, {}), "timm-selecsls42": (224, {}),
 }
+# named on 2026-12-03 (afternoon), before any was measured, on this CPU (the 2.6 GHz Xeon), for the
+# next candidate for cpu_xeon26.seer, whichever it is and on whatever machine it is trained (later
+# sessions may not have this CPU to measure on): the first candidate scored on them is judged by
+# the Ninth CPU run's rule with these in ADDED8's place, its scoring committed whatever it says,
+# and the group is spent then (datasets/space_cpu/README.md, "For the next candidate"). The set, by
+# the rule of ADDED6 and ADDED8 one size up: every model of benchmarks/onnx_coverage_timm.md read
+# by seerconvert with more than 10 and at most 20 GFLOPs at batch 1, not among the networks above
+# (timm's inception_v3 left out: torchvision's design, measured), at the model's own input side.
+ADDED9 = {
+    "timm-cait_s24_224": (224, {}), "timm-coat_mini": (224, {}), "timm-nextvit_base": (224, {}),
+    "timm-nfnet_f0": (192, {}), "timm-twins_svt_base": (224, {}), "timm-vovnet39a": (224, {}),
+    "timm-legacy_xception": (299, {}), "timm-xception41": (299, {}),
+}
 # (name, networks, what they tested) in the order they were added; the first group is every network
 # of NETS in none of the later ones
 BATCHES_OF_NETS = [("first", None, ""),
@@ -185,7 +198,9 @@ BATCHES_OF_NETS = [("first", None, ""),
                    ("VGGs held out", ADDED7, "on 2026-12-03 (`ADDED7`, the torchvision VGGs never measured, named "
                                              "before they were), to judge the retrain with VGG-style classifiers"),
                    ("timm held out", ADDED8, "on 2026-12-03 (`ADDED8`, timm's models of 5 to 10 GFLOPs, named before "
-                                             "they were measured), to judge an ensemble of three trainings")]
+                                             "they were measured), to judge an ensemble of three trainings"),
+                   ("timm, 10-20 GFLOPs, held out", ADDED9, "on 2026-12-03 (`ADDED9`, timm's models of 10 to 20 GFLOPs, "
+                                                            "named before they were measured), for the next candidate")]
 NETS.update(ADDED)
 NETS.update(ADDED2)
 NETS.update(ADDED3)
@@ -194,6 +209,7 @@ NETS.update(ADDED5)
 NETS.update(ADDED6)
 NETS.update(ADDED7)
 NETS.update(ADDED8)
+NETS.update(ADDED9)
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
 SPREAD_WARN = 1.5  # seerpredict's warning threshold on the members' spread (SEER_SPREAD_WARN)
 REF_POWER = 0.6  # make_dataset.py --ref-normalize's power that scripts/measure/ref_check.py measured
