@@ -118,9 +118,12 @@ def real_truth(a):
     when a network measured has no ONNX export under --onnx."""
     first, second = rn.measured(a.real), rn.measured(a.real2) if os.path.exists(a.real2) else {}
     ref = ref_scale(a)
+    judged = judge_set(a)
     out = {}
     for k, r in first.items():
         if "train_time_ms" not in r or (k[0] in rn.ADDED4 and not a.include_held_out):
+            continue
+        if k[0] in rn.HELD_OUT and k[0] not in judged:  # scored only by the --judge they wait for
             continue
         y = {m: r[rn.FIELDS[m]] * ref(r, m) for m in rn.METRICS}
         x = second.get(k)
@@ -132,6 +135,20 @@ def real_truth(a):
         sys.exit("real_ablation.py: no ONNX export of %s under %s: run benchmarks/real_networks.py "
                  "--report-only once (it exports every network there)" % (", ".join(missing), a.onnx))
     return out
+
+
+def judge_set(a):
+    """The networks --judge names (names, or groups of real_networks.py such as ADDED8)."""
+    judged = set()
+    for n in (x for x in getattr(a, "judge", "").split(",") if x):
+        g = getattr(rn, n, None) if n.startswith("ADDED") else None
+        if isinstance(g, dict):
+            judged |= set(g)
+        elif n in rn.NETS:
+            judged.add(n)
+        else:
+            sys.exit("real_ablation.py: --judge %s: neither a network nor a group of real_networks.py" % n)
+    return judged
 
 
 def ref_scale(a):
@@ -455,15 +472,7 @@ def score_files(a):
     if not os.path.exists(a.real):
         sys.exit("real_ablation.py: %s missing (see --help)" % a.real)
     truth = real_truth(a)
-    judged = set()
-    for n in (x for x in a.judge.split(",") if x):
-        g = getattr(rn, n, None) if n.startswith("ADDED") else None
-        if isinstance(g, dict):
-            judged |= set(g)
-        elif n in rn.NETS:
-            judged.add(n)
-        else:
-            sys.exit("real_ablation.py: --judge %s: neither a network nor a group of real_networks.py" % n)
+    judged = judge_set(a)
     unmeasured = sorted(judged - {n for n, b in truth})
     if unmeasured:
         sys.exit("real_ablation.py: --judge: %s not measured in %s (real_networks.py --nets ... --measurements %s)" % (
