@@ -393,6 +393,21 @@ int main(int argc, char **argv) {
             for (int k = 0; k < M; k++)
                 CHECK(fabs(y[k] - sqrt(ym[0][k] * ym[1][k])) <= 1e-9 * y[k] && ym[0][k] != ym[1][k],
                       "ensemble metric %d: %g, members %g and %g", k, y[k], ym[0][k], ym[1][k]);
+            // the ensemble checks a graph once for all its members: a bad one is still refused
+            if (g.n_edges > 0) {
+                seer_graph bad_g = g;
+                int32_t *ei = malloc(sizeof(int32_t) * 2 * (size_t)g.n_edges);
+                memcpy(ei, g.edge_index, sizeof(int32_t) * 2 * (size_t)g.n_edges);
+                ei[1] = (int32_t)g.n_nodes; // names a node beyond the graph
+                bad_g.edge_index = ei;
+                CHECK(seer_predict(m, &bad_g, y, err, sizeof err) == SEER_ERR_INVALID && strstr(err, "outside"),
+                      "ensemble predicted a graph with an edge outside it: %s", err);
+                bad_g.node_x = NULL;
+                bad_g.edge_index = g.edge_index;
+                CHECK(seer_predict(m, &bad_g, y, err, sizeof err) == SEER_ERR_INVALID && strstr(err, "NULL"),
+                      "ensemble predicted a graph without node features: %s", err);
+                free(ei);
+            }
             CHECK(!strcmp(seer_info(m, "model"), "ensemble") && !strcmp(seer_info(m, "dataset"), "test") &&
                       seer_n_metrics(m) == M && !strcmp(seer_metric_name(m, 0), "train_time_ms"),
                   "ensemble metadata");
