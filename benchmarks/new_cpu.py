@@ -357,7 +357,7 @@ def main():
             for pk, p in got.items():
                 row[pk] = p[b][1]
                 row[pk + "_in_range"] = p[b][2]
-                row[pk + "_spread"] = p[b][5]
+                row[pk + "_disagree"] = {m: p[b][5][m] > p[b][7][m] for m in p[b][5]}
             o = other.get((n, b))
             if o and "train_time_ms" in o:
                 row["other"] = {m: o[rn.FIELDS[m]] for m in METRICS}
@@ -430,7 +430,8 @@ def main():
                     "%.1f / %.1f" % (score(rs, d)["train_ms"][0], score(rs, d)["infer_ms"][0]) for d in keys)))
     L += ["", "## Do the warnings tell?", "",
           "`seerpredict` warns when a network lies outside the training data (`in_range` false) and when an "
-          "ensemble's members disagree (largest over smallest prediction above %.1f). Time MAPE %% (training step / "
+          "ensemble's members disagree (largest over smallest prediction above the file's threshold per metric, "
+          "%.1f where it sets none). Time MAPE %% (training step / "
           "inference) of each predictor as shipped where it warned and where it did not, with the configurations "
           "of each (the spread is per metric, so its counts are training step / inference)." % rn.SPREAD_WARN, "",
           "| predictor | in range | outside | members agree | members disagree |", "|---|---|---|---|---|"]
@@ -444,8 +445,9 @@ def main():
             return "%s (%s)" % (" / ".join(parts), " / ".join(counts) if counts[0] != counts[1] else counts[0])
         L.append("| `%s` | %s | %s | %s | %s |" % (
             pk, cell(lambda r, m: r[pk + "_in_range"]), cell(lambda r, m: not r[pk + "_in_range"]),
-            cell(lambda r, m: r[pk + "_spread"][m] <= rn.SPREAD_WARN),
-            cell(lambda r, m: r[pk + "_spread"][m] > rn.SPREAD_WARN)))
+            cell(lambda r, m: not r[pk + "_disagree"][m]),
+            cell(lambda r, m: r[pk + "_disagree"][m])))
+
     L += ["", "## Each network", "", "Measured on the new CPU, and each predictor's error as shipped (%).", "",
           "| network | batch | GFLOPs | train ms | infer ms | train MB | " +
           " | ".join("`%s` train / infer / MB" % d for d in keys) + " |", "|---|---|---|---|---|---|" + "---|" * len(keys)]

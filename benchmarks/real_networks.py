@@ -214,7 +214,7 @@ NETS.update(ADDED9)
 # real_ablation.py leave them out
 HELD_OUT = set(ADDED9)
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
-SPREAD_WARN = 1.5  # seerpredict's warning threshold on the members' spread (SEER_SPREAD_WARN)
+SPREAD_WARN = 1.5  # libseer's SEER_SPREAD_WARN: the members-disagree threshold of a file that sets none
 REF_POWER = 0.6  # make_dataset.py --ref-normalize's power that scripts/measure/ref_check.py measured
 SHOTS = 5  # networks measured to calibrate with (seercalibrate's factor per metric and batch)
 FIELDS = {"train_ms": "train_time_ms", "infer_ms": "infer_time_ms", "train_mb": "train_mem_mb",
@@ -310,7 +310,8 @@ class _NoNvml:
 def predict(a, onnx, batches):
     """seerpredict --json: per batch, (FLOPs, {metric: value}, in_range, [out-of-range names], their
     count, {metric: members' spread}, the distance outside the range: the largest over the
-    out-of-range features of how far beyond the training range they lie, in units of that range)."""
+    out-of-range features of how far beyond the training range they lie, in units of that range,
+    {metric: the spread above which seerpredict warns that the members disagree})."""
     r = subprocess.run([os.path.join(a.build, "seerpredict"), a.predictor, onnx, "--batch",
                         ",".join(map(str, batches)), "--json"], capture_output=True, text=True)
     if r.returncode != 0:
@@ -319,11 +320,12 @@ def predict(a, onnx, batches):
     for x in json.loads(r.stdout)["results"]:
         vals = {m: x["metrics"]["%s_%s" % (a.device, m)]["value"] for m in METRICS}
         names = ["%s %s" % (o["kind"], o["name"]) for o in x["out_of_range"]]
-        spread = x.get("member_spread") or {}
+        spread, warn = x.get("member_spread") or {}, x.get("member_spread_warn") or {}
         dist = max([max(o["value"] - o["hi"], o["lo"] - o["value"]) / max(o["hi"] - o["lo"], 1e-9)
                     for o in x["out_of_range"] if o["kind"] in ("node", "edge", "global")] or [0.0])
         out[x["batch"]] = (x["flops"], vals, x["in_range"], names, x["out_of_range_count"],
-                           {m: spread.get("%s_%s" % (a.device, m), 1.0) for m in METRICS}, dist)
+                           {m: spread.get("%s_%s" % (a.device, m), 1.0) for m in METRICS}, dist,
+                           {m: warn.get("%s_%s" % (a.device, m), SPREAD_WARN) for m in METRICS})
     return out
 
 
@@ -423,10 +425,11 @@ def main():
             r = meas.get((n, b))
             if not r or "train_time_ms" not in r or b not in p:
                 continue
-            flops, vals, in_range, names, count, spread, dist = p[b]
+            flops, vals, in_range, names, count, spread, dist, warn = p[b]
             rows.append({"name": n, "batch": b, "flops": flops, "y": {m: r[FIELDS[m]] for m in METRICS},
                          "pred": vals, "reg": {m: reg(m, flops, b) for m in METRICS},
-                         "in_range": in_range, "why": names, "count": count, "member_spread": spread, "dist": dist,
+                         "in_range": in_range, "why": names, "count": count, "member_spread": spread,
+                         "disagree": {m: spread[m] > warn[m] for m in METRICS}, "warn": warn, "dist": dist,
                          "spread": max(r["train_spread"], r["infer_spread"]), "ref_ms": r.get("ref_ms"),
                          "load": r.get("other_load")})
     again = measured(a.repeat) if a.repeat and os.path.exists(a.repeat) and \
@@ -601,16 +604,19 @@ def report(a, nets, batches, rows_all, errors, n_reg, meas):
         for m in METRICS:
             L.append("| %s | %s |" % (m, " | ".join("%s | %s" % (cell(rs, "pred", m), cell(rs, "reg", m))
                                                      for _, rs, _ in groups)))
+    warns = ", ".join("%s %.2f" % (m, rows[0]["warn"][m]) for m in METRICS) if rows else "-"
     L += ["", "The ensemble's own doubt (`seerpredict --json` `member_spread`: its members' largest over "
-          "smallest prediction; text output warns above %.1f): MAPE %% of the predictor where the members "
-          "agree (spread <= %.1f) and where they do not, with the configurations of each." % (SPREAD_WARN, SPREAD_WARN),
+          "smallest prediction; seerpredict warns above the file's threshold per metric, `member_spread_warn`: "
+          "%s): MAPE %% of the predictor where the members agree (no warning) and where they do not, with the "
+          "configurations of each." % warns,
           " The last column: the same for the distance outside the training range (how far the worst "
           "feature lies beyond it, in units of its range; 0 inside): does it rank the errors?",
           "", "| metric | members agree | members disagree | Spearman of spread and error | Spearman of distance "
           "outside the range and error |", "|---|---|---|---|---|"]
     for m in METRICS:
-        agree = [r for r in rows if r["member_spread"][m] <= SPREAD_WARN]
-        dis = [r for r in rows if r["member_spread"][m] > SPREAD_WARN]
+        agree = [r for r in rows if not r["disagree"][m]]
+        dis = [r for r in rows if r["disagree"][m]]
+
         mape = lambda rs: "%.1f (%d)" % (np.mean([ape(r["pred"][m], r["y"][m]) for r in rs]), len(rs)) if rs else "- (0)"  # noqa: E731
         sp = spearman(np.array([r["member_spread"][m] for r in rows]),
                       np.array([abs(np.log(r["pred"][m] / r["y"][m])) for r in rows])) if len(rows) > 2 else float("nan")

@@ -49,7 +49,7 @@ class _RangeItem(ctypes.Structure):
 
 _RANGE_KINDS = ("node", "edge", "global", "nodes", "edges", "metric", "op", "calibration")
 _RANGE_MAX = 64
-SPREAD_WARN = 1.5  # libseer's SEER_SPREAD_WARN: seerpredict warns where member_spread exceeds it
+SPREAD_WARN = 1.5  # libseer's SEER_SPREAD_WARN: the threshold of a file that sets none (Model.spread_warn)
 
 
 def _find(name):
@@ -97,6 +97,7 @@ def load_library(name="seer"):
                                      ctypes.c_char_p, E]),
             "seer_range_item_name": (S, [P, ctypes.POINTER(_RangeItem)]),
             "seer_member_spread": (I, [P, P, P, ctypes.c_char_p, E]),
+            "seer_spread_warn": (D, [P, I]),
         },
         "seeronnx": {
             "seer_onnx_load": (I, [S, I64, I, ctypes.POINTER(P), ctypes.c_char_p, E]),
@@ -247,13 +248,21 @@ class Model:
 
     def member_spread(self, node_x, edge_index, edge_x, global_x, node_op=None):
         """An ensemble's disagreement on one graph: {metric name: its members' largest prediction
-        over the smallest} (all 1 for a single model; seerpredict warns above SPREAD_WARN)."""
+        over the smallest} (all 1 for a single model; seerpredict warns where it exceeds
+        spread_warn)."""
         keep = []
         g = self._graph((node_x, edge_index, edge_x, global_x, node_op), keep)
         out, e = np.zeros(self.n_metrics), _err()
         if self._lib.seer_member_spread(self._m, ctypes.byref(g), out.ctypes.data, e, len(e)):
             raise SeerError(e.value.decode())
         return {name: float(v) for (name, _), v in zip(self.metrics, out)}
+
+    @property
+    def spread_warn(self):
+        """{metric name: the member spread above which seerpredict warns that the members
+        disagree}: the file's own thresholds (seerexport --spread-warn), else SPREAD_WARN."""
+        return {name: float(self._lib.seer_spread_warn(self._m, k)) for k, (name, _) in enumerate(self.metrics)}
+
 
     def remap_ops(self, ids, names, what="graph"):
         """Operator ids into the table `names`, renumbered into the model's by name; an operator

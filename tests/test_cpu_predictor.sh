@@ -74,6 +74,23 @@ assert isinstance(r["in_range"], bool), r
 assert d["model_info"]["target"] == "mixed", d["model_info"]  # the pair on roofline, the cost on roofline_weights
 print("resnet18 @ batch 4:", got, "in range:", r["in_range"])
 PY
+# the members-disagree line of each metric: the 99th percentile of the spread on the held-out
+# test graphs (recomputed here from the spreads and the test split), in the file and on the card
+"$python" - "$work/p.json" "$work/run/spreads.csv" "$work/run/perfsage/test_predictions.csv" "$work/t.md" <<'PY' ||
+import csv, json, sys
+import numpy as np
+warn = json.load(open(sys.argv[1]))["results"][0]["member_spread_warn"]
+sp = {r["name"]: r for r in csv.DictReader(open(sys.argv[2]))}
+test = [r["name"] for r in csv.DictReader(open(sys.argv[3]))]
+card = open(sys.argv[4]).read()
+assert len(test) > 10 and len(sp) > len(test)
+for m, w in warn.items():
+    q = max(1.01, np.quantile([float(sp[n][m]) for n in test], 0.99))
+    assert abs(w / q - 1) < 1e-3, (m, w, q)
+    assert "`%s` %.2f" % (m, q) in card, (m, q)
+print("members-disagree lines (q99 of the held-out spread):", warn)
+PY
+    fail "the members-disagree lines"
 # --target roofline_light: the pair and the cost all on the six-term cost (cost.seer, not cost5.seer)
 run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run_l" --epochs 3 -o "$work/tl.seer" --target roofline_light \
     > "$work/run_l.out" 2>&1 || { cat "$work/run_l.out"; fail "the pipeline with --target roofline_light failed"; }

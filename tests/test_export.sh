@@ -476,7 +476,7 @@ PY
     fail "a weighted ensemble's format version"
 expect_err "gives 3 weights for 2 files" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/m_int8.seer" --weights 1,2,3 -o "$work/x.seer"
 expect_err "give up to 16 positive numbers" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/m_int8.seer" --weights 1,-2 -o "$work/x.seer"
-expect_err "weighs the files of --ensemble" "$seerexport" "$work/m_fp32.seer" --weights 1 -o "$work/x.seer"
+expect_err "--weights and --spread-warn are options of --ensemble" "$seerexport" "$work/m_fp32.seer" --weights 1 -o "$work/x.seer"
 cp "$work/ensw.seer" "$work/ensw_bad.seer"
 "$python" "$here/hostile/ckpt_edit.py" "$work/ensw_bad.seer" ensemble.weights -1 0
 expect_err "ensemble.weights\[0\] = -1: a member's weight must be positive" \
@@ -535,6 +535,76 @@ for r, t in zip(res, blocks):
     assert bool(over) == bool(line) and all(m in line[0] for m in over), (over, line)
 print("the members' spread: warned exactly where it exceeds 1.5 (%s)" % [sorted(r["member_spread"].items()) for r in res])
 PY
+# --spread-warn: a threshold per metric, between the two results' spreads (each metric then warns
+# on one of them), written into a rewrite of the ensemble alone; the predictions stay the same
+# bits, JSON member_spread_warn gives the thresholds and the text warns exactly above them
+"$python" - "$work/allops_ens_ops.json" > "$work/spread_warn.txt" <<'PY' || fail "choosing thresholds"
+import json, math, sys
+res = json.load(open(sys.argv[1]))["results"]
+names = list(res[0]["member_spread"])
+print(",".join(repr(max(1.0001, math.sqrt(res[0]["member_spread"][m] * res[1]["member_spread"][m]))) for m in names))
+PY
+"$seerexport" --ensemble "$work/ens_ops.seer" --spread-warn "$(cat "$work/spread_warn.txt")" -o "$work/ens_sw.seer" >/dev/null ||
+    fail "seerexport --spread-warn on an ensemble alone"
+"$seerpredict" "$work/ens_sw.seer" "$allops" --batch 1,4 --json >"$work/allops_sw.json" || fail "seerpredict ens_sw.seer --json"
+"$seerpredict" "$work/ens_sw.seer" "$allops" --batch 1,4 >"$work/allops_sw.txt" || fail "seerpredict ens_sw.seer"
+"$python" - "$work/allops_ens_ops.json" "$work/allops_sw.json" "$work/allops_sw.txt" "$work/spread_warn.txt" <<'PY' ||
+import json, sys
+a, b = (json.load(open(p))["results"] for p in sys.argv[1:3])
+text, want = open(sys.argv[3]).read(), [float(v) for v in open(sys.argv[4]).read().split(",")]
+assert [x["metrics"] for x in a] == [y["metrics"] for y in b], "the rewrite changed a prediction"
+assert [x["member_spread"] for x in a] == [y["member_spread"] for y in b]
+names = list(b[0]["member_spread"])
+assert all(abs(y["member_spread_warn"][m] / w - 1) < 1e-5 for y in b for m, w in zip(names, want)), (b[0], want)
+assert a[0]["member_spread_warn"] == {m: 1.5 for m in names}, a[0]["member_spread_warn"]
+flagged = 0
+for r, t in zip(b, text.split("\n\n")):
+    over = sorted(m for m, v in r["member_spread"].items() if v > r["member_spread_warn"][m])
+    line = [l for l in t.splitlines() if "members disagree" in l]
+    assert bool(over) == bool(line) and all(m in line[0] for m in over), (over, line)
+    assert not line or all(m in over for m in names if m + " x" in line[0]), (over, line)
+    flagged += len(over)
+assert 0 < flagged < 2 * len(names), (flagged, b)
+print("--spread-warn: the same predictions, thresholds %s, warned exactly above them (%d of %d)" % (want, flagged, 2 * len(names)))
+PY
+    fail "--spread-warn"
+# seerpredict DATA.h5 --spreads: each graph's spread is its members' largest over smallest (the
+# members' own predictions), and the report gives the quantiles and the MAPE where it warns
+"$seerpredict" "$work/ens_sw.seer" "$work/some.h5" --spreads "$work/spreads.csv" --json > "$work/spreads.json" ||
+    fail "seerpredict --spreads"
+"$seerpredict" "$work/short.seer" "$work/some.h5" --predictions "$work/short.csv" >/dev/null || fail "short.seer on some.h5"
+"$python" - "$work/spreads.csv" "$work/short.csv" "$work/before.csv" "$work/spreads.json" "$work/spread_warn.txt" <<'PY' ||
+import csv, json, sys
+import numpy as np
+sp, s, f = (list(csv.DictReader(open(p))) for p in sys.argv[1:4])
+rep, want = json.load(open(sys.argv[4])), [float(v) for v in open(sys.argv[5]).read().split(",")]
+names = [k for k in sp[0] if k != "name"]
+assert len(sp) == len(s) == len(f) > 10 and "in_range" not in sp[0]
+worst = max(abs(float(r[m]) / (max(float(x[m]), float(y[m])) / min(float(x[m]), float(y[m]))) - 1)
+            for r, x, y in zip(sp, s, f) for m in names)
+assert worst < 1e-6, worst
+for m, w in zip(names, want):
+    v = np.array([float(r[m]) for r in sp])
+    q = rep["member_spread"][m]
+    assert abs(q["q99"] / np.quantile(v, 0.99) - 1) < 1e-5 and abs(q["median"] / np.median(v) - 1) < 1e-5, (m, q)
+    assert abs(q["warn"] / w - 1) < 1e-5
+    if m in rep["metrics"]:
+        assert rep["metrics"][m]["spread_flagged"] == int((v > w).sum()), (m, rep["metrics"][m])
+print("--spreads: the members' largest over smallest to %.1e; quantiles and flagged counts as numpy's" % worst)
+PY
+    fail "seerpredict --spreads"
+expect_err "--spreads .*not an ensemble" "$seerpredict" "$work/m_fp32.seer" "$work/some.h5" --spreads "$work/x.csv"
+expect_err "--spreads .*of a dataset" "$seerpredict" "$work/ens_sw.seer" "$allops" --spreads "$work/x.csv"
+expect_err "gives 3 values for 2 metrics" "$seerexport" --ensemble "$work/ens_ops.seer" --spread-warn 1.5,2,3 -o "$work/x.seer"
+expect_err "give one number above 1" "$seerexport" --ensemble "$work/ens_ops.seer" --spread-warn 0.9 -o "$work/x.seer"
+expect_err "one file is rewritten only when it is an ensemble" "$seerexport" --ensemble "$work/m_fp32.seer" --spread-warn 2 -o "$work/x.seer"
+expect_err "takes 2 to 16 .seer files" "$seerexport" --ensemble "$work/ens_ops.seer" -o "$work/x.seer"
+expect_err "--weights and --spread-warn are options of --ensemble" "$seerexport" "$work/run" --spread-warn 2 -o "$work/x.seer"
+cp "$work/ens_sw.seer" "$work/ens_sw_bad.seer"
+"$python" "$here/hostile/ckpt_edit.py" "$work/ens_sw_bad.seer" ensemble.spread_warn 0.5 0
+expect_err "ensemble.spread_warn\[0\] = 0.5: a threshold .* must be above 1" \
+    "$seerpredict" "$work/ens_sw_bad.seer" "$work/some.h5"
+
 expect_err "swapped.seer: its op table differs from member 0's" \
     "$seerexport" --ensemble "$work/short.seer" "$work/swapped.seer" -o "$work/x.seer"
 
@@ -558,7 +628,7 @@ expect_err "give FROM=TO" "$seercalibrate" "$work/m_fp32.seer" "$work/a100.h5" -
 expect_err "cpu_xeon.seer: predicts other metrics than member 0" \
     "$seerexport" --ensemble "$work/m_fp32.seer" "$here/../predictors/cpu_xeon.seer" -o "$work/x.seer"
 expect_err "members keep their dtype" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/m_int8.seer" -o "$work/x.seer" --dtype fp16
-expect_err "takes 2 to 16 .seer files \(got 1\)" "$seerexport" --ensemble "$work/m_fp32.seer" -o "$work/x.seer"
+expect_err "takes 2 to 16 .seer files \(got 1;" "$seerexport" --ensemble "$work/m_fp32.seer" -o "$work/x.seer"
 expect_err "trunc.seer: (truncated|corrupt)" "$seerexport" --ensemble "$work/m_fp32.seer" "$work/trunc.seer" -o "$work/x.seer"
 [ ! -e "$work/x.seer" ] && [ ! -e "$work/x.seer.check" ] || fail "a failed --ensemble left a file"
 echo "test_export.sh: all checks passed"

@@ -172,6 +172,15 @@ def main():
     spread = m.member_spread(*graphs[0])  # a single model: its one member agrees with itself
     check(sorted(spread) == sorted(n for n, _ in m.metrics) and set(spread.values()) == {1.0},
           "member_spread of a single model: %s" % spread)
+    check(m.spread_warn == {n: seer.SPREAD_WARN for n, _ in m.metrics}, "spread_warn of a single model: %s" % m.spread_warn)
+    # the shipped CPU ensemble sets its own thresholds (seerexport --spread-warn), one per metric
+    ens = seer.Model(shipped.replace("transfer_gpu.seer", "cpu_xeon26.seer"))
+    w = ens.spread_warn
+    check(sorted(w) == sorted(n for n, _ in ens.metrics) and all(1 < v < 3 and v != seer.SPREAD_WARN for v in w.values()),
+          "spread_warn of the shipped cpu_xeon26.seer: %s" % w)
+    print("spread_warn: %.1f for a single model; the shipped CPU ensemble's own: %s" % (
+        seer.SPREAD_WARN, ", ".join("%.2f" % v for v in w.values())))
+
     g = seer.onnx_graph(onnx_path, batch=8)
     check(relerr(m.predict(*g), list(res[1]["metrics"][n]["value"] for n, _ in m.metrics)) <= 1e-5,
           "onnx_graph arrays predict differently")

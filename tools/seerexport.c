@@ -1,9 +1,11 @@
 /* seerexport: a trained checkpoint -> the compact .seer predictor (and safetensors + JSON).
  *   seerexport CHECKPOINT|RUN_DIR -o model.seer [--dtype fp32|fp16|int8]
  *              [--safetensors model.safetensors]
- *   seerexport --ensemble A.seer B.seer [...] [--weights WA,WB,...] -o ensemble.seer
+ *   seerexport --ensemble A.seer B.seer [...] [--weights WA,WB,...] [--spread-warn V,...]
+ *              -o ensemble.seer
  * See --help. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,24 +38,34 @@ static void usage(FILE *f) {
           "                      of the geometric mean (normalised to sum 1; an ensemble given\n"
           "                      shares its weight among its members as its own weights do), e.g.\n"
           "                      a network's members and the roofline cost alone (model cost)\n"
-          "                      blended half and half. Without it every member weighs alike.\n",
+          "                      blended half and half. Without it every member weighs alike.\n"
+          "  --spread-warn V[,V...] with --ensemble: where the largest over the smallest member\n"
+          "                      prediction of a metric exceeds its V, seerpredict warns that the\n"
+          "                      members disagree (one V per metric, or one for all; each above 1;\n"
+          "                      default 1.5), e.g. each metric's 99th percentile of the spread on\n"
+          "                      held-out graphs (seerpredict ENSEMBLE DATA.h5 --spreads OUT.csv).\n"
+          "                      Given one ensemble alone, rewrites it with these thresholds: the\n"
+          "                      same members, weights and predictions.\n",
           f);
 }
 
 /* --ensemble: the members' files, whole, as byte tensors of one container; loaded back through
  * libseer (which checks that they agree) before it takes the output's name. An input that is an
  * ensemble itself contributes its members (each then weighs as much as any other member). */
-static int write_ensemble(char **paths, int n, const double *weights, const char *out) {
-    if (n < 2 || n > 16) {
-        fprintf(stderr, "seerexport: error: --ensemble takes 2 to 16 .seer files (got %d)\n", n);
+static int write_ensemble(char **paths, int n, const double *weights, const double *spread,
+                          int n_spread, const char *out) {
+    if (n < 1 || n > 16 || (n == 1 && !n_spread)) {
+        fprintf(stderr, "seerexport: error: --ensemble takes 2 to 16 .seer files (got %d; one "
+                        "ensemble alone with --spread-warn)\n", n);
         return 2;
     }
     seer_container c, *in = calloc((size_t)n, sizeof *in);
     seer_err err;
     char **bufs = calloc((size_t)n, sizeof *bufs), desc[4096], tmp[1200], msg[1024];
     size_t used = 0;
-    int rc = 1, k = 0; // k: members so far
-    double mw[16];     // the members' weights (with --weights)
+    int rc = 1, k = 0, M = 0;    // k: members so far; M: metrics
+    double mw[16];               // the members' weights (with --weights)
+    const ctr_kv *keep_w = NULL; // one ensemble alone: its weights, as they are
     ctr_init(&c, SEER_MODEL_MAGIC, SEER_MODEL_VERSION_PLAIN); // raised to its newest member's
     ctr_add_str(&c, "model.name", "ensemble");
     for (int i = 0; i < n; i++) {
@@ -68,6 +80,13 @@ static int write_ensemble(char **paths, int n, const double *weights, const char
             goto done;
         }
         int nested = !strcmp(seer_info(m, "model"), "ensemble");
+        M = seer_n_metrics(m);
+        if (n == 1 && !nested) {
+            fprintf(stderr, "seerexport: error: --ensemble %s: one file is rewritten only when it is "
+                            "an ensemble (give 2 to 16 models to join)\n", paths[0]);
+            seer_free(m);
+            goto done;
+        }
         if (used < sizeof desc)
             used += (size_t)snprintf(desc + used, sizeof desc - used, "%s %s (%s)",
                                      i ? "," : "", nested ? "the members of" : seer_info(m, "model"),
@@ -83,6 +102,11 @@ static int write_ensemble(char **paths, int n, const double *weights, const char
                 goto done;
             }
             count = *(const int64_t *)kv->data;
+            if (n == 1) { // rewritten: its description and weights stay as they are
+                const ctr_kv *d = ctr_find(&in[i], "info.ensemble");
+                if (d && d->type == KV_STR) snprintf(desc, sizeof desc, "%s", (const char *)d->data);
+                keep_w = ctr_find(&in[i], "ensemble.weights");
+            }
         }
         // this file's weight, shared among its members as its own weights do (else alike)
         const ctr_kv *iw = nested ? ctr_find(&in[i], "ensemble.weights") : NULL;
@@ -117,9 +141,20 @@ static int write_ensemble(char **paths, int n, const double *weights, const char
     }
     ctr_add_i64(&c, "ensemble.members", k);
     ctr_add_str(&c, "info.ensemble", desc);
-    if (weights) { // libseer before version 4 would weigh them alike: it must refuse the file
-        ctr_add_arr(&c, "ensemble.weights", KV_F64ARR, mw, k);
+    if (weights || keep_w) { // libseer before version 4 would weigh them alike: it must refuse the file
+        if (keep_w) ctr_add_arr(&c, "ensemble.weights", keep_w->type, keep_w->data, keep_w->n);
+        else ctr_add_arr(&c, "ensemble.weights", KV_F64ARR, mw, k);
         if (c.version < SEER_MODEL_VERSION_WEIGHTS) c.version = SEER_MODEL_VERSION_WEIGHTS;
+    }
+    if (n_spread) { // libseer before 0.8 ignores it and warns above SEER_SPREAD_WARN
+        if (n_spread != 1 && n_spread != M) {
+            fprintf(stderr, "seerexport: error: --spread-warn gives %d values for %d metrics: one "
+                            "per metric, or one for all\n", n_spread, M);
+            goto done;
+        }
+        double sw[SEER_MAX_METRICS];
+        for (int j = 0; j < M; j++) sw[j] = spread[n_spread == 1 ? 0 : j];
+        ctr_add_arr(&c, "ensemble.spread_warn", KV_F64ARR, sw, M);
     }
     snprintf(tmp, sizeof tmp, "%s.check", out);
     seer_model *m;
@@ -162,7 +197,8 @@ int main(int argc, char **argv) {
     const char *ckpt = NULL, *out = NULL, *st = NULL;
     int dtype = EXPORT_FP32, ensemble = 0, n_members = 0, n_weights = 0;
     char **members = calloc((size_t)argc, sizeof *members);
-    double weights[16];
+    double weights[16], spread[SEER_MAX_METRICS];
+    int n_spread = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -178,7 +214,7 @@ int main(int argc, char **argv) {
             continue;
         }
         if ((!strcmp(a, "-o") || !strcmp(a, "--dtype") || !strcmp(a, "--safetensors") ||
-             !strcmp(a, "--weights")) && i + 1 >= argc) {
+             !strcmp(a, "--weights") || !strcmp(a, "--spread-warn")) && i + 1 >= argc) {
             fprintf(stderr, "seerexport: error: %s needs a value (see --help)\n", a);
             return 2;
         }
@@ -198,6 +234,22 @@ int main(int argc, char **argv) {
                 weights[n_weights++] = w;
             }
         }
+        else if (!strcmp(a, "--spread-warn")) {
+            const char *p = argv[++i];
+            char *end;
+            for (n_spread = 0; *p; p = *end == ',' ? end + 1 : end) {
+                double v = strtod(p, &end);
+                if (end == p || (*end && *end != ',') || !(v > 1) || isnan(v) ||
+                    n_spread == SEER_MAX_METRICS) {
+                    fprintf(stderr, "seerexport: error: --spread-warn %s: give one number above 1 "
+                                    "per metric (or one for all), separated by commas, e.g. 1.8,2.1,1.3\n",
+                            argv[i]);
+                    free(members);
+                    return 2;
+                }
+                spread[n_spread++] = v;
+            }
+        }
         else if (!strcmp(a, "--dtype")) {
             if ((dtype = export_dtype_parse(argv[++i])) < 0) {
                 fprintf(stderr, "seerexport: error: --dtype %s: use fp32, fp16 or int8\n", argv[i]);
@@ -212,8 +264,9 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    if (n_weights && !ensemble) {
-        fprintf(stderr, "seerexport: error: --weights weighs the files of --ensemble (see --help)\n");
+    if ((n_weights || n_spread) && !ensemble) {
+        fprintf(stderr, "seerexport: error: --weights and --spread-warn are options of --ensemble (see "
+                        "--help)\n");
         free(members);
         return 2;
     }
@@ -229,7 +282,7 @@ int main(int argc, char **argv) {
             free(members);
             return 2;
         }
-        int rc = write_ensemble(members, n_members, n_weights ? weights : NULL, out);
+        int rc = write_ensemble(members, n_members, n_weights ? weights : NULL, spread, n_spread, out);
         free(members);
         return rc;
     }

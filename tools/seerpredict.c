@@ -1,6 +1,6 @@
 /* seerpredict: predictions of a .seer model (libseer) for ONNX files or a whole PerfGraph dataset.
  *   seerpredict MODEL.seer NET.onnx [NET.onnx ...] [--batch 1,8,64] [--fuse] [--json]
- *   seerpredict MODEL.seer DATA.h5 [--json] [--predictions OUT.csv] [--limit N]
+ *   seerpredict MODEL.seer DATA.h5 [--json] [--predictions OUT.csv] [--spreads OUT.csv] [--limit N]
  * See --help. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -20,16 +20,20 @@ static void usage(FILE *f) {
     fputs("usage: seerpredict MODEL.seer NET.onnx [NET.onnx ...] [--batch 1,8,64] [--fuse] [--json]\n"
           "       seerpredict NET.onnx [...] --device DEVICE [--batch ...]   (a shipped predictor)\n"
           "       seerpredict --list-devices\n"
-          "       seerpredict MODEL.seer DATA.h5 [--json] [--predictions OUT.csv] [--limit N] [--plot OUT.png]\n\n"
+          "       seerpredict MODEL.seer DATA.h5 [--json] [--predictions OUT.csv] [--spreads OUT.csv]\n"
+          "                   [--limit N] [--plot OUT.png]\n\n"
           "ONNX: converts each model through Seer's ONNX front end at each batch size and prints\n"
           "every metric of the predictor with its unit, and a warning when the graph lies outside\n"
           "what the model was trained on (a feature, the node or edge count, or a prediction more\n"
           "than 10x beyond the training labels): the prediction is then a guess. An ensemble also\n"
-          "warns where its members disagree (largest over smallest prediction above 1.5; --json:\n"
-          "member_spread).\n"
+          "warns where its members disagree (largest over smallest prediction above the file's\n"
+          "threshold per metric, seerexport --spread-warn, or 1.5; --json: member_spread and\n"
+          "member_spread_warn).\n"
           "HDF5 (a PerfGraph dataset, datasets/FORMAT.md): predicts every graph; where the file has\n"
           "labels named like the model's metrics, prints MAPE, RMSPE, share within 5%/10%,\n"
-          "Spearman and Kendall per metric (a model trained on one dataset scored on another).\n\n"
+          "Spearman and Kendall per metric (a model trained on one dataset scored on another).\n"
+          "An ensemble also prints its members' spread per metric (median, q95, q99 over the\n"
+          "graphs) and, where labelled, the MAPE where it warns against the MAPE elsewhere.\n\n"
           "Without MODEL.seer, --device picks the shipped predictor that has metrics of that device\n"
           "(metrics are named <device>_<metric>_<unit>) from the predictor folders: $SEER_PREDICTORS\n"
           "(colon-separated), then predictors/ next to the build or share/seer/predictors of the\n"
@@ -40,6 +44,8 @@ static void usage(FILE *f) {
           "  --fuse              fold BatchNormalization/activations into Conv/Gemm (as seerconvert)\n"
           "  --json              one JSON document on stdout instead of text\n"
           "  --predictions PATH  HDF5: also write a CSV of name,metric,... per graph\n"
+          "  --spreads PATH      HDF5, an ensemble: also write a CSV of name,metric,... per graph\n"
+          "                      with each metric's member spread (largest over smallest member)\n"
           "  --limit N           HDF5: only the first N graphs\n"
           "  --plot OUT.png      HDF5: predicted against measured, log-log, a panel per metric\n"
           "                      (scripts/run_plot.py; needs python3-matplotlib and python3-h5py)\n",
@@ -157,31 +163,35 @@ static void range_text(const seer_model *m, int n, const seer_range_item *it, co
 
 static int metric_shown(const seer_model *m, int k, const char *device);
 
-/* An ensemble's members disagreeing by more than SEER_SPREAD_WARN on a shown metric. */
+/* An ensemble's members disagreeing beyond the file's threshold (seer_spread_warn) on a shown
+ * metric. */
 static void spread_text(const seer_model *m, const double *spread, const char *device) {
     int n = 0;
     for (int k = 0; k < seer_n_metrics(m); k++) {
-        if (!metric_shown(m, k, device) || !(spread[k] > SEER_SPREAD_WARN)) continue;
-        printf("%s %s x%.2f", n++ ? "," : "  warning: the ensemble's members disagree, so these predictions are guesses:",
-               seer_metric_name(m, k), spread[k]);
+        if (!metric_shown(m, k, device) || !(spread[k] > seer_spread_warn(m, k))) continue;
+        printf("%s %s x%.2f (above %.2f)", n++ ? "," : "  warning: the ensemble's members disagree, so these predictions are guesses:",
+               seer_metric_name(m, k), spread[k], seer_spread_warn(m, k));
     }
-    if (n) printf(" (largest over smallest member; above %.1f)\n", SEER_SPREAD_WARN);
+    if (n) printf(" (largest over smallest member)\n");
 }
 
-/* "member_spread": {metric: largest / smallest member prediction} (an ensemble) or null. */
+/* "member_spread": {metric: largest / smallest member prediction} and "member_spread_warn":
+ * {metric: the threshold above which it warns} (an ensemble), or both null. */
 static void spread_json(const seer_model *m, const double *spread, const char *device) {
     const char *kind = seer_info(m, "model");
     if (!kind || strcmp(kind, "ensemble")) {
-        printf(",\"member_spread\":null");
+        printf(",\"member_spread\":null,\"member_spread_warn\":null");
         return;
     }
-    printf(",\"member_spread\":{");
-    for (int k = 0, shown = 0; k < seer_n_metrics(m); k++) {
-        if (!metric_shown(m, k, device)) continue;
-        printf("%s", shown++ ? "," : "");
-        json_str(seer_metric_name(m, k));
-        putchar(':');
-        json_num(spread[k]);
+    for (int w = 0; w < 2; w++) {
+        printf(w ? "},\"member_spread_warn\":{" : ",\"member_spread\":{");
+        for (int k = 0, shown = 0; k < seer_n_metrics(m); k++) {
+            if (!metric_shown(m, k, device)) continue;
+            printf("%s", shown++ ? "," : "");
+            json_str(seer_metric_name(m, k));
+            putchar(':');
+            json_num(w ? seer_spread_warn(m, k) : spread[k]);
+        }
     }
     putchar('}');
 }
@@ -263,11 +273,10 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
             other_ops(m, g.node_op, g.n_nodes, map, other_as, sizeof other_as);
             if (score_remap_ops(m, g.node_op, g.n_nodes, map, nets[i], &ops, &e)) die("%s%s", e.msg, "");
             g.node_op = ops; // the model's op table (NULL when it has none)
-            if (seer_predict(m, &g, y, err, sizeof err)) die("%s: %s", nets[i], err);
+            double spread[SEER_MAX_METRICS];
+            if (seer_predict_spread(m, &g, 1, y, spread, err, sizeof err)) die("%s: %s", nets[i], err);
             seer_range_item it[RANGE_ITEMS];
             int n_out = range_check(m, &g, y, it, nets[i]);
-            double spread[SEER_MAX_METRICS];
-            if (seer_member_spread(m, &g, spread, err, sizeof err)) die("%s: %s", nets[i], err);
             free(ops);
             if (json) {
                 printf("%s{\"onnx\":", first ? "" : ",");
@@ -308,8 +317,8 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
 }
 
 /* A whole dataset (eval/score.h: the same code as seertrain's [eval] paths). */
-static int predict_h5(const seer_model *m, const char *path, int64_t limit, const char *csv, int json,
-                      const char *plot) {
+static int predict_h5(const seer_model *m, const char *path, int64_t limit, const char *csv,
+                      const char *spreads, int json, const char *plot) {
     score_result r;
     seer_err e;
     char tmp[1200];
@@ -317,7 +326,7 @@ static int predict_h5(const seer_model *m, const char *path, int64_t limit, cons
         snprintf(tmp, sizeof tmp, "%s.predictions.csv", plot);
         csv = tmp;
     }
-    if (score_dataset(m, path, limit, csv, &r, &e)) die("%s%s", e.msg, "");
+    if (score_dataset(m, path, limit, csv, spreads, &r, &e)) die("%s%s", e.msg, "");
     if (json) {
         score_json(stdout, m, path, &r);
         putchar('\n');
@@ -436,7 +445,7 @@ static const seer_model *device_model(shipped *p, int n, const char *device, con
 }
 
 int main(int argc, char **argv) {
-    const char *model = NULL, *csv = NULL, *device = NULL, *plot = NULL;
+    const char *model = NULL, *csv = NULL, *device = NULL, *plot = NULL, *spreads = NULL;
     int list = 0;
     char **inputs = calloc((size_t)argc, sizeof(char *));
     int n_in = 0, fuse = 0, json = 0, n_batches = 0;
@@ -448,7 +457,7 @@ int main(int argc, char **argv) {
             return 0;
         }
         if ((!strcmp(a, "--batch") || !strcmp(a, "--predictions") || !strcmp(a, "--limit") ||
-             !strcmp(a, "--device") || !strcmp(a, "--plot")) && i + 1 >= argc)
+             !strcmp(a, "--device") || !strcmp(a, "--plot") || !strcmp(a, "--spreads")) && i + 1 >= argc)
             die("%s needs a value (see --help)", a, "");
         if (!strcmp(a, "--fuse")) fuse = 1;
         else if (!strcmp(a, "--list-devices")) list = 1;
@@ -456,6 +465,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--plot")) plot = argv[++i];
         else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--predictions")) csv = argv[++i];
+        else if (!strcmp(a, "--spreads")) spreads = argv[++i];
         else if (!strcmp(a, "--limit")) limit = atoll(argv[++i]);
         else if (!strcmp(a, "--batch")) {
             char *s = argv[++i], *end;
@@ -500,7 +510,14 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n_in; i++) h5 += ends_with(inputs[i], ".h5") || ends_with(inputs[i], ".hdf5");
     if (h5 && (h5 != 1 || n_in != 1)) die("give either one HDF5 dataset or ONNX files%s%s", "", "");
     if (plot && !h5) die("--plot %s: plots are of a scored dataset (DATA.h5)", plot, "");
-    int rc = h5 ? predict_h5(m, inputs[0], limit, csv, json, plot)
+    if (spreads && !h5) die("--spreads %s: the spreads CSV is of a dataset (DATA.h5; ONNX input prints "
+                            "member_spread with --json)", spreads, "");
+    if (spreads && strcmp(seer_info(m, "model"), "ensemble"))
+        die("--spreads %s: %s is not an ensemble (seerexport --ensemble): one model has no members "
+            "to disagree", spreads, model ? model : "the shipped predictor");
+
+    int rc = h5 ? predict_h5(m, inputs[0], limit, csv, spreads, json, plot)
+
                 : predict_onnx(m, inputs, n_in, batches, n_batches, fuse, json, device, picked);
     seer_free(own);
     for (int i = 0; i < n_ship; i++) seer_free(ship[i].m);

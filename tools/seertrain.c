@@ -107,7 +107,7 @@ static void eval_run(const seer_config *cfg, const char *run_dir) {
     score_result *r = calloc((size_t)(np ? np : 1), sizeof *r);
     for (int k = 0; k < np; k++) {
         printf("\n[eval] %s (exported to %s)\n", paths[k], out);
-        if (score_dataset(m, paths[k], 0, NULL, &r[k], &err)) seer_die("[eval] %s", err.msg);
+        if (score_dataset(m, paths[k], 0, NULL, NULL, &r[k], &err)) seer_die("[eval] %s", err.msg);
         score_print(stdout, m, paths[k], &r[k]);
     }
     // summary.json gains "eval": written whole to a temporary file, then renamed over it

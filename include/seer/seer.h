@@ -106,11 +106,20 @@ SEER_API const char *seer_range_item_name(const seer_model *m, const seer_range_
 /* An ensemble's disagreement on graph g: for each metric k, spread[k] = the largest of its
  * members' predictions over the smallest (1 for a model that is not an ensemble). On networks
  * like its training data the members agree closely; a large spread says the prediction is a
- * guess even where every feature lies in range (seerpredict warns above SEER_SPREAD_WARN).
+ * guess even where every feature lies in range (seerpredict warns above seer_spread_warn).
  * Since libseer 0.6. */
 #define SEER_SPREAD_WARN 1.5
 SEER_API seer_status seer_member_spread(const seer_model *m, const seer_graph *g, double *spread,
                                         char *err, size_t err_len);
+/* seer_predict_batch and, in the same pass over the members, each graph's spread (count x
+ * seer_n_metrics values; NULL: none). Since libseer 0.8. */
+SEER_API seer_status seer_predict_spread(const seer_model *m, const seer_graph *g, int64_t count,
+                                         double *out, double *spread, char *err, size_t err_len);
+/* The spread above which metric k's members disagree: the file's own threshold where its export
+ * set one (seerexport --spread-warn, e.g. the 99th percentile of the spread on held-out graphs
+ * of the training distribution), else SEER_SPREAD_WARN; NAN for a k out of range. Since libseer
+ * 0.8. */
+SEER_API double seer_spread_warn(const seer_model *m, int k);
 
 SEER_API int seer_n_metrics(const seer_model *m);
 SEER_API const char *seer_metric_name(const seer_model *m, int i); // e.g. "train_time_ms"

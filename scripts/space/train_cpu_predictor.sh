@@ -30,7 +30,8 @@
 # interrupted call resumes and more seeds add to the runs made before; anything else is retrained.
 # With --measurements it then scores OUT on the held-out test architectures of step 2 (the runs'
 # test_predictions.csv), prints MAPE and Spearman per label, and writes OUT's card beside it (OUT
-# with .md for .seer: device, metrics, machine, data, those figures).
+# with .md for .seer: device, metrics, machine, data, those figures), and sets the members-disagree
+# thresholds (seerexport --spread-warn) to each metric's 99th percentile of the spread on those graphs.
 # Pin it beside a running measurement (taskset -c 0 ...): it uses one thread. Two minutes with 700
 # measurement lines on a 2.6 GHz Xeon core, five with 2,300, nearly all of it the two trainings.
 set -eu
@@ -182,18 +183,26 @@ echo "train_cpu_predictor: 4/4 the blend"
 "$BUILD/seerexport" --ensemble "$MEMBERS" "$WORK/$COST.seer" --weights 1,1 -o "$OUT" > "$WORK/blend.log" 2>&1 \
     || die "seerexport --ensemble (the blend) failed; see $WORK/blend.log"
 if [ -n "$MEAS" ]; then
-    "$BUILD/seerpredict" "$OUT" "$H5" --predictions "$WORK/all.csv" > "$WORK/all.log" 2>&1 \
-        || die "seerpredict on $H5 failed; see $WORK/all.log"
+    "$BUILD/seerpredict" "$OUT" "$H5" --predictions "$WORK/all.csv" --spreads "$WORK/spreads.csv" \
+        > "$WORK/all.log" 2>&1 || die "seerpredict on $H5 failed; see $WORK/all.log"
     CARD=${OUT%.seer}.md
     FIRST=perfsage
     [ "${SEEDS%%,*}" = 1 ] || FIRST=perfsage_s${SEEDS%%,*}
     "$PY" - "$WORK/all.csv" "$WORK/$FIRST/test_predictions.csv" "$LABELS" "$CARD" "$WORK/${LABEL}_card.md" \
-        "$MEAS" "$ARGS" "$EPOCHS" "${TARGET:-}" "$SEEDS" <<'EOF' || die "scoring the held-out graphs or writing $CARD failed"
+        "$MEAS" "$ARGS" "$EPOCHS" "${TARGET:-}" "$SEEDS" "$WORK/spreads.csv" "$WORK/spread_warn.txt" \
+        <<'EOF' || die "scoring the held-out graphs or writing $CARD failed"
 import csv, json, os, sys, time
 import numpy as np
-allcsv, testcsv, labels, card, dcard, meas, args, epochs, target, seeds = sys.argv[1:11]
+allcsv, testcsv, labels, card, dcard, meas, args, epochs, target, seeds, spcsv, spwarn = sys.argv[1:13]
 pred = {r["name"]: r for r in csv.DictReader(open(allcsv))}  # the blend's predictions
 test = list(csv.DictReader(open(testcsv)))  # the held-out graphs, measured labels
+# the members' spread on the held-out graphs: its 99th percentile per metric is where seerpredict
+# warns that they disagree (seerexport --spread-warn; at least 1.01)
+sp = {r["name"]: r for r in csv.DictReader(open(spcsv))}
+metrics = list(next(iter(sp.values())).keys())[1:]
+q99 = [max(1.01, float(np.quantile([float(sp[r["name"]][k]) for r in test], 0.99))) for k in metrics]
+with open(spwarn, "w") as f:
+    f.write(",".join("%.4f" % v for v in q99))
 rows = []
 print("train_cpu_predictor: the blend on the %d held-out test graphs (MAPE %% / Spearman):" % len(test))
 for lab in labels.split(","):
@@ -236,6 +245,9 @@ L = ["# %s: a CPU predictor for `%s`" % (name, dev), "",
      "- Data (the dataset card, `%s`):" % dcard] + ["  " + l for l in data] + [
      "", "On the held-out test architectures (the runs' test split; every batch of an architecture in one split):",
      "", "| label | graphs | MAPE % | Spearman |", "|---|---|---|---|"] + rows + [
+     "", "`seerpredict` warns that the members disagree where the largest over the smallest member prediction "
+     "of a metric exceeds its 99th percentile on these held-out graphs: %s." % ", ".join(
+         "`%s` %.2f" % (k, v) for k, v in zip(metrics, q99)),
      "", "Not judged here on networks outside the design space: measure a few of your own "
      "(`benchmarks/real_networks.py --measurements FILE`) and score it with `benchmarks/new_cpu.py --measurements "
      "FILE --predictors %s:%s`; `seerpredict` warns on any network unlike these." % (name, dev), ""]
@@ -244,5 +256,9 @@ with open(card + ".tmp", "w") as f:
 os.replace(card + ".tmp", card)
 print("train_cpu_predictor: its card: %s" % card)
 EOF
+    "$BUILD/seerexport" --ensemble "$OUT" --spread-warn "$(cat "$WORK/spread_warn.txt")" -o "$OUT" \
+        > "$WORK/spread.log" 2>&1 || die "seerexport --spread-warn failed; see $WORK/spread.log"
+    echo "train_cpu_predictor: members-disagree thresholds (q99 of the held-out spread): $(cat "$WORK/spread_warn.txt")"
 fi
+
 echo "train_cpu_predictor: wrote $OUT in $(( $(date +%s) - t0 )) s"

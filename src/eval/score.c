@@ -108,8 +108,8 @@ static void top_outside(const seer_model *m, const seer_graph *gs, const double 
 
 /* The file's graphs (the first G) as libseer graphs over ds's arrays, their predictions. */
 static int predict_graphs(const seer_model *m, const pg_dataset *ds, int64_t G, const char *path,
-                          seer_graph **gs_out, int32_t **ops_out, double **pred_out, double *secs,
-                          seer_err *err) {
+                          seer_graph **gs_out, int32_t **ops_out, double **pred_out, double *spread,
+                          double *secs, seer_err *err) {
     int M = seer_n_metrics(m);
     *gs_out = NULL, *ops_out = NULL, *pred_out = NULL;
     if (same_features(m, ds, path, err)) return -1;
@@ -132,7 +132,7 @@ static int predict_graphs(const seer_model *m, const pg_dataset *ds, int64_t G, 
     char msg[1024];
     double t0 = seer_now();
     *gs_out = gs, *ops_out = ops, *pred_out = pred;
-    if (seer_predict_batch(m, gs, G, pred, msg, sizeof msg))
+    if (seer_predict_spread(m, gs, G, pred, spread, msg, sizeof msg))
         return seer_fail(err, "%s: %s", path, msg);
     if (secs) *secs = seer_now() - t0;
     return 0;
@@ -144,7 +144,7 @@ int score_predict(const seer_model *m, const char *path, pg_dataset *ds, double 
     if (pg_read(path, ds, err)) return -1;
     seer_graph *gs;
     int32_t *ops;
-    int rc = predict_graphs(m, ds, ds->G, path, &gs, &ops, pred, NULL, err);
+    int rc = predict_graphs(m, ds, ds->G, path, &gs, &ops, pred, NULL, NULL, err);
     free(gs), free(ops);
     if (rc) {
         free(*pred), *pred = NULL;
@@ -153,8 +153,63 @@ int score_predict(const seer_model *m, const char *path, pg_dataset *ds, double 
     return rc;
 }
 
+/* name, one column per metric of vals (G x M), and in_range (when gs is not NULL: each graph's
+ * seer_check_range with vals as its predictions), written whole to a temporary name and renamed:
+ * never a half-written file. */
+static int write_csv(const char *csv, const seer_model *m, const pg_dataset *ds, int64_t G,
+                     const double *vals, const seer_graph *gs, seer_err *err) {
+    int M = seer_n_metrics(m);
+    char tmp[1100], msg[256];
+    snprintf(tmp, sizeof tmp, "%s.tmp", csv);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return seer_fail(err, "%s: cannot create (%s)", csv, strerror(errno));
+    fprintf(f, "name");
+    for (int k = 0; k < M; k++) fprintf(f, ",%s", seer_metric_name(m, k));
+    fprintf(f, gs ? ",in_range\n" : "\n");
+    for (int64_t g = 0; g < G; g++) {
+        fprintf(f, "%s", ds->name[g]);
+        for (int k = 0; k < M; k++) fprintf(f, ",%.9g", vals[g * M + k]);
+        if (gs) {
+            seer_range_item it;
+            int n = 0;
+            seer_check_range(m, &gs[g], vals + g * M, &it, 1, &n, msg, sizeof msg);
+            fprintf(f, ",%s", n < 0 ? "" : n ? "0" : "1");
+        }
+        fputc('\n', f);
+    }
+    if ((ferror(f) | fclose(f)) || rename(tmp, csv) != 0) {
+        remove(tmp);
+        return seer_fail(err, "%s: write failed (%s)", csv, strerror(errno));
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q-quantile of sorted v[0..n) (linear between order statistics); NaN when n is 0. */
+static double quantile(const double *v, int64_t n, double q) {
+    if (n <= 0) return NAN;
+    double at = q * (double)(n - 1);
+    int64_t i = (int64_t)at;
+    return i + 1 < n ? v[i] + (at - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* The MAPE (%) of the graphs whose spread lies above (flagged) or not above the threshold. */
+static double mape_where(const double *pv, const double *tv, const double *sv, int64_t n, double warn,
+                         int flagged, int64_t *count) {
+    double sum = 0;
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; i++)
+        if ((sv[i] > warn) == flagged) sum += fabs(pv[i] - tv[i]) / fabs(tv[i]), c++;
+    if (count) *count = c;
+    return c ? 100.0 * sum / (double)c : NAN;
+}
+
 int score_dataset(const seer_model *m, const char *path, int64_t limit, const char *csv,
-                  score_result *r, seer_err *err) {
+                  const char *spreads, score_result *r, seer_err *err) {
     memset(r, 0, sizeof *r);
     pg_dataset ds;
     if (pg_read(path, &ds, err)) return -1;
@@ -162,40 +217,26 @@ int score_dataset(const seer_model *m, const char *path, int64_t limit, const ch
     int64_t G = limit > 0 && limit < ds.G ? limit : ds.G;
     int32_t *ops = NULL;
     seer_graph *gs = NULL;
-    double *pred = NULL, *pv = NULL, *tv = NULL;
-    char msg[1024];
+    const char *kind = seer_info(m, "model");
+    r->ensemble = kind && !strcmp(kind, "ensemble");
+    double *pred = NULL, *pv = NULL, *tv = NULL, *sv = NULL;
+    double *spread = r->ensemble || spreads ? seer_malloc(sizeof(double) * (size_t)(G ? G : 1) * (size_t)M) : NULL;
     r->graphs = G;
-    if (predict_graphs(m, &ds, G, path, &gs, &ops, &pred, &r->seconds, err)) goto out;
+    if (predict_graphs(m, &ds, G, path, &gs, &ops, &pred, spread, &r->seconds, err)) goto out;
     top_outside(m, gs, pred, r, err, &failed);
     if (failed) goto out;
-    if (csv) {
-        // written whole to a temporary name, then renamed: never a half-written file
-        char tmp[1100];
-        snprintf(tmp, sizeof tmp, "%s.tmp", csv);
-        FILE *f = fopen(tmp, "w");
-        if (!f) {
-            seer_fail(err, "%s: cannot create (%s)", csv, strerror(errno));
-            goto out;
-        }
-        fprintf(f, "name");
-        for (int k = 0; k < M; k++) fprintf(f, ",%s", seer_metric_name(m, k));
-        fprintf(f, ",in_range\n");
-        for (int64_t g = 0; g < G; g++) {
-            seer_range_item it;
-            int n = 0;
-            seer_check_range(m, &gs[g], pred + g * M, &it, 1, &n, msg, sizeof msg);
-            fprintf(f, "%s", ds.name[g]);
-            for (int k = 0; k < M; k++) fprintf(f, ",%.9g", pred[g * M + k]);
-            fprintf(f, ",%s\n", n < 0 ? "" : n ? "0" : "1");
-        }
-        if ((ferror(f) | fclose(f)) || rename(tmp, csv) != 0) {
-            remove(tmp);
-            seer_fail(err, "%s: write failed (%s)", csv, strerror(errno));
-            goto out;
-        }
-    }
+    if (csv && write_csv(csv, m, &ds, G, pred, gs, err)) goto out;
+    if (spreads && write_csv(spreads, m, &ds, G, spread, NULL, err)) goto out;
     pv = seer_malloc(sizeof(double) * (size_t)(G ? G : 1));
     tv = seer_malloc(sizeof(double) * (size_t)(G ? G : 1));
+    sv = seer_malloc(sizeof(double) * (size_t)(G ? G : 1));
+    for (int k = 0; r->ensemble && k < M; k++) { // the spread over every graph predicted
+        for (int64_t g = 0; g < G; g++) sv[g] = spread[g * M + k];
+        qsort(sv, (size_t)G, sizeof *sv, cmp_double);
+        r->spread_q[k][0] = quantile(sv, G, 0.5);
+        r->spread_q[k][1] = quantile(sv, G, 0.95);
+        r->spread_q[k][2] = quantile(sv, G, 0.99);
+    }
     for (int k = 0; k < M; k++) { // where the file has a label of the metric's name
         int col = pg_find_name(ds.labels, ds.M, seer_metric_name(m, k));
         if (col < 0) continue;
@@ -203,14 +244,18 @@ int score_dataset(const seer_model *m, const char *path, int64_t limit, const ch
         for (int64_t g = 0; g < G; g++) {
             float y = ds.label_y[g * ds.M + col];
             if (isnan(y)) continue;
-            pv[n] = pred[g * M + k], tv[n] = y, n++;
+            pv[n] = pred[g * M + k], tv[n] = y, sv[n] = spread ? spread[g * M + k] : 1, n++;
         }
-        metrics_compute(pv, tv, n, &r->lm[r->n_scored]);
-        r->metric[r->n_scored++] = k;
+        int i = r->n_scored++;
+        metrics_compute(pv, tv, n, &r->lm[i]);
+        r->metric[i] = k;
+        double warn = seer_spread_warn(m, k);
+        r->mape_flagged[i] = mape_where(pv, tv, sv, n, warn, 1, &r->flagged[i]);
+        r->mape_rest[i] = mape_where(pv, tv, sv, n, warn, 0, NULL);
     }
     rc = 0;
 out:
-    free(ops), free(gs), free(pred), free(pv), free(tv);
+    free(ops), free(gs), free(pred), free(pv), free(tv), free(sv), free(spread);
     pg_free(&ds);
     return rc;
 }
@@ -269,6 +314,25 @@ void score_print(FILE *f, const seer_model *m, const char *path, const score_res
                     seer_range_item_name(m, &r->top[i]), (long long)r->top_graphs[i]);
         fputc('\n', f);
     }
+    if (!r->ensemble) return;
+    fprintf(f, "the members' spread (largest over smallest member prediction) over the %lld graphs; "
+               "above the file's threshold, the warning's graphs and their MAPE against the rest's:\n"
+               "%-28s %8s %8s %8s %9s %8s %13s %10s\n", (long long)r->graphs, "metric", "median",
+            "q95", "q99", "threshold", "flagged", "MAPE flagged", "MAPE rest");
+    for (int k = 0; k < seer_n_metrics(m); k++) {
+        int i = 0;
+        while (i < r->n_scored && r->metric[i] != k) i++;
+        fprintf(f, "%-28s %8.3f %8.3f %8.3f %9.3f", seer_metric_name(m, k), r->spread_q[k][0],
+                r->spread_q[k][1], r->spread_q[k][2], seer_spread_warn(m, k));
+        if (i < r->n_scored && r->flagged[i])
+            fprintf(f, " %8lld %12.2f%% %9.2f%%\n", (long long)r->flagged[i], r->mape_flagged[i],
+                    r->mape_rest[i]);
+        else if (i < r->n_scored)
+            fprintf(f, " %8d %13s %9.2f%%\n", 0, "-", r->mape_rest[i]);
+
+        else
+            fprintf(f, " %8s %13s %10s\n", "-", "-", "-");
+    }
 }
 
 void score_json_str(FILE *f, const char *s) {
@@ -300,7 +364,27 @@ void score_json(FILE *f, const seer_model *m, const char *path, const score_resu
             fprintf(f, ",\"%s\":", keys[k]);
             metrics_json_num(f, v[k]);
         }
+        if (r->ensemble) { // where the members' spread lies above the file's threshold
+            fprintf(f, ",\"spread_flagged\":%lld,\"mape_flagged\":", (long long)r->flagged[i]);
+            metrics_json_num(f, r->mape_flagged[i]);
+            fprintf(f, ",\"mape_rest\":");
+            metrics_json_num(f, r->mape_rest[i]);
+        }
         fputc('}', f);
     }
-    fprintf(f, "}}");
+    fprintf(f, "},\"member_spread\":");
+    if (!r->ensemble) fprintf(f, "null");
+    for (int k = 0; r->ensemble && k < seer_n_metrics(m); k++) {
+        fprintf(f, "%s", k ? "," : "{");
+        score_json_str(f, seer_metric_name(m, k));
+        static const char *const q[3] = {"median", "q95", "q99"};
+        for (int j = 0; j < 3; j++) {
+            fprintf(f, "%s\"%s\":", j ? "," : ":{", q[j]);
+            metrics_json_num(f, r->spread_q[k][j]);
+        }
+        fprintf(f, ",\"warn\":");
+        metrics_json_num(f, seer_spread_warn(m, k));
+        fputc('}', f);
+    }
+    fprintf(f, "%s}", r->ensemble ? "}" : "");
 }

@@ -27,6 +27,12 @@ typedef struct {
     int n_scored;                   // metrics of the model the file has labels for
     int metric[SEER_MAX_METRICS];   // the model's index of each
     label_metrics lm[SEER_MAX_METRICS];
+    // an ensemble: each metric's spread over the graphs (median, q95, q99; by the model's index)
+    // and, per scored metric, the graphs above seer_spread_warn and the MAPE (%) there and elsewhere
+    int ensemble;
+    double spread_q[SEER_MAX_METRICS][3];
+    int64_t flagged[SEER_MAX_METRICS];
+    double mape_flagged[SEER_MAX_METRICS], mape_rest[SEER_MAX_METRICS];
 } score_result;
 
 /* Maps each name of an operator table (name_of(i, ctx), i < n) to the model's op id; a name the
@@ -42,9 +48,10 @@ int score_remap_ops(const seer_model *m, const int32_t *ids, int64_t n, const in
                     const char *what, int32_t **out, seer_err *err);
 
 /* Predicts the first limit graphs (0: all) of the dataset at path and scores every metric the
- * file has a label for; csv (may be NULL) receives name, one column per metric and in_range. */
+ * file has a label for; csv (may be NULL) receives name, one column per metric and in_range;
+ * spreads (may be NULL; an ensemble only) name and each metric's member spread. */
 int score_dataset(const seer_model *m, const char *path, int64_t limit, const char *csv,
-                  score_result *r, seer_err *err);
+                  const char *spreads, score_result *r, seer_err *err);
 
 /* Reads the dataset at path into ds and predicts all its graphs: pred (G, M), the caller frees
  * it and pg_free(ds). On failure nothing is left to free. */

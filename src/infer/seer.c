@@ -33,7 +33,7 @@
 #include "model/model.h"
 #include "model/ridge.h"
 
-#define SEER_VERSION_STRING "0.7.0"
+#define SEER_VERSION_STRING "0.8.0"
 // One forward pass covers about 32 MiB of activations (a SeerNet keeps some 24 H-wide rows per
 // node or edge); larger batches run in chunks of whole graphs.
 #define CHUNK_FLOATS ((int64_t)8 << 20)
@@ -64,6 +64,7 @@ struct seer_model {
     seer_model **members; // an ensemble: its members (the fields above point into members[0])
     int n_members, uses_ops;
     double member_w[SEER_MAX_MEMBERS]; // their weights in the geometric mean, summing to 1
+    double spread_warn[SEER_MAX_METRICS]; // per metric: a spread above it is disagreement
 };
 
 static seer_status fail(seer_status st, char *err, size_t err_len, const char *msg) {
@@ -312,6 +313,18 @@ static int build_ensemble(seer_model *m, const ctr_kv *kv, seer_err *e) {
     }
     for (int i = 0; i < n; i++) m->member_w[i] /= wsum;
     const seer_model *a = m->members[0], *r = m->members[ref];
+    // ensemble.spread_warn (seerexport --spread-warn; absent: SEER_SPREAD_WARN), one per metric
+    const ctr_kv *sk = ctr_find(&m->c, "ensemble.spread_warn");
+    if (sk && (sk->type != KV_F64ARR || sk->n != a->M))
+        return seer_fail(e, "%s: ensemble.spread_warn is not %d float64 values (one per metric)",
+                         m->origin, a->M);
+    for (int k = 0; sk && k < a->M; k++) {
+        double v = ((const double *)sk->data)[k];
+        if (!(v > 1))
+            return seer_fail(e, "%s: ensemble.spread_warn[%d] = %g: a threshold on the largest over "
+                                "the smallest member prediction must be above 1", m->origin, k, v);
+        m->spread_warn[k] = v;
+    }
     m->ops = a->ops, m->dtype = a->dtype, m->M = a->M, m->n_ops = r->n_ops;
     m->metric_names = a->metric_names, m->metric_units = a->metric_units, m->op_types = r->op_types;
     for (int k = 0; k < 3; k++) m->F[k] = a->F[k], m->features[k] = a->features[k];
@@ -601,12 +614,14 @@ static seer_status predict_member(const seer_model *m, int i, const seer_graph *
 }
 
 /* The geometric mean of the members' predictions (each a positive quantity on a log scale),
- * weighted by ensemble.weights when the file has them. */
+ * weighted by ensemble.weights when the file has them; spread (may be NULL; count x M) gets the
+ * largest over the smallest member prediction. */
 static seer_status predict_ensemble(const seer_model *m, const seer_graph *gs, int64_t count,
-                                    double *out, char *err, size_t err_len) {
+                                    double *out, double *spread, char *err, size_t err_len) {
     size_t n = (size_t)count * (size_t)m->M;
-    double *one = malloc(sizeof(double) * (n ? n : 1));
+    double *one = malloc(sizeof(double) * (n ? n : 1) * (spread ? 3 : 1));
     if (!one) return fail(SEER_ERR_NOMEM, err, err_len, "out of memory");
+    double *lo = one + n, *hi = lo + n;
     memset(out, 0, sizeof(double) * n);
     for (int i = 0; i < m->n_members; i++) {
         seer_status st = predict_member(m, i, gs, count, one, err, err_len);
@@ -615,43 +630,49 @@ static seer_status predict_ensemble(const seer_model *m, const seer_graph *gs, i
             return st;
         }
         for (size_t j = 0; j < n; j++) out[j] += log(one[j] > 1e-300 ? one[j] : 1e-300) * m->member_w[i];
+        for (size_t j = 0; spread && j < n; j++)
+            lo[j] = i ? fmin(lo[j], one[j]) : one[j], hi[j] = i ? fmax(hi[j], one[j]) : one[j];
     }
     for (size_t j = 0; j < n; j++) out[j] = exp(out[j]);
+    for (size_t j = 0; spread && j < n; j++) spread[j] = lo[j] > 0 ? hi[j] / lo[j] : INFINITY;
     free(one);
     return SEER_OK;
 }
 
-seer_status seer_member_spread(const seer_model *m, const seer_graph *g, double *spread, char *err,
-                               size_t err_len) {
-    if (!m || !g || !spread) return fail(SEER_ERR_INVALID, err, err_len, "seer_member_spread: NULL argument");
-    seer_err e = {{0}};
-    if (check_graph(m, g, 0, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
-    double lo[SEER_MAX_METRICS], hi[SEER_MAX_METRICS], one[SEER_MAX_METRICS];
-    for (int k = 0; k < m->M; k++) lo[k] = INFINITY, hi[k] = 0, spread[k] = 1;
-    for (int i = 0; i < m->n_members; i++) {
-        seer_status st = predict_member(m, i, g, 1, one, err, err_len);
-        if (st) return st;
-        for (int k = 0; k < m->M; k++) lo[k] = fmin(lo[k], one[k]), hi[k] = fmax(hi[k], one[k]);
-    }
-    for (int k = 0; m->n_members && k < m->M; k++) spread[k] = lo[k] > 0 ? hi[k] / lo[k] : INFINITY;
-    return SEER_OK;
-}
-
-seer_status seer_predict_batch(const seer_model *m, const seer_graph *gs, int64_t count,
-                               double *out, char *err, size_t err_len) {
+seer_status seer_predict_spread(const seer_model *m, const seer_graph *gs, int64_t count, double *out,
+                                double *spread, char *err, size_t err_len) {
     if (!m || (!gs && count) || (!out && count) || count < 0)
         return fail(SEER_ERR_INVALID, err, err_len, "seer_predict: NULL argument or negative count");
     seer_err e = {{0}};
     for (int64_t i = 0; i < count; i++)
         if (check_graph(m, &gs[i], i, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
+    if (m->n_members) return predict_ensemble(m, gs, count, out, spread, err, err_len);
+    for (int64_t j = 0; spread && j < count * m->M; j++) spread[j] = 1;
     return predict_checked(m, gs, count, out, err, err_len);
+}
+
+seer_status seer_member_spread(const seer_model *m, const seer_graph *g, double *spread, char *err,
+                               size_t err_len) {
+    if (!spread) return fail(SEER_ERR_INVALID, err, err_len, "seer_member_spread: NULL argument");
+    double out[SEER_MAX_METRICS];
+    return seer_predict_spread(m, g, 1, out, spread, err, err_len);
+}
+
+double seer_spread_warn(const seer_model *m, int k) {
+    if (!m || k < 0 || k >= m->M) return NAN;
+    return m->n_members && m->spread_warn[k] > 0 ? m->spread_warn[k] : SEER_SPREAD_WARN;
+}
+
+seer_status seer_predict_batch(const seer_model *m, const seer_graph *gs, int64_t count,
+                               double *out, char *err, size_t err_len) {
+    return seer_predict_spread(m, gs, count, out, NULL, err, err_len);
 }
 
 /* seer_predict_batch after its checks. */
 static seer_status predict_checked(const seer_model *m, const seer_graph *gs, int64_t count,
                                    double *out, char *err, size_t err_len) {
     seer_err e = {{0}};
-    if (m->n_members) return predict_ensemble(m, gs, count, out, err, err_len);
+    if (m->n_members) return predict_ensemble(m, gs, count, out, NULL, err, err_len);
     if (m->closed) {
         if (predict_ridge(m, gs, count, out)) return fail(SEER_ERR_NOMEM, err, err_len, "out of memory");
     } else { // chunks of whole graphs (one graph may exceed the limit alone)
