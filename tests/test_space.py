@@ -266,8 +266,23 @@ def main():
     rc = subprocess.run(cmd[:4] + [other] + cmd[5:] + ["--limit", "1"], capture_output=True, text=True)
     check(rc.returncode != 0 and "GenuineIntel 6/1/1" in rc.stderr and "own file" in rc.stderr,
           "a file of the same model name with another cpu_id: rc %d, %s" % (rc.returncode, rc.stderr))
+    # one file, one allocator: a resume under other MALLOC_* settings refuses, the file unchanged
+    check(rows[0].get("allocator") == space.allocator() and space.allocator({}) == "glibc"
+          and space.allocator({"MALLOC_MMAP_THRESHOLD_": "65536"}) == "glibc MALLOC_MMAP_THRESHOLD_=65536"
+          and space.allocator({"LD_PRELOAD": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"}) == "LD_PRELOAD=libjemalloc.so.2",
+          "allocator: %s" % rows[0].get("allocator"))
+    before = open(out).read()
+    rc = subprocess.run(cmd + ["--limit", "2"], capture_output=True, text=True,
+                        env=dict(os.environ, MALLOC_MMAP_THRESHOLD_="4294967296"))
+    check(rc.returncode != 0 and "measured under the allocator 'glibc'" in rc.stderr
+          and "MALLOC_MMAP_THRESHOLD_=4294967296" in rc.stderr and open(out).read() == before,
+          "a resume under another allocator: rc %d, %s" % (rc.returncode, rc.stderr))
+    heap = os.path.join(work, "m_heap.jsonl")
+    with open(heap, "w") as f:
+        f.write(json.dumps(dict(rows[0], allocator="glibc MALLOC_MMAP_THRESHOLD_=4294967296")) + "\n")
     with open(out, "a") as f:  # a line a running measure.py is still writing
         f.write('{"id": "cut')
+
     h5 = os.path.join(work, "space.h5")
     subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
                     "--measurements", out, "-o", h5, "--seerconvert", seerconvert], check=True)
@@ -320,7 +335,14 @@ def main():
                         capture_output=True, text=True)
     check(rc.returncode != 0 and "GenuineIntel 6/1/1" in rc.stderr and "one per device" in rc.stderr
           and not os.path.exists(h5d + ".mixed"), "two CPUs' lines in one dataset: rc %d, %s" % (rc.returncode, rc.stderr))
+    # lines of two allocators in one dataset are refused too
+    rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
+                         "--measurements", out + "," + heap, "-o", h5d + ".heap", "--seerconvert", seerconvert],
+                        capture_output=True, text=True)
+    check(rc.returncode != 0 and "under the allocator 'glibc MALLOC_MMAP_THRESHOLD_=4294967296'" in rc.stderr
+          and not os.path.exists(h5d + ".heap"), "two allocators' lines in one dataset: rc %d, %s" % (rc.returncode, rc.stderr))
     # --ref-normalize: each time scaled by median(ref_ms) / its ref_ms
+
     yr, names_r = dataset("space_ref", out, "--ref-normalize")
     refs = sorted(r["ref_ms"] for r in rows)
     k1 = sorted(r1)[0]

@@ -287,7 +287,7 @@ def env_info(a, nvml):
     import numpy
     info = {"torch": torch.__version__, "python": platform.python_version(), "precision": "fp32",
             "threads": a.threads, "warmup": a.warmup, "repeats": a.repeats,
-            "numpy": numpy.__version__, "kernel": platform.release(),
+            "numpy": numpy.__version__, "kernel": platform.release(), "allocator": space.allocator(),
             "cores": ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))}
     if a.device.startswith("cuda"):
         info.update({"device_name": torch.cuda.get_device_name(0), "cuda": torch.version.cuda,
@@ -363,6 +363,7 @@ def main():
         sys.exit("measure.py: error: --pass %d: passes count from 1" % a.pass_no)
     done = {}  # pass -> {(id, batch)}
     others = {}  # device_name -> lines measured on it, when not this machine's
+    mixed = {}  # allocator -> lines measured under it, when not this process's
     if os.path.exists(a.out):
         with open(a.out) as f:
             for line in f:
@@ -375,6 +376,14 @@ def main():
                 if not space.same_machine(dict(r, device_name=theirs), info):
                     key = "%s (%s)" % (theirs, r["cpu_id"]) if "cpu_id" in r else theirs
                     others[key] = others.get(key, 0) + 1
+                if not space.same_allocator(r, info):
+                    mixed[r.get("allocator", "glibc")] = mixed.get(r.get("allocator", "glibc"), 0) + 1
+    if mixed and not others:
+        # the allocator moves times and memory: one file, one allocator
+        name, n = max(mixed.items(), key=lambda kv: kv[1])
+        sys.exit("measure.py: error: %s: %d lines were measured under the allocator %r, this process runs "
+                 "under %r; run it as they were (the same MALLOC_* variables and LD_PRELOAD) or write to "
+                 "another file (-o ...)" % (a.out, n, name, info["allocator"]))
     if others:
         # one file, one device: a resumed run on another machine must not mix its times in
         name, n = max(others.items(), key=lambda kv: kv[1])

@@ -205,7 +205,12 @@ def main():
                              "dataset holds one device's labels; build one per device (--label-prefix names them)"
                              % (mpath, i + 1, r.get("device_name"), r.get("cpu_id", "-"), first[1],
                                 first[0].get("device_name"), first[0].get("cpu_id", "-")))
+                elif not space.same_allocator(r, first[0]):
+                    sys.exit("make_dataset.py: %s:%d: measured under the allocator %r, but %s under %r: the "
+                             "allocator moves times and memory, so one dataset holds one allocator's labels"
+                             % (mpath, i + 1, r.get("allocator", "glibc"), first[1], first[0].get("allocator", "glibc")))
                 if a.max_other_load is not None and r.get("other_load", 0) > a.max_other_load:
+
                     a.left_out = getattr(a, "left_out", 0) + 1
                     continue
                 if a.infer_builder is not None and r.get("builder", 1) < a.infer_builder \

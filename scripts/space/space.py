@@ -74,7 +74,28 @@ def same_machine(a, b):
     return a.get("device_name") == b.get("device_name") and (ia is None or ib is None or ia == ib)
 
 
+def allocator(env=None):
+    """The memory allocator a measurement ran under, as a line records it ("allocator"): "glibc"
+    for glibc's malloc as it comes, else what changes it, e.g. "glibc MALLOC_MMAP_THRESHOLD_=4294967296"
+    or "LD_PRELOAD=libjemalloc.so.2". It moves times as well as peak memory: serving every block from
+    the heap runs CPU inference 0 to 40% faster, network by network (benchmarks/RESULTS.md,
+    "How much of a CPU time is the allocator's"). env: os.environ by default."""
+    env = os.environ if env is None else env
+    parts = ["%s=%s" % (k, env[k]) for k in sorted(env) if k.startswith("MALLOC_") or k.startswith("GLIBC_TUNABLES")]
+    pre = " ".join(os.path.basename(p) for p in env.get("LD_PRELOAD", "").replace(":", " ").split())
+    if pre:
+        parts.insert(0, "LD_PRELOAD=%s" % pre)
+    return "glibc" if not parts else (" ".join(parts) if pre else "glibc " + " ".join(parts))
+
+
+def same_allocator(a, b):
+    """Two measurement lines (or a line and measure.py's info) under one allocator; lines written
+    before the field existed were measured under glibc's as it comes."""
+    return a.get("allocator", "glibc") == b.get("allocator", "glibc")
+
+
 def _round8(x):
+
     return max(8, int(round(x / 8.0)) * 8)
 
 
