@@ -7,6 +7,7 @@ weight-stripped ONNX (through PyTorch, or written directly for scale), and FLOP 
     space.py sample -n 400 --families convnext,vit,deit,mixer --prefix w -o w.jsonl
     space.py sample -n 600 --one-style --prefix h -o h.jsonl   # one stage style per network
     space.py sample -n 300 --heavy-head --prefix v -o v.jsonl  # VGG / AlexNet-style classifiers
+    space.py sample -n 300 --families hybrid --prefix y -o y.jsonl  # convolutions, then attention
     space.py onnx specs.jsonl --out DIR [--torch] [--limit N]   # DIR/<id>.onnx, dynamic batch
     space.py flops specs.jsonl [--batch 1]                  # the builder's own FLOP count
 
@@ -33,6 +34,13 @@ Token families: patch embedding (p x p convolution, stride p, p in 8/16/32) to a
   deit   the same with DeiT's class and distillation tokens and their two heads averaged;
   mixer  MLP-Mixer blocks (LayerNorm, token-mixing MLP over the transposed sequence, residual;
          LayerNorm, channel-mixing MLP, residual), mean pooling.
+Family hybrid (CoAtNet, MobileViT, EdgeNeXt and their kind: convolution first, attention where
+the map is small): the CNN stem, two or three stages of mobilenet, resnext or convnext style
+(GELU or SiLU), then one or two attention stages: a 3x3 stride-2 conv-BN-activation to the
+stage width (a multiple of 32), the map's pixels as a (HW, C) sequence, pre-norm encoder blocks
+(LayerNorm, multi-head self-attention with 32-wide heads, residual; LayerNorm, MLP with GELU,
+residual), and back to a (C, H, W) map; the pooled head.
+
 Input 3x224x224, or drawn from --inputs. Every architecture expands to one layer graph
 (`layers`), which the PyTorch builder, the direct ONNX writer and the FLOP count all read, so
 they cannot disagree about the architecture.
@@ -53,7 +61,7 @@ STYLES = ("vgg", "inception", "resnext", "densenet", "mobilenet")
 ACTS = ("relu", "relu6", "hardswish", "silu")
 TOKEN_ARCHS = ("vit", "deit", "mixer")
 # families sample() draws with --families; "cnn" is the RegNet-style space above
-FAMILIES = ("cnn", "convnext") + TOKEN_ARCHS
+FAMILIES = ("cnn", "convnext") + TOKEN_ARCHS + ("hybrid",)
 
 
 # Version of torch_model's forward pass, recorded by scripts/measure/measure.py on every line it
@@ -164,6 +172,27 @@ def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False, heavy
         return sample_one(rng, idx, inputs, one_style, deep, heavy)
     hw = rng.choice(inputs) if inputs else 224
     spec = {"id": "s%06d" % idx, "input": [3, hw, hw], "head": {"classes": 1000}}
+    if fam == "hybrid":  # convolution stages, then attention over the feature map (CoAtNet, MobileViT)
+        n_attn, w, stages = rng.choice((1, 2)), _round8(rng.uniform(24, 96)), []
+        for s in range(4):
+            if s:
+                w = min(1024, _round8(w * rng.uniform(1.5, 2.5)))
+            if s >= 4 - n_attn:
+                w = max(64, int(round(w / 32.0)) * 32)  # 32-wide heads
+                stages.append({"style": "attention", "width": w, "depth": rng.randint(1, 5 if s == 2 else 3),
+                               "mlp": rng.choice((2, 3, 4))})
+                continue
+            st = {"style": rng.choice(("mobilenet", "resnext", "convnext")), "width": w, "depth": rng.randint(1, 3)}
+            if st["style"] == "mobilenet":
+                st["expand"] = rng.choice((3, 4, 6))
+            elif st["style"] == "resnext":
+                st["bottleneck"] = rng.choice((0.25, 0.5))
+                st["groups"] = rng.choice([g for g in (1, 8, 16, 32) if _round8(w * st["bottleneck"]) % g == 0])
+            else:
+                st.update(expand=rng.choice((2, 3, 4)), kernel=7)
+            stages.append(st)
+        spec.update(act=rng.choice(("gelu", "silu")), stem={"channels": 32, "kernel": 3, "stride": 2}, stages=stages)
+        return spec
     if fam == "convnext":
         w, stages = _round8(rng.uniform(32, 128)), []
         for s in range(4):
@@ -189,9 +218,11 @@ def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False, heavy
 
 
 def family_of(spec):
-    """The family a spec belongs to (cnn, convnext, vit, deit, mixer)."""
+    """The family a spec belongs to (cnn, convnext, vit, deit, mixer, hybrid)."""
     if spec.get("arch") in TOKEN_ARCHS:
         return spec["arch"]
+    if any(st["style"] == "attention" for st in spec["stages"]):
+        return "hybrid"
     return "convnext" if all(st["style"] == "convnext" for st in spec["stages"]) else "cnn"
 
 
@@ -366,7 +397,17 @@ def _cnn_layers(spec):
     x = cba("x", st["channels"], st["kernel"], st["stride"])
     for stage in spec["stages"]:
         style, w, d = stage["style"], stage["width"], stage["depth"]
+        if style == "attention":  # downsampling conv-BN-act, then pre-norm encoder blocks over its pixels
+            x = cba(x, w, 3, 2)
+            c, h, wd = shapes[x]
+            t = add("transpose", [add("reshape", [x], shape=(c, h * wd))], perm=(1, 0))  # (HW, C)
+            for _ in range(d):
+                t = add("add", [t, g.attention(add("ln", [t]), c // 32)])
+                t = add("add", [t, g.mlp(add("ln", [t]), stage["mlp"] * c, c)])
+            x = add("reshape", [add("transpose", [t], perm=(1, 0))], shape=(c, h, wd))
+            continue
         for i in range(d):
+
             s = 2 if i == 0 else 1
             cin = shapes[x][0]
             if style == "vgg":
