@@ -411,13 +411,38 @@ int main(int argc, char **argv) {
             CHECK(!strcmp(seer_info(m, "model"), "ensemble") && !strcmp(seer_info(m, "dataset"), "test") &&
                       seer_n_metrics(m) == M && !strcmp(seer_metric_name(m, 0), "train_time_ms"),
                   "ensemble metadata");
+            // predictions and spreads in one pass: the same predictions, each metric's largest over
+            // smallest member; seer_member_spread agrees; no file threshold: SEER_SPREAD_WARN
+            {
+                seer_graph two[2] = {g, g};
+                double y2[2 * M], sp[2 * M], one_sp[M];
+                CHECK(seer_predict_spread(m, two, 2, y2, sp, err, sizeof err) == SEER_OK, "predict_spread: %s", err);
+                CHECK(seer_member_spread(m, &g, one_sp, err, sizeof err) == SEER_OK, "member_spread: %s", err);
+                for (int k = 0; k < M; k++) {
+                    double want = fmax(ym[0][k], ym[1][k]) / fmin(ym[0][k], ym[1][k]);
+                    CHECK(y2[k] == y[k] && y2[M + k] == y[k] && fabs(sp[k] / want - 1) < 1e-9 &&
+                              sp[M + k] == sp[k] && one_sp[k] == sp[k] && want > 1,
+                          "metric %d: predict_spread %g (predict %g), spread %g / %g / %g, members' %g", k,
+                          y2[k], y[k], sp[k], sp[M + k], one_sp[k], want);
+                    CHECK(seer_spread_warn(m, k) == SEER_SPREAD_WARN, "spread_warn %d: %g", k, seer_spread_warn(m, k));
+                }
+                CHECK(isnan(seer_spread_warn(m, M)) && isnan(seer_spread_warn(m, -1)), "spread_warn out of range");
+                CHECK(seer_predict_spread(m, two, 2, y2, NULL, err, sizeof err) == SEER_OK && y2[0] == y[0],
+                      "predict_spread without spreads: %s", err);
+            }
+
             seer_model *one;
             seer_load_memory(img[0], len[0], "member.seer", &one, err, sizeof err);
             CHECK(seer_n_params(m) == 2 * seer_n_params(one), "ensemble parameters %lld", (long long)seer_n_params(m));
+            double one_y[M], one_sp[M] = {0};
+            CHECK(seer_predict_spread(one, &g, 1, one_y, one_sp, err, sizeof err) == SEER_OK && one_sp[0] == 1 &&
+                      one_sp[M - 1] == 1 && seer_spread_warn(one, 0) == SEER_SPREAD_WARN,
+                  "a single model's spread: %g (%s)", one_sp[0], err);
             seer_free(one);
             seer_free(m);
         }
         free(ens);
+
         ens = wrap_ensemble(img, len, 1, 1, &elen);
         expect_refused(ens, elen, "an ensemble of one", "2 to 16 members");
         free(ens);
