@@ -149,6 +149,7 @@ int model_acts_init(model_acts *a, const model *m, const seer_backend *be, int64
     }
     be->zero(be->ctx, a->fbase, a->fcount * sizeof(float));
     layout(a, m, a->fbase, a->ibase);
+    a->fcap = a->fcount, a->icap = a->icount;
     // every product runs over at most the nodes, the edges, the graphs, or nodes and graphs
     if (be->reserve) be->reserve(be->ctx, cap_N + cap_E + cap_G);
     return 0;
@@ -163,6 +164,14 @@ void model_acts_free(model_acts *a, const seer_backend *be) {
 void model_acts_zero(model_acts *a, const seer_backend *be) {
     be->zero(be->ctx, a->fbase, a->fcount * sizeof(float));
 }
+
+void model_acts_fit(model_acts *a, const model *m, int64_t N, int64_t E, int64_t G) {
+    SEER_ASSERT(a->fcap && N >= 0 && E >= 0 && G >= 0);
+    a->cap_N = N, a->cap_E = E, a->cap_G = G;
+    layout(a, m, a->fbase, a->ibase); // each array's size grows with N, E and G: within the arena
+    SEER_ASSERT(a->fcount <= a->fcap && a->icount <= a->icap);
+}
+
 
 model_input model_input_from_batch(const graph_batch *b) {
     model_input in = {

@@ -89,6 +89,7 @@ typedef struct {
     float *fbase;
     int64_t *ibase;
     size_t fcount, icount;
+    size_t fcap, icap; // what model_acts_init allocated (model_acts_fit lays out within it)
     float *emb;      // (G, D) the graph embedding the heads read (set by the trunk)
     float *head_hid; // (M, G, head_hidden)
     float *pred;     // (G, M)
@@ -168,7 +169,13 @@ void model_acts_size(const model *m, int64_t cap_N, int64_t cap_E, int64_t cap_G
 void model_acts_bind(model_acts *a, const model *m, int64_t cap_N, int64_t cap_E, int64_t cap_G,
                      float *fbase, int64_t *ibase);
 void model_acts_free(model_acts *a, const seer_backend *be);
+/* Zeroes the floats of the present layout (after model_acts_fit, only the batch's). */
 void model_acts_zero(model_acts *a, const seer_backend *be);
+/* Lays a (from model_acts_init) out again for one batch of N nodes, E edges and G graphs, within
+ * the memory it has: the arrays packed for this batch instead of the largest, so that zeroing the
+ * gradients of a step (model_acts_zero) touches what the step uses and no more. */
+void model_acts_fit(model_acts *a, const model *m, int64_t N, int64_t E, int64_t G);
+
 
 model_input model_input_from_batch(const graph_batch *b);
 

@@ -404,6 +404,7 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     if (!t->pcgrad) {
         t->be->zero(t->be->ctx, t->grads, gb);
         if (n) {
+            model_acts_fit(&t->dacts, &t->net, in.N, in.E, in.G); // zero this batch's rows only
             model_acts_zero(&t->dacts, t->be);
             t->be->loss_grad(t->be->ctx, t->dacts.pred, t->acts.pred, target, n, M, sums, -1);
             model_backward(&t->net, t->be, t->params, t->grads, &in, &t->acts, &t->dacts, -1);
@@ -413,7 +414,9 @@ double trainer_step(trainer *t, const int64_t *ids, int64_t count) {
     } else {
         // One backward per task, each with only its own head's output gradient, into row task
         // of the (M, P) task-gradient buffer; then PCGrad on the trunk, own gradient per head.
+        if (n) model_acts_fit(&t->dacts, &t->net, in.N, in.E, in.G);
         for (int task = 0; task < M; task++) {
+
             float *g = t->task_grads + (int64_t)task * t->P;
             t->be->zero(t->be->ctx, g, gb);
             if (!n) continue;
