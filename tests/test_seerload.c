@@ -241,7 +241,13 @@ int main(int argc, char **argv) {
         int32_t ops[4] = {0, 1, 9, 2};
         b = g, b.node_op = ops;
         CHECK(seer_predict(m, &b, y, err, sizeof err) == SEER_ERR_INVALID && strstr(err, "op id"), "op id: %s", err);
-        b = g, b.n_nodes = 0, b.n_edges = 0; // an empty graph is a graph: predicted, not refused
+        double sp[SEER_MAX_METRICS] = {0}; // a single model: spread 1 without a forward pass, same checks
+        CHECK(seer_member_spread(m, &b, sp, err, sizeof err) == SEER_ERR_INVALID && strstr(err, "op id"),
+              "member_spread op id: %s", err);
+        CHECK(seer_member_spread(m, &g, sp, err, sizeof err) == SEER_OK && sp[0] == 1 && sp[seer_n_metrics(m) - 1] == 1,
+              "member_spread single: %s %g", err, sp[0]);
+        b = g, b.n_nodes = 0
+, b.n_edges = 0; // an empty graph is a graph: predicted, not refused
         CHECK(seer_predict(m, &b, y, err, sizeof err) == SEER_OK && isfinite(y[0]), "empty graph: %s", err);
         CHECK(seer_predict_batch(m, &g, -1, y, err, sizeof err) == SEER_ERR_INVALID, "negative count");
         seer_free(m);

@@ -654,8 +654,15 @@ seer_status seer_predict_spread(const seer_model *m, const seer_graph *gs, int64
 seer_status seer_member_spread(const seer_model *m, const seer_graph *g, double *spread, char *err,
                                size_t err_len) {
     if (!spread) return fail(SEER_ERR_INVALID, err, err_len, "seer_member_spread: NULL argument");
+    if (m && g && !m->n_members) { // a single model: checked, then 1 without predicting
+        seer_err e = {{0}};
+        if (check_graph(m, g, 0, &e)) return fail(SEER_ERR_INVALID, err, err_len, e.msg);
+        for (int k = 0; k < m->M; k++) spread[k] = 1;
+        return SEER_OK;
+    }
     double out[SEER_MAX_METRICS];
     return seer_predict_spread(m, g, 1, out, spread, err, err_len);
+
 }
 
 double seer_spread_warn(const seer_model *m, int k) {
