@@ -18,6 +18,10 @@
   builder's and PyTorch's, and for the token families torch.onnx's graph has the same FLOPs and
   operator count as the direct one (no BatchNormalization to fold there); torch's own
   nn.TransformerEncoderLayer and a class token expanded to the batch convert too;
+- hybrids with --split-ops (mixconv and csp stages, TF-style Pad, timm's unbind) build, export both
+  ways and convert with Split, Pad and Squeeze in Seer's graph, FLOPs and parameters equal; the
+  default hybrid sequence still draws specs_y.jsonl;
+
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
 - the harness measures on the CPU, appends JSON lines with every field (the builder version
   among them), resumes without measuring again, and stops at the time budget; make_dataset turns
@@ -144,7 +148,44 @@ def main():
         print("%-10s builds, exports (torch.onnx and direct), converts; %d operators, %.3g GFLOPs at batch 4"
               % (fam, d["operators"], d["flops"] / 1e9))
 
+    # --split-ops: hybrids with the operators real networks use and the others lack (Split, Pad,
+    # Squeeze); the default hybrid sequence stays the one specs_y.jsonl was drawn from
+    y_ref = space.read_specs(os.path.join(ROOT, "datasets", "space_cpu", "specs_y.jsonl"))[:3]
+    check(space.sample(300, 17, inputs=(64, 96, 128, 160, 192, 224), prefix="y", families=("hybrid",))[:3] == y_ref,
+          "the hybrid sampler no longer draws specs_y.jsonl's sequence")
+    z = space.sample(40, 3, inputs=(64, 96), prefix="z", families=("hybrid",), split_ops=True)
+    zst = {st["style"] for s in z for st in s["stages"]}
+    check({"mixconv", "csp"} <= zst and {s["tf_pad"] for s in z} == {True, False} and
+          {s["qkv"] for s in z} == {"select", "unbind"}, "--split-ops sample: styles %s" % sorted(zst))
+    names = seer.onnx_op_names()
+    for want in ("mixconv", "csp"):
+        s = dict(next(x for x in z if want in {st["style"] for st in x["stages"]}), id="split_" + want)
+        s.update(tf_pad=True, qkv="unbind")
+        m = space.torch_model(s).eval()
+        with torch.no_grad():
+            y = m(torch.zeros([2] + s["input"]))
+        check(tuple(y.shape) == (2, 1000), "%s: output %s" % (s["id"], tuple(y.shape)))
+        for how, fn in (("direct", space.export_direct), ("torch", space.export_torch)):
+            p = os.path.join(work, "%s_%s.onnx" % (s["id"], how))
+            fn(s, p)
+            r = subprocess.run([seerconvert, p, "--batch", "4"], capture_output=True, text=True)
+            check(r.returncode == 0, "%s (%s export) does not convert: %s" % (s["id"], how, r.stderr.strip()))
+            if r.returncode:
+                continue
+            ops = {names[i] for i in seer.onnx_graph(p, batch=4)[4]}
+            need = {"Split", "Squeeze"} | ({"Pad"} if any(l["op"] == "pad" for l in space.layers(s)) else set())
+            check(need <= ops, "%s (%s export): Seer's graph lacks %s" % (s["id"], how, sorted(need - ops)))
+            if how == "direct":
+                d = seer.onnx_info(p, batch=4)
+                n_params = sum(q.numel() for q in m.parameters())
+                check(d["flops"] == space.flops(s, 4) and d["params"] == n_params,
+                      "%s: seerconvert %d FLOPs / %d parameters, builder %d / PyTorch %d"
+                      % (s["id"], d["flops"], d["params"], space.flops(s, 4), n_params))
+        print("%s builds, exports both ways, converts with %s; FLOPs and parameters equal"
+              % (s["id"], ", ".join(sorted(need))))
+
     # the forward pass frees each intermediate after its last reader (TORCH_BUILDER 2): when layer k
+
     # runs, no module output whose last reader came before k is alive any more
     import weakref
     for s in [next(x for x in a if want in {st["style"] for st in x["stages"]}) for want in ("densenet", "inception")] + \

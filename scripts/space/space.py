@@ -8,6 +8,8 @@ weight-stripped ONNX (through PyTorch, or written directly for scale), and FLOP 
     space.py sample -n 600 --one-style --prefix h -o h.jsonl   # one stage style per network
     space.py sample -n 300 --heavy-head --prefix v -o v.jsonl  # VGG / AlexNet-style classifiers
     space.py sample -n 300 --families hybrid --prefix y -o y.jsonl  # convolutions, then attention
+    space.py sample -n 300 --families hybrid --split-ops --prefix z -o z.jsonl  # + Split, Pad, Squeeze
+
     space.py onnx specs.jsonl --out DIR [--torch] [--limit N]   # DIR/<id>.onnx, dynamic batch
     space.py flops specs.jsonl [--batch 1]                  # the builder's own FLOP count
 
@@ -39,7 +41,15 @@ the map is small): the CNN stem, two or three stages of mobilenet, resnext or co
 (GELU or SiLU), then one or two attention stages: a 3x3 stride-2 conv-BN-activation to the
 stage width (a multiple of 32), the map's pixels as a (HW, C) sequence, pre-norm encoder blocks
 (LayerNorm, multi-head self-attention with 32-wide heads, residual; LayerNorm, MLP with GELU,
-residual), and back to a (C, H, W) map; the pooled head.
+residual), and back to a (C, H, W) map; the pooled head. With --split-ops a convolution stage
+may also be
+  mixconv    MixNet's inverted residual: the expanded channels split in two to four groups
+             (Split), a depthwise convolution of kernel 3, 5, 7 or 9 on each, concatenated;
+  csp        CSPNet's stage: a 3x3 stride-2 convolution, a 1x1, half its channels (Split) through
+             residual blocks (1x1, 3x3), concatenated with the other half, a 1x1;
+and each network draws TF-style padding (stride-2 convolutions after an explicit Pad of
+unequal sides, as timm's tf_ models) and q, k, v taken apart as timm does (unbind: Split, then
+Squeeze) or by index (Gather).
 
 Input 3x224x224, or drawn from --inputs. Every architecture expands to one layer graph
 (`layers`), which the PyTorch builder, the direct ONNX writer and the FLOP count all read, so
@@ -164,16 +174,19 @@ def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False):
     return spec
 
 
-def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False, heavy=False):
+def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False, heavy=False, split_ops=False):
     """One spec of a family: cnn (sample_one), convnext (four ConvNeXt stages after the common
     stem: depthwise 7x7, LayerNorm, inverted MLP with GELU, layer scale), vit / deit (patch
-    embedding, pre-norm encoder blocks; ViT-Ti to ViT-B widths, 64-wide heads) or mixer."""
+    embedding, pre-norm encoder blocks; ViT-Ti to ViT-B widths, 64-wide heads), mixer or hybrid
+    (split_ops: its convolution stages also mixconv or csp, TF-style explicit padding and timm's
+    unbind of q, k and v drawn per network)."""
     if fam == "cnn":
         return sample_one(rng, idx, inputs, one_style, deep, heavy)
     hw = rng.choice(inputs) if inputs else 224
     spec = {"id": "s%06d" % idx, "input": [3, hw, hw], "head": {"classes": 1000}}
     if fam == "hybrid":  # convolution stages, then attention over the feature map (CoAtNet, MobileViT)
         n_attn, w, stages = rng.choice((1, 2)), _round8(rng.uniform(24, 96)), []
+        conv_styles = ("mobilenet", "resnext", "convnext") + (("mixconv", "csp") if split_ops else ())
         for s in range(4):
             if s:
                 w = min(1024, _round8(w * rng.uniform(1.5, 2.5)))
@@ -182,9 +195,13 @@ def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False, heavy
                 stages.append({"style": "attention", "width": w, "depth": rng.randint(1, 5 if s == 2 else 3),
                                "mlp": rng.choice((2, 3, 4))})
                 continue
-            st = {"style": rng.choice(("mobilenet", "resnext", "convnext")), "width": w, "depth": rng.randint(1, 3)}
+            st = {"style": rng.choice(conv_styles), "width": w, "depth": rng.randint(1, 3)}
             if st["style"] == "mobilenet":
                 st["expand"] = rng.choice((3, 4, 6))
+            elif st["style"] == "mixconv":
+                st.update(expand=rng.choice((3, 6)), kernels=rng.choice(([3, 5], [3, 5, 7], [3, 5, 7, 9])))
+            elif st["style"] == "csp":
+                st["bottleneck"] = rng.choice((0.5, 1.0))
             elif st["style"] == "resnext":
                 st["bottleneck"] = rng.choice((0.25, 0.5))
                 st["groups"] = rng.choice([g for g in (1, 8, 16, 32) if _round8(w * st["bottleneck"]) % g == 0])
@@ -192,6 +209,8 @@ def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False, heavy
                 st.update(expand=rng.choice((2, 3, 4)), kernel=7)
             stages.append(st)
         spec.update(act=rng.choice(("gelu", "silu")), stem={"channels": 32, "kernel": 3, "stride": 2}, stages=stages)
+        if split_ops:  # drawn last and only when asked, so that the default sequence stays as it was
+            spec.update(tf_pad=rng.random() < 0.5, qkv=rng.choice(("select", "unbind")))
         return spec
     if fam == "convnext":
         w, stages = _round8(rng.uniform(32, 128)), []
@@ -261,17 +280,21 @@ def _features_any(spec):
     return v + (_features(spec)[:28] if fam == "cnn" else [0.0] * 28)  # the stages
 
 
-def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_style=False, deep=False, heavy=False):
+def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_style=False, deep=False, heavy=False,
+           split_ops=False):
     """n specs; the first min(n, diverse) in greedy farthest-point order over a candidate pool
     (styles, widths, depths, activation, log FLOPs), so that any prefix spreads over the space.
     families (names from FAMILIES) draws each spec's family first; None is the CNN space alone,
     the sequence every earlier sample was drawn from. one_style: every CNN in one stage style;
     deep: stage depths as the hand-designed networks have them (DEEP_DEPTHS); heavy: CNNs with a
-    VGG / AlexNet-style classifier (_heavy_head)."""
+    VGG / AlexNet-style classifier (_heavy_head); split_ops: hybrids with the operators Split, Pad
+    and Squeeze (sample_family)."""
     rng = random.Random(seed)
     pool_n = n if n <= 1 else min(4 * n, n + 8000)
     if families:
-        pool = [sample_family(rng, i, rng.choice(families), inputs, one_style, deep, heavy) for i in range(pool_n)]
+        pool = [sample_family(rng, i, rng.choice(families), inputs, one_style, deep, heavy, split_ops)
+                for i in range(pool_n)]
+
     else:
         pool = [sample_one(rng, i, inputs, one_style, deep, heavy) for i in range(pool_n)]
     k = min(n, diverse)
@@ -307,7 +330,10 @@ def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_st
 #   matmul (two inputs, batched over the leading axes), scale (multiply by a constant s),
 #   softmax (last axis), select (axis, index: drops the axis), mean (axis: ReduceMean),
 #   cls (k learned tokens prepended to a sequence), pos (a learned tensor of the input's shape
-#   added), gamma (a learned per-channel scale over the last axis).
+#   added), gamma (a learned per-channel scale over the last axis), pad (pads: top, left,
+#   bottom, right zeros around a map), split (axis, sizes, unbind: a tuple of parts, one Split)
+#   and part (axis, index, size, squeeze: one of a split's parts; squeeze drops the axis).
+
 
 
 def _numel(shape):
@@ -318,8 +344,9 @@ def _numel(shape):
 
 
 class _Graph:
-    def __init__(self, input_shape, act):
+    def __init__(self, input_shape, act, tf_pad=False, qkv="select"):
         self.L, self.shapes, self.act_kind = [], {"x": tuple(input_shape)}, act
+        self.tf_pad, self.qkv = tf_pad, qkv
 
     def add(self, op, inputs, **attrs):
         name = "l%d" % len(self.L)
@@ -328,6 +355,13 @@ class _Graph:
             c, h, w = x
             k, s, p = attrs["k"], attrs["stride"], attrs["pad"]
             out = (attrs["cout"] if op == "conv" else c, (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1)
+        elif op == "pad":
+            c, h, w = x
+            t, l, b, r = attrs["pads"]
+            out = (c, h + t + b, w + l + r)
+        elif op == "part":
+            ax = attrs["axis"]
+            out = x[:ax] + (() if attrs.get("squeeze") else (attrs["size"],)) + x[ax + 1:]
         elif op == "concat":
             out = (sum(self.shapes[i][0] for i in inputs),) + x[1:]
         elif op == "gap":
@@ -355,9 +389,28 @@ class _Graph:
         self.L.append({"name": name, "op": op, "inputs": list(inputs), "attrs": attrs, "shape": out})
         return name
 
+    def conv(self, x, cout, k, stride=1, groups=1):
+        """A k x k convolution without bias, padded to keep the map (k // 2 on each side), or with
+        tf_pad and a stride as TensorFlow's SAME pads (timm's tf_ models: an explicit Pad of
+        possibly unequal sides, then the convolution unpadded)."""
+        pad = k // 2
+        if self.tf_pad and stride > 1:
+            c, h, w = self.shapes[x]
+            tot = [max((-(-n // stride) - 1) * stride + k - n, 0) for n in (h, w)]
+            if any(tot):
+                x = self.add("pad", [x], pads=(tot[0] // 2, tot[1] // 2, tot[0] - tot[0] // 2, tot[1] - tot[1] // 2))
+            pad = 0
+        return self.add("conv", [x], cout=cout, k=k, stride=stride, pad=pad, groups=groups)
+
     def cba(self, x, cout, k, stride=1, groups=1, act=True):
-        y = self.add("bn", [self.add("conv", [x], cout=cout, k=k, stride=stride, pad=k // 2, groups=groups)])
+        y = self.add("bn", [self.conv(x, cout, k, stride, groups)])
         return self.add("act", [y], kind=self.act_kind) if act else y
+
+    def split(self, x, sizes, axis=0, squeeze=False):
+        """x cut along axis into parts of these sizes (one Split); squeeze: parts of size 1 with
+        the axis dropped (torch.unbind: Split, then a Squeeze per part)."""
+        s = self.add("split", [x], axis=axis, sizes=list(sizes), unbind=squeeze)
+        return [self.add("part", [s], axis=axis, index=i, size=n, squeeze=squeeze) for i, n in enumerate(sizes)]
 
     def linear(self, x, cout):
         return self.add("linear", [x], cout=cout)
@@ -372,7 +425,10 @@ class _Graph:
         dh = D // heads
         qkv = self.add("transpose", [self.add("reshape", [self.linear(x, 3 * D)], shape=(T, 3, heads, dh))],
                        perm=(1, 2, 0, 3))                                   # (3, H, T, dh)
-        q, k, v = (self.add("select", [qkv], axis=0, index=i) for i in range(3))
+        if self.qkv == "unbind":  # timm's q, k, v = qkv.unbind(0)
+            q, k, v = self.split(qkv, (1, 1, 1), squeeze=True)
+        else:
+            q, k, v = (self.add("select", [qkv], axis=0, index=i) for i in range(3))
         kt = self.add("transpose", [k], perm=(0, 2, 1))                     # (H, dh, T)
         a = self.add("softmax", [self.add("scale", [self.add("matmul", [q, kt])], s=1.0 / math.sqrt(dh))])
         o = self.add("transpose", [self.add("matmul", [a, v])], perm=(1, 0, 2))  # (T, H, dh)
@@ -390,8 +446,15 @@ class _Graph:
         return self.add("transpose", [y], perm=(2, 0, 1))
 
 
+def _split_channels(c, n):
+    """c channels in n groups as MixNet cuts them: equal, the first taking what is left over."""
+    sizes = [c // n] * n
+    sizes[0] += c - sum(sizes)
+    return sizes
+
+
 def _cnn_layers(spec):
-    g = _Graph(spec["input"], spec["act"])
+    g = _Graph(spec["input"], spec["act"], spec.get("tf_pad", False), spec.get("qkv", "select"))
     add, cba, shapes, act_kind = g.add, g.cba, g.shapes, spec["act"]
     st = spec["stem"]
     x = cba("x", st["channels"], st["kernel"], st["stride"])
@@ -405,6 +468,14 @@ def _cnn_layers(spec):
                 t = add("add", [t, g.attention(add("ln", [t]), c // 32)])
                 t = add("add", [t, g.mlp(add("ln", [t]), stage["mlp"] * c, c)])
             x = add("reshape", [add("transpose", [t], perm=(1, 0))], shape=(c, h, wd))
+            continue
+        if style == "csp":  # CSPNet: down, 1x1, half the channels through residual blocks, concat, 1x1
+            half = w // 2
+            a, b = g.split(cba(cba(x, w, 3, 2), w, 1), (half, w - half))
+            mid = _round8(half * stage["bottleneck"])
+            for _ in range(d):
+                a = add("act", [add("add", [cba(cba(a, mid, 1), half, 3, act=False), a])], kind=act_kind)
+            x = cba(add("concat", [a, b]), w, 1)
             continue
         for i in range(d):
 
@@ -439,7 +510,16 @@ def _cnn_layers(spec):
                 y = cba(y, c_mid, 3, s, groups=c_mid)
                 y = cba(y, w, 1, act=False)
                 x = add("add", [y, x]) if (s == 1 and cin == w) else y
+            elif style == "mixconv":  # MixNet: the depthwise convolution's channels in groups of kernel sizes
+                y = cba(x, cin * stage["expand"], 1)
+                parts = g.split(y, _split_channels(shapes[y][0], len(stage["kernels"])))
+                y = add("concat", [g.conv(p, shapes[p][0], k, s, groups=shapes[p][0])
+                                   for p, k in zip(parts, stage["kernels"])])
+                y = add("act", [add("bn", [y])], kind=act_kind)
+                y = cba(y, w, 1, act=False)
+                x = add("add", [y, x]) if (s == 1 and cin == w) else y
             elif style == "convnext":
+
                 if i == 0:  # downsampling: LayerNorm, 2x2 convolution with stride 2
                     x = add("conv", [g.ln2d(x)], cout=w, k=2, stride=2, pad=0, groups=1, bias=True)
                 k = stage.get("kernel", 7)
@@ -586,6 +666,14 @@ def torch_model(spec):
                     y = ins[0] + ins[1]
                 elif op == "concat":
                     y = torch.cat(ins, 1)
+                elif op == "pad":
+                    t, left, b, r = a["pads"]
+                    y = torch.nn.functional.pad(ins[0], (left, r, t, b))
+                elif op == "split":
+                    d = a["axis"] + 1
+                    y = torch.unbind(ins[0], d) if a["unbind"] else torch.split(ins[0], a["sizes"], d)
+                elif op == "part":
+                    y = ins[0][a["index"]]
                 elif op == "reshape":
                     y = ins[0].reshape((-1,) + tuple(a["shape"]))
                 elif op == "transpose":
@@ -742,11 +830,22 @@ def export_direct(spec, path):
             node("Add", ins + [weight(n + ".pos", [1] + list(x))], out, n)
         elif op == "gamma":
             node("Mul", ins + [weight(n + ".gamma", [x[-1]])], out, n)
+        elif op == "pad":  # ONNX's pads: every axis's start, then every axis's end
+            t, left, b, r = a["pads"]
+            node("Pad", ins + [ints(n + ".pads", [0, 0, t, left, 0, 0, b, r])], out, n, mode="constant")
+        elif op == "split":
+            out = ["%s_out%d" % (n, i) for i in range(len(a["sizes"]))]
+            nodes.append(h.make_node("Split", ins + [ints(n + ".split", a["sizes"])], out, name=n, axis=a["axis"] + 1))
+        elif op == "part":  # a Split's output; squeezed (torch.unbind) by a Squeeze of its own
+            out = ins[0][a["index"]]
+            if a["squeeze"]:
+                out = node("Squeeze", [out, ints(n + ".axes", [a["axis"] + 1])], n + "_out", n)
         else:
             raise ValueError("%s: no ONNX for layer op %s" % (spec["id"], op))
         val[n] = out
         shapes[n] = l["shape"]
-    g = h.make_graph(nodes, spec["id"], [h.make_tensor_value_info("input", T.FLOAT, ["batch"] + spec["input"])],
+    g = h.make_graph(
+nodes, spec["id"], [h.make_tensor_value_info("input", T.FLOAT, ["batch"] + spec["input"])],
                      [h.make_tensor_value_info("logits", T.FLOAT, ["batch", spec["head"]["classes"]])], inits)
     model = h.make_model(g, opset_imports=[h.make_opsetid("", 17)], producer_name="seer space.py")
     with open(path, "wb") as f:
@@ -786,6 +885,10 @@ def main():
     s.add_argument("--deep", action="store_true",
                    help="CNN stages as deep as hand-designed networks' (%s blocks per stage, log-uniform; "
                         "default 1 to 4)" % ", ".join("%d-%d" % d for d in DEEP_DEPTHS))
+    s.add_argument("--split-ops", action="store_true",
+                   help="hybrids whose convolution stages may also be mixconv (MixNet) or csp (CSPNet), with "
+                        "TF-style explicit padding and timm's unbind of q, k, v drawn per network: the "
+                        "operators Split, Pad and Squeeze (needs --families hybrid)")
     o = sub.add_parser("onnx")
     o.add_argument("specs")
     o.add_argument("--out", required=True)
@@ -806,8 +909,10 @@ def main():
         bad = [f for f in fams if f not in FAMILIES]
         if bad:
             ap.error("--families: unknown family %s (choose from %s)" % (",".join(bad), ",".join(FAMILIES)))
+        if a.split_ops and "hybrid" not in fams:
+            ap.error("--split-ops draws hybrids: give --families hybrid (alone or with others)")
         specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix, families=fams or None,
-                       one_style=a.one_style, deep=a.deep, heavy=a.heavy_head)
+                       one_style=a.one_style, deep=a.deep, heavy=a.heavy_head, split_ops=a.split_ops)
         if a.max_gflops or a.min_gflops:
             hi = a.max_gflops * 1e9 if a.max_gflops else float("inf")
             specs = [sp for sp in specs if a.min_gflops * 1e9 <= flops(sp, 1) <= hi]
