@@ -77,7 +77,6 @@ def main():
     print("op_gap: %d configurations of %d networks in %s; %s" % (
         len(rows), len({r[0] for r in rows}), a.real, a.predictor))
     print()
-
     mark = "| in %s |" % os.path.basename(a.space_specs) if a.space_specs else "|"
     print("| operator never in the training data | networks | configurations | MAPE %: training step / inference / memory " + mark)
     print("|---|---|---|---" + ("|---|" if a.space_specs else "|"))

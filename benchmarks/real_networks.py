@@ -177,7 +177,6 @@ ADDED8 = {
 # Judged that evening: the retrain with specs_y's hybrids did not ship (benchmarks/hybrid_retrain.md);
 # this group is spent.
 ADDED9 = {
-
     "timm-cait_s24_224": (224, {}), "timm-coat_mini": (224, {}), "timm-nextvit_base": (224, {}),
     "timm-nfnet_f0": (192, {}), "timm-twins_svt_base": (224, {}), "timm-vovnet39a": (224, {}),
     "timm-legacy_xception": (299, {}), "timm-xception41": (299, {}),

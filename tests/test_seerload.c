@@ -246,8 +246,7 @@ int main(int argc, char **argv) {
               "member_spread op id: %s", err);
         CHECK(seer_member_spread(m, &g, sp, err, sizeof err) == SEER_OK && sp[0] == 1 && sp[seer_n_metrics(m) - 1] == 1,
               "member_spread single: %s %g", err, sp[0]);
-        b = g, b.n_nodes = 0
-, b.n_edges = 0; // an empty graph is a graph: predicted, not refused
+        b = g, b.n_nodes = 0, b.n_edges = 0; // an empty graph is a graph: predicted, not refused
         CHECK(seer_predict(m, &b, y, err, sizeof err) == SEER_OK && isfinite(y[0]), "empty graph: %s", err);
         CHECK(seer_predict_batch(m, &g, -1, y, err, sizeof err) == SEER_ERR_INVALID, "negative count");
         seer_free(m);

@@ -20,8 +20,9 @@
   nn.TransformerEncoderLayer and a class token expanded to the batch convert too;
 - hybrids with --split-ops (mixconv and csp stages, TF-style Pad, timm's unbind) build, export both
   ways and convert with Split, Pad and Squeeze in Seer's graph, FLOPs and parameters equal; the
-  default hybrid sequence still draws specs_y.jsonl;
-
+  default hybrid sequence still draws specs_y.jsonl; CNNs with --slice-ops (ghost and shuffle
+  stages) do the same with Slice (and a shuffle's Reshape, Transpose) in Seer's graph, and the
+  default CNN sequence stays as it was;
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
 - the harness measures on the CPU, appends JSON lines with every field (the builder version
   among them), resumes without measuring again, and stops at the time budget; make_dataset turns
@@ -158,9 +159,10 @@ def main():
     check({"mixconv", "csp"} <= zst and {s["tf_pad"] for s in z} == {True, False} and
           {s["qkv"] for s in z} == {"select", "unbind"}, "--split-ops sample: styles %s" % sorted(zst))
     names = seer.onnx_op_names()
-    for want in ("mixconv", "csp"):
-        s = dict(next(x for x in z if want in {st["style"] for st in x["stages"]}), id="split_" + want)
-        s.update(tf_pad=True, qkv="unbind")
+
+    def ops_round_trip(s, need):
+        """s builds and runs, exports both ways and converts with every operator of need in Seer's
+        graph; the direct export's FLOPs and parameters equal the builder's and PyTorch's."""
         m = space.torch_model(s).eval()
         with torch.no_grad():
             y = m(torch.zeros([2] + s["input"]))
@@ -173,7 +175,6 @@ def main():
             if r.returncode:
                 continue
             ops = {names[i] for i in seer.onnx_graph(p, batch=4)[4]}
-            need = {"Split", "Squeeze"} | ({"Pad"} if any(l["op"] == "pad" for l in space.layers(s)) else set())
             check(need <= ops, "%s (%s export): Seer's graph lacks %s" % (s["id"], how, sorted(need - ops)))
             if how == "direct":
                 d = seer.onnx_info(p, batch=4)
@@ -183,9 +184,22 @@ def main():
                       % (s["id"], d["flops"], d["params"], space.flops(s, 4), n_params))
         print("%s builds, exports both ways, converts with %s; FLOPs and parameters equal"
               % (s["id"], ", ".join(sorted(need))))
+    for want in ("mixconv", "csp"):
+        s = dict(next(x for x in z if want in {st["style"] for st in x["stages"]}), id="split_" + want)
+        s.update(tf_pad=True, qkv="unbind")
+        ops_round_trip(s, {"Split", "Squeeze"} | ({"Pad"} if any(l["op"] == "pad" for l in space.layers(s)) else set()))
+
+    # --slice-ops: CNNs with ghost and shuffle stages (Slice, channel shuffles); the default CNN
+    # sequence stays as it was
+    check(space.sample(40, 3, slice_ops=False) == a, "slice_ops=False changed the default sequence")
+    gs = space.sample(40, 3, inputs=(64, 96), prefix="g", slice_ops=True)
+    gst = {st["style"] for s in gs[:12] for st in s["stages"]}
+    check(set(space.SLICE_STYLES) <= gst, "--slice-ops: first 12 specs use styles %s" % sorted(gst))
+    for want in space.SLICE_STYLES:
+        s = dict(next(x for x in gs if want in {st["style"] for st in x["stages"]}), id="slice_" + want)
+        ops_round_trip(s, {"Slice"} | ({"Reshape", "Transpose"} if want == "shuffle" else set()))
 
     # the forward pass frees each intermediate after its last reader (TORCH_BUILDER 2): when layer k
-
     # runs, no module output whose last reader came before k is alive any more
     import weakref
     for s in [next(x for x in a if want in {st["style"] for st in x["stages"]}) for want in ("densenet", "inception")] + \

@@ -9,7 +9,7 @@ weight-stripped ONNX (through PyTorch, or written directly for scale), and FLOP 
     space.py sample -n 300 --heavy-head --prefix v -o v.jsonl  # VGG / AlexNet-style classifiers
     space.py sample -n 300 --families hybrid --prefix y -o y.jsonl  # convolutions, then attention
     space.py sample -n 300 --families hybrid --split-ops --prefix z -o z.jsonl  # + Split, Pad, Squeeze
-
+    space.py sample -n 300 --slice-ops --prefix g -o g.jsonl   # CNNs with ghost / shuffle stages: Slice
     space.py onnx specs.jsonl --out DIR [--torch] [--limit N]   # DIR/<id>.onnx, dynamic batch
     space.py flops specs.jsonl [--batch 1]                  # the builder's own FLOP count
 
@@ -21,6 +21,12 @@ that halve the resolution and widen the channels, each in one style:
   densenet   a transition (1x1 conv, 2x2 average pool) then dense layers (BN-act-1x1 conv to 4k,
              BN-act-3x3 conv to k, concatenated: growth rate k);
   mobilenet  inverted residual blocks (1x1 expand by t, depthwise 3x3, 1x1 project);
+  ghost      (--slice-ops) GhostNet bottlenecks: ghost modules (a 1x1 to half the channels, a
+             depthwise 3x3 for the other half, concatenated, cut by a Slice), a depthwise
+             stride-2 3x3 between them in the first block, residual;
+  shuffle    (--slice-ops) ShuffleNetV2 units: the channels halved by two Slices (or two branches
+             where the block downsamples), 1x1, depthwise 3x3, 1x1 on one half, concatenated, and
+             a channel shuffle (Reshape, Transpose, Reshape);
   convnext   (family convnext: all four stages) LayerNorm + 2x2 stride-2 convolution, then
              blocks of depthwise 7x7 convolution, LayerNorm, inverted MLP (Linear to t*C, GELU,
              Linear back), layer scale and a residual add, channels-last as torchvision's;
@@ -68,6 +74,7 @@ import random
 import sys
 
 STYLES = ("vgg", "inception", "resnext", "densenet", "mobilenet")
+SLICE_STYLES = ("ghost", "shuffle")  # drawn besides STYLES with --slice-ops
 ACTS = ("relu", "relu6", "hardswish", "silu")
 TOKEN_ARCHS = ("vit", "deit", "mixer")
 # families sample() draws with --families; "cnn" is the RegNet-style space above
@@ -135,17 +142,19 @@ def _heavy_head(rng, spec):
     return head
 
 
-def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False):
+def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False, slice_ops=False):
     """A CNN spec: each stage's style drawn on its own, or (one_style) one style for all four, as
     the hand-designed families are (ResNet, DenseNet, MobileNet, VGG, GoogLeNet), which a draw per
     stage almost never gives (1 network in 125 for a given style). deep: stage depths from
-    DEEP_DEPTHS; heavy: a VGG-style classifier (_heavy_head)."""
+    DEEP_DEPTHS; heavy: a VGG-style classifier (_heavy_head); slice_ops: stages may also be ghost
+    (GhostNet) or shuffle (ShuffleNetV2)."""
     act = rng.choice(ACTS)
     w = _round8(rng.uniform(24, 128))
     stages = []
-    whole = rng.choice(STYLES) if one_style else None  # drawn only when asked: seed 1's sequence stays
+    styles = STYLES + (SLICE_STYLES if slice_ops else ())
+    whole = rng.choice(styles) if one_style else None  # drawn only when asked: seed 1's sequence stays
     for s in range(4):
-        style = whole or rng.choice(STYLES)
+        style = whole or rng.choice(styles)
         if s:
             w = _round8(w * rng.uniform(1.25, 2.5))
         w = min(w, 1024)
@@ -163,6 +172,8 @@ def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False):
             st["growth"] = rng.choice((12, 16, 24, 32))
         elif style == "mobilenet":
             st["expand"] = rng.choice((1, 3, 6))
+        elif style == "ghost":
+            st["expand"] = rng.choice((2, 3, 4, 6))
         stages.append(st)
     # drawn last, and only when asked, so that the default sequence (seed 1) is unchanged
     hw = rng.choice(inputs) if inputs else 224
@@ -174,14 +185,15 @@ def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False):
     return spec
 
 
-def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False, heavy=False, split_ops=False):
+def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False, heavy=False, split_ops=False,
+                  slice_ops=False):
     """One spec of a family: cnn (sample_one), convnext (four ConvNeXt stages after the common
     stem: depthwise 7x7, LayerNorm, inverted MLP with GELU, layer scale), vit / deit (patch
     embedding, pre-norm encoder blocks; ViT-Ti to ViT-B widths, 64-wide heads), mixer or hybrid
     (split_ops: its convolution stages also mixconv or csp, TF-style explicit padding and timm's
     unbind of q, k and v drawn per network)."""
     if fam == "cnn":
-        return sample_one(rng, idx, inputs, one_style, deep, heavy)
+        return sample_one(rng, idx, inputs, one_style, deep, heavy, slice_ops)
     hw = rng.choice(inputs) if inputs else 224
     spec = {"id": "s%06d" % idx, "input": [3, hw, hw], "head": {"classes": 1000}}
     if fam == "hybrid":  # convolution stages, then attention over the feature map (CoAtNet, MobileViT)
@@ -245,11 +257,13 @@ def family_of(spec):
     return "convnext" if all(st["style"] == "convnext" for st in spec["stages"]) else "cnn"
 
 
-def _features(spec):
+def _features(spec, slice_ops=False):
     v = []
     for st in spec["stages"]:
         v += [1.0 if st["style"] == s else 0.0 for s in STYLES]
         v += [math.log2(st["width"]) / 4.0, st["depth"] / 4.0]
+    if slice_ops:  # appended, and only when asked: the default vectors (and orders) stay as they were
+        v += [float(sum(st["style"] == s for st in spec["stages"])) for s in SLICE_STYLES]
     v += [1.0 if spec["act"] == a else 0.0 for a in ACTS]
     v.append(math.log10(flops(spec, 1)) / 3.0)
     v.append(math.log2(spec["input"][1] / 224.0))
@@ -281,26 +295,26 @@ def _features_any(spec):
 
 
 def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_style=False, deep=False, heavy=False,
-           split_ops=False):
+           split_ops=False, slice_ops=False):
     """n specs; the first min(n, diverse) in greedy farthest-point order over a candidate pool
     (styles, widths, depths, activation, log FLOPs), so that any prefix spreads over the space.
     families (names from FAMILIES) draws each spec's family first; None is the CNN space alone,
     the sequence every earlier sample was drawn from. one_style: every CNN in one stage style;
     deep: stage depths as the hand-designed networks have them (DEEP_DEPTHS); heavy: CNNs with a
     VGG / AlexNet-style classifier (_heavy_head); split_ops: hybrids with the operators Split, Pad
-    and Squeeze (sample_family)."""
+    and Squeeze (sample_family); slice_ops: CNNs whose stages may also be ghost (GhostNet) or shuffle
+    (ShuffleNetV2): the operator Slice, and channel shuffles."""
     rng = random.Random(seed)
     pool_n = n if n <= 1 else min(4 * n, n + 8000)
     if families:
-        pool = [sample_family(rng, i, rng.choice(families), inputs, one_style, deep, heavy, split_ops)
+        pool = [sample_family(rng, i, rng.choice(families), inputs, one_style, deep, heavy, split_ops, slice_ops)
                 for i in range(pool_n)]
-
     else:
-        pool = [sample_one(rng, i, inputs, one_style, deep, heavy) for i in range(pool_n)]
+        pool = [sample_one(rng, i, inputs, one_style, deep, heavy, slice_ops) for i in range(pool_n)]
     k = min(n, diverse)
     if k > 1:
         import numpy as np
-        X = np.array([(_features_any if families else _features)(s) for s in pool])
+        X = np.array([_features_any(s) if families else _features(s, slice_ops) for s in pool])
         chosen = [0]
         d = ((X - X[0]) ** 2).sum(1)
         for _ in range(k - 1):
@@ -332,8 +346,8 @@ def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_st
 #   cls (k learned tokens prepended to a sequence), pos (a learned tensor of the input's shape
 #   added), gamma (a learned per-channel scale over the last axis), pad (pads: top, left,
 #   bottom, right zeros around a map), split (axis, sizes, unbind: a tuple of parts, one Split)
-#   and part (axis, index, size, squeeze: one of a split's parts; squeeze drops the axis).
-
+#   part (axis, index, size, squeeze: one of a split's parts; squeeze drops the axis) and slice
+#   (axis, start, end: a Slice of one axis).
 
 
 def _numel(shape):
@@ -359,6 +373,9 @@ class _Graph:
             c, h, w = x
             t, l, b, r = attrs["pads"]
             out = (c, h + t + b, w + l + r)
+        elif op == "slice":
+            ax = attrs["axis"]
+            out = x[:ax] + (attrs["end"] - attrs["start"],) + x[ax + 1:]
         elif op == "part":
             ax = attrs["axis"]
             out = x[:ax] + (() if attrs.get("squeeze") else (attrs["size"],)) + x[ax + 1:]
@@ -453,6 +470,22 @@ def _split_channels(c, n):
     return sizes
 
 
+def _ghost(g, x, cout, act=True):
+    """GhostNet's module: a 1x1 convolution to half the channels (rounded up), a depthwise 3x3 on
+    those for the other half, concatenated and cut to cout (a Slice, as GhostNet writes it)."""
+    init = -(-cout // 2)
+    p = g.cba(x, init, 1, act=act)
+    y = g.add("concat", [p, g.cba(p, init, 3, groups=init, act=act)])
+    return g.add("slice", [y], axis=0, start=0, end=cout)
+
+
+def _channel_shuffle(g, x, groups=2):
+    """ShuffleNet's channel shuffle: (C, H, W) -> (groups, C / groups, H, W), swap, back."""
+    c, h, w = g.shapes[x]
+    y = g.add("transpose", [g.add("reshape", [x], shape=(groups, c // groups, h, w))], perm=(1, 0, 2, 3))
+    return g.add("reshape", [y], shape=(c, h, w))
+
+
 def _cnn_layers(spec):
     g = _Graph(spec["input"], spec["act"], spec.get("tf_pad", False), spec.get("qkv", "select"))
     add, cba, shapes, act_kind = g.add, g.cba, g.shapes, spec["act"]
@@ -518,8 +551,25 @@ def _cnn_layers(spec):
                 y = add("act", [add("bn", [y])], kind=act_kind)
                 y = cba(y, w, 1, act=False)
                 x = add("add", [y, x]) if (s == 1 and cin == w) else y
+            elif style == "ghost":  # GhostNet's bottleneck: ghost module, [depthwise stride 2], ghost module
+                y = _ghost(g, x, _round8(cin * stage["expand"]))
+                if s == 2:
+                    y = cba(y, shapes[y][0], 3, 2, groups=shapes[y][0], act=False)
+                y = _ghost(g, y, w, act=False)
+                sc = x if (s == 1 and cin == w) else cba(cba(x, cin, 3, s, groups=cin, act=False), w, 1, act=False)
+                x = add("add", [y, sc])
+            elif style == "shuffle":  # ShuffleNetV2's unit: halves (Slice) or two branches, concat, shuffle
+                half = w // 2
+                if s == 1 and cin == w:
+                    keep = add("slice", [x], axis=0, start=0, end=half)
+                    b = add("slice", [x], axis=0, start=half, end=cin)
+                else:
+                    keep = cba(cba(x, cin, 3, s, groups=cin, act=False), half, 1)
+                    b = x
+                b = cba(b, half, 1)
+                b = cba(cba(b, half, 3, s, groups=half, act=False), half, 1)
+                x = _channel_shuffle(g, add("concat", [keep, b]))
             elif style == "convnext":
-
                 if i == 0:  # downsampling: LayerNorm, 2x2 convolution with stride 2
                     x = add("conv", [g.ln2d(x)], cout=w, k=2, stride=2, pad=0, groups=1, bias=True)
                 k = stage.get("kernel", 7)
@@ -674,6 +724,8 @@ def torch_model(spec):
                     y = torch.unbind(ins[0], d) if a["unbind"] else torch.split(ins[0], a["sizes"], d)
                 elif op == "part":
                     y = ins[0][a["index"]]
+                elif op == "slice":
+                    y = ins[0][(slice(None),) * (a["axis"] + 1) + (slice(a["start"], a["end"]),)]
                 elif op == "reshape":
                     y = ins[0].reshape((-1,) + tuple(a["shape"]))
                 elif op == "transpose":
@@ -836,6 +888,9 @@ def export_direct(spec, path):
         elif op == "split":
             out = ["%s_out%d" % (n, i) for i in range(len(a["sizes"]))]
             nodes.append(h.make_node("Split", ins + [ints(n + ".split", a["sizes"])], out, name=n, axis=a["axis"] + 1))
+        elif op == "slice":
+            node("Slice", ins + [ints(n + ".starts", [a["start"]]), ints(n + ".ends", [a["end"]]),
+                                 ints(n + ".axes", [a["axis"] + 1])], out, n)
         elif op == "part":  # a Split's output; squeezed (torch.unbind) by a Squeeze of its own
             out = ins[0][a["index"]]
             if a["squeeze"]:
@@ -889,6 +944,9 @@ def main():
                    help="hybrids whose convolution stages may also be mixconv (MixNet) or csp (CSPNet), with "
                         "TF-style explicit padding and timm's unbind of q, k, v drawn per network: the "
                         "operators Split, Pad and Squeeze (needs --families hybrid)")
+    s.add_argument("--slice-ops", action="store_true",
+                   help="CNNs whose stages may also be ghost (GhostNet) or shuffle (ShuffleNetV2): the "
+                        "operator Slice and channel shuffles (the cnn family: without --families, or with it)")
     o = sub.add_parser("onnx")
     o.add_argument("specs")
     o.add_argument("--out", required=True)
@@ -911,8 +969,11 @@ def main():
             ap.error("--families: unknown family %s (choose from %s)" % (",".join(bad), ",".join(FAMILIES)))
         if a.split_ops and "hybrid" not in fams:
             ap.error("--split-ops draws hybrids: give --families hybrid (alone or with others)")
+        if a.slice_ops and fams and "cnn" not in fams:
+            ap.error("--slice-ops draws CNN stages: leave --families out, or include cnn")
         specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix, families=fams or None,
-                       one_style=a.one_style, deep=a.deep, heavy=a.heavy_head, split_ops=a.split_ops)
+                       one_style=a.one_style, deep=a.deep, heavy=a.heavy_head, split_ops=a.split_ops,
+                       slice_ops=a.slice_ops)
         if a.max_gflops or a.min_gflops:
             hi = a.max_gflops * 1e9 if a.max_gflops else float("inf")
             specs = [sp for sp in specs if a.min_gflops * 1e9 <= flops(sp, 1) <= hi]

@@ -662,7 +662,6 @@ seer_status seer_member_spread(const seer_model *m, const seer_graph *g, double 
     }
     double out[SEER_MAX_METRICS];
     return seer_predict_spread(m, g, 1, out, spread, err, err_len);
-
 }
 
 double seer_spread_warn(const seer_model *m, int k) {
