@@ -25,7 +25,8 @@
   default CNN sequence stays as it was;
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
 - the harness measures on the CPU, appends JSON lines with every field (the builder version
-  among them), resumes without measuring again, and stops at the time budget; make_dataset turns
+  among them), resumes without measuring again, and stops at the time budget (drift_now.py
+  measures first-pass lines again into a file of its own and divides now by then); make_dataset turns
   it into a PerfGraph file (from specs files or a folder of them, refusing an id two files share), leaving older builders' inference times out with --infer-builder;
   builder_calibrate.py finds a simulated builder effect under a simulated drift and moves the
   shipped CPU predictor's inference, and only that, by the factor its rule gives.
@@ -291,6 +292,21 @@ def main():
     subprocess.run(cmd + ["--time-budget", "0.001"], check=True)
     n = len(open(out).readlines())
     check(n == 3, "with a tiny budget exactly one more configuration is measured, got %d lines" % n)
+    # drift_now.py measures first-pass configurations again, elsewhere, and divides now by then
+    drift = os.path.join(work, "drift.jsonl")
+    if os.path.exists(drift):
+        os.remove(drift)
+    dn = [sys.executable, os.path.join(ROOT, "scripts", "measure", "drift_now.py"), out, "--groups", "s",
+          "--batch", "1", "--min-ms", "0", "--max-ms", "1e9", "--specs", work]
+    r = subprocess.run(dn + ["--per-group", "1", "-o", drift], capture_output=True, text=True)
+    row = [l for l in r.stdout.splitlines() if l.startswith("| s |")]
+    ratios = [float(x) for x in row[0].strip("| ").split("|")[3:]] if row else []
+    check(r.returncode == 0 and len(ratios) == 3 and all(0.2 < x < 5 for x in ratios),
+          "drift_now.py: rc %d, %r %s" % (r.returncode, row, r.stderr.strip()[-300:]))
+    check(len(open(drift).readlines()) == 1 and len(open(out).readlines()) == 3,
+          "drift_now.py wrote into the dataset's file, or not one line into its own")
+    r = subprocess.run(dn + ["--per-group", "9"], capture_output=True, text=True)
+    check(r.returncode != 0 and "fewer than --per-group 9" in r.stderr, "drift_now.py with too few lines: %s" % r.stderr)
     check(all(r.get("builder") == space.TORCH_BUILDER for r in map(json.loads, open(out))),
           "measure.py does not record the builder version %d on every line" % space.TORCH_BUILDER)
     # a second pass measures the first pass's configurations again, tagged, and resumes too
