@@ -36,6 +36,9 @@ bad "a seed named twice" --label cpu_x --seeds 2,1,2 --measurements "$script"
 bad "at most 7" --label cpu_x --seeds 1,2,3,4,5,6,7,8 --measurements "$script"
 bad "positive whole number" --label cpu_x --jobs 0 --measurements "$script"
 bad "use it with --measurements" --label cpu_x --seeds 1,2 --h5 "$script" --members "$script"
+bad "needs --ref-normalize" --label cpu_x --ref-window 201 --measurements "$script"
+bad "a non-negative number" --label cpu_x --ref-normalize one --measurements "$script"
+bad "positive whole number" --label cpu_x --ref-normalize 1 --ref-window 0 --measurements "$script"
 
 # the pipeline on the first 240 lines of the 2.6 GHz Xeon's measurements (80 architectures, builder 2)
 head -n 240 "$root/datasets/space_cpu/measurements_xeon26.jsonl" > "$work/m.jsonl"
@@ -92,10 +95,14 @@ print("members-disagree lines (q99 of the held-out spread):", warn)
 PY
     fail "the members-disagree lines"
 # --target roofline_light: the pair and the cost all on the six-term cost (cost.seer, not cost5.seer)
+# (and the labels drift-corrected: --ref-normalize reaches make_dataset.py, its card says so)
 run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run_l" --epochs 3 -o "$work/tl.seer" --target roofline_light \
+    --ref-normalize 1 --ref-window 11 \
     > "$work/run_l.out" 2>&1 || { cat "$work/run_l.out"; fail "the pipeline with --target roofline_light failed"; }
 [ -s "$work/run_l/cost.seer" ] && [ ! -e "$work/run_l/cost5.seer" ] || fail "--target: the cost is not cost.seer"
 grep -q "target = roofline_light" "$work/tl.md" || fail "the card does not say roofline_light"
+grep -q "median of the 11 lines of its file measured nearest it" "$work/run_l/cpu_t_card.md" \
+    || fail "--ref-normalize 1 --ref-window 11 did not reach the dataset (its card)"
 "$build/seerpredict" "$work/tl.seer" "$root/tests/data/onnx/resnet18.onnx" --batch 4 --json > "$work/pl.json" ||
     fail "seerpredict on the roofline_light blend"
 "$python" -c 'import json, sys; i = json.load(open(sys.argv[1]))["model_info"]; assert i["target"] == "roofline_light", i' \

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ref_check.py MEASUREMENTS.jsonl[,MORE.jsonl] [--powers 0,0.25,0.5,0.75,1]
+"""ref_check.py MEASUREMENTS.jsonl[,MORE.jsonl] [--powers 0,0.25,0.5,0.75,1] [--windows 1,51,201]
 
 Does dividing out the reference network's time (measure.py's ref_ms, timed just before each
 configuration) make the CPU labels more reproducible? For every configuration (architecture,
@@ -28,23 +28,29 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "space"))
-from make_dataset import normalize_ref, pass_disagreement  # noqa: E402
+from make_dataset import normalize_ref, pass_disagreement, smooth_refs  # noqa: E402
 
 TIMES = ("train_time_ms", "infer_time_ms")
 
 
-def load(paths):
+def load(paths, window=1):
+    """{(id, batch): its records} of the lines with ref_ms; window > 1: each with ref_window_ms
+    (make_dataset.smooth_refs over its file)."""
     by = {}
     for path in paths.split(","):
+        recs = []
         with open(path) as f:
             for line in f:
                 try:
-                    r = json.loads(line)
+                    recs.append(json.loads(line))
                 except ValueError:  # a cut last line (a run stopped mid-write)
                     continue
-                if r.get("oom") or not r.get("ref_ms"):
-                    continue
-                by.setdefault((r["id"], r["batch"]), []).append(r)
+        if window > 1:
+            smooth_refs(recs, window)
+        for r in recs:
+            if r.get("oom") or not r.get("ref_ms"):
+                continue
+            by.setdefault((r["id"], r["batch"]), []).append(r)
     return by
 
 
@@ -77,7 +83,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("measurements")
     ap.add_argument("--powers", default="0,0.25,0.5,0.75,1")
+    ap.add_argument("--windows", default="1",
+                    help="reference windows to try (make_dataset.py --ref-window), comma-separated, e.g. 1,51,201")
     a = ap.parse_args()
+    windows = [int(x) for x in a.windows.split(",") if x]
+    if not windows or min(windows) < 1:
+        ap.error("--windows %s: positive whole numbers" % a.windows)
     by = load(a.measurements)
     if not by:
         sys.exit("ref_check.py: no measurement with ref_ms in %s (measure.py records it since the "
@@ -90,15 +101,17 @@ def main():
           % (len(by), len(multi), med, np.percentile(refs, 10), np.percentile(refs, 90)))
     if multi:
         print("\npass disagreement (max - min) / mean over %d configurations:" % len(multi))
-        print("| power | train median | train p90 | infer median | infer p90 |")
-        print("|---|---|---|---|---|")
-        for p in (float(x) for x in a.powers.split(",")):
-            cells = []
-            for m in TIMES:
-                d = [disagreement([normalize_ref(r, med, p) for r in rs], m) for rs in multi.values()]
-                d = np.array([x for x in d if x is not None])
-                cells += ["%.1f%%" % (100 * np.median(d)), "%.1f%%" % (100 * np.percentile(d, 90))]
-            print("| %g | %s |" % (p, " | ".join(cells)))
+        print("| window | power | train median | train p90 | infer median | infer p90 |")
+        print("|---|---|---|---|---|---|")
+        for w in windows:
+            mw = multi if w == 1 else {k: rs for k, rs in load(a.measurements, w).items() if k in multi}
+            for p in (float(x) for x in a.powers.split(",")):
+                cells = []
+                for m in TIMES:
+                    d = [disagreement([normalize_ref(r, med, p) for r in rs], m) for rs in mw.values()]
+                    d = np.array([x for x in d if x is not None])
+                    cells += ["%.1f%%" % (100 * np.median(d)), "%.1f%%" % (100 * np.percentile(d, 90))]
+                print("| %d | %g | %s |" % (w, p, " | ".join(cells)))
     builders(multi)
     first = [rs[0] for rs in by.values() if rs[0].get("flops")]
     if len(first) > 10:

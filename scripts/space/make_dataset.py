@@ -66,12 +66,27 @@ def group_of(sid):
 def normalize_ref(r, ref_median, power=1.0):
     """A measurement's times on the scale of the median reference speed: x (median / ref)^power
     (power 1: the configuration slowed exactly as the reference did; scripts/measure/ref_check.py
-    measures which power makes separate passes agree)."""
-    out, f = dict(r), (ref_median / r["ref_ms"]) ** power
+    measures which power makes separate passes agree). ref is the line's ref_window_ms where
+    smooth_refs set one, else its own ref_ms."""
+    out, f = dict(r), (ref_median / r.get("ref_window_ms", r["ref_ms"])) ** power
     for m in ("train_time_ms", "infer_time_ms"):
         if out.get(m) is not None:
             out[m] = out[m] * f
     return out
+
+
+def smooth_refs(records, window):
+    """Sets ref_window_ms on each record of one measurements file (in file order, the order it
+    was measured in) that has ref_ms: the median ref_ms of the window lines with one nearest it in
+    that order. The reference network is small and its single timings noisy; over a window they
+    follow the machine's drift, which moves every network measured then (scripts/measure/
+    drift_now.py). window 1: the line's own ref_ms."""
+    idx = [i for i, r in enumerate(records) if r.get("ref_ms")]
+    seq, h = [records[i]["ref_ms"] for i in idx], window // 2
+    for j, i in enumerate(idx):
+        lo = max(0, min(j - h, len(seq) - window))
+        w = sorted(seq[lo:lo + window])
+        records[i]["ref_window_ms"] = w[len(w) // 2] if len(w) % 2 else 0.5 * (w[len(w) // 2 - 1] + w[len(w) // 2])
 
 
 def pass_disagreement(v):
@@ -146,6 +161,12 @@ def main():
                          "the machine's speed drift out; configurations measured without ref_ms are left "
                          "out (counted). scripts/measure/ref_check.py measures which POWER helps: about 0.6 on the "
                          "development Xeon (benchmarks/RESULTS.md)")
+    ap.add_argument("--ref-window", type=int, default=1, metavar="K",
+                    help="with --ref-normalize: each line's reference is the median ref_ms of the K lines "
+                         "of its file measured nearest it (default 1: its own). On the 2.6 GHz Xeon's 1,322 "
+                         "configurations measured twice, K 201 and POWER 0.75 bring the passes' disagreement "
+                         "from 11.0 / 12.1% (raw) to 4.4 / 4.9% (training step / inference): the small "
+                         "reference's single timings are noisy, its drift over an hour is the machine's")
     ap.add_argument("--infer-builder", type=int, default=None, metavar="N",
                     help="leave the inference times of configurations measured with a PyTorch builder "
                          "older than N empty (NaN: not learned from, not scored): measure.py records "
@@ -156,6 +177,8 @@ def main():
                          "device (cpu_xeon: cpu_xeon_train_ms, cpu_xeon_infer_mb, ...), which "
                          "seerpredict --device reads; default: the harness's names (train_time_ms, ...)")
     a = ap.parse_args()
+    if a.ref_window < 1 or (a.ref_window > 1 and a.ref_normalize is None):
+        ap.error("--ref-window %d: a positive number of lines, and only with --ref-normalize" % a.ref_window)
     out = os.path.abspath(a.o)
     onnx_dir = a.onnx_dir or os.path.splitext(out)[0] + "_onnx"
     os.makedirs(onnx_dir, exist_ok=True)
@@ -180,18 +203,21 @@ def main():
         passes = {}  # (id, batch) -> the records of its passes, in file order
         first = None  # (the first line's record, where it is)
         for mpath in a.measurements.split(","):
-            lines = open(mpath).read().split("\n")
+            lines, recs = open(mpath).read().split("\n"), []
             for i, line in enumerate(lines):
                 if not line.strip():
                     continue
                 try:
-                    r = json.loads(line)
+                    recs.append((i, json.loads(line)))
                 except ValueError:
                     if i >= len(lines) - 2:  # the line a running measure.py is writing
                         print("make_dataset.py: %s: the last line is incomplete (still being measured?): "
                               "left out" % mpath, file=sys.stderr)
                         continue
                     sys.exit("make_dataset.py: %s:%d: not a JSON line" % (mpath, i + 1))
+            if a.ref_window > 1:  # every line of the file, the ones left out below too, times the machine
+                smooth_refs([r for _, r in recs], a.ref_window)
+            for i, r in recs:
                 if r["id"] not in specs:
                     sys.exit("make_dataset.py: %s: measured architecture %s is in none of the specs files %s"
                              % (mpath, r["id"], a.specs))
@@ -269,7 +295,9 @@ def write_card(path, out, rows, labels, device, a):
     if getattr(a, "ref_normalize", None) is not None:
         lines.append("- times normalised to the reference network's median speed (--ref-normalize %g: x "
                      "(median(ref_ms) / ref_ms)^%g; median ref_ms %.3f ms); measurements without ref_ms "
-                     "left out: %d" % (a.ref_normalize, a.ref_normalize, a.ref_median, a.no_ref))
+                     "left out: %d" % (a.ref_normalize, a.ref_normalize, a.ref_median, a.no_ref)
+                     + ("; each line's ref_ms the median of the %d lines of its file measured nearest it "
+                        "(--ref-window)" % a.ref_window if a.ref_window > 1 else ""))
     if a.max_other_load is not None:
         lines.append("- left out: %d configurations measured while the other cores were more than "
                      "%.0f%% busy (--max-other-load)" % (getattr(a, "left_out", 0), 100 * a.max_other_load))

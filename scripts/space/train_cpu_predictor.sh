@@ -3,6 +3,7 @@
 #
 #   sh scripts/space/train_cpu_predictor.sh --label DEVICE --measurements F[,F...] [--work DIR] [-o OUT.seer]
 #        [--epochs 120] [--infer-builder 2] [--target roofline_light] [--seeds 1,2,3] [--jobs 2] [--keep]
+#        [--ref-normalize 1 --ref-window 201]
 #   sh scripts/space/train_cpu_predictor.sh --label DEVICE --h5 TRAIN.h5 --members PAIR.seer [--work DIR] [-o OUT.seer]
 #
 # The recipe is predictors/cpu_epyc.seer's (predictors/README.md):
@@ -18,6 +19,10 @@
 #      on the same training split: WORK/cost5.seer;
 #   4. seerexport --ensemble: the pair at half the weight, the cost at the other half: OUT
 #      (default WORK/DEVICE.seer).
+# --ref-normalize P [--ref-window K] pass to make_dataset.py: each time label scaled by (median ref_ms /
+# the line's reference)^P, the reference the median ref_ms of the K lines measured nearest it, which
+# takes the machine's drift out (scripts/measure/ref_check.py --windows chooses K and P on lines
+# measured twice; benchmarks/RESULTS.md, "The machine drifts ...").
 # --target T trains the pair and the cost with [model] target = T (roofline, roofline_weights or
 # roofline_light: the light operators' bytes priced apart; configs/README.md) instead of the
 # recipe's (the pair roofline, the cost roofline_weights); the cost is then WORK/cost.seer.
@@ -39,7 +44,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 PY=${PYTHON:-$(command -v /usr/bin/python3 || echo python3)}
-LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2 TARGET= SEEDS=1 JOBS=1 KEEP=0
+LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2 TARGET= SEEDS=1 JOBS=1 KEEP=0 REFN= REFW=1
 ARGS="$*"
 while [ $# -gt 0 ]; do
     case "$1" in -h|--help|--keep) ;; -*) [ $# -ge 2 ] || { echo "train_cpu_predictor: $1 needs a value (--help)" >&2; exit 2; } ;; esac
@@ -56,6 +61,8 @@ while [ $# -gt 0 ]; do
     --seeds) SEEDS=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
+    --ref-normalize) REFN=$2; shift 2 ;;
+    --ref-window) REFW=$2; shift 2 ;;
     -o) OUT=$2; shift 2 ;;
     *) echo "train_cpu_predictor: unknown argument $1 (--help)" >&2; exit 2 ;;
     esac
@@ -64,6 +71,10 @@ die() { echo "train_cpu_predictor: $*" >&2; exit 1; }
 case "$EPOCHS" in ""|*[!0-9]*|0) die "--epochs $EPOCHS: a positive whole number" ;; esac
 case "$BUILDER" in ""|*[!0-9]*|0) die "--infer-builder $BUILDER: a positive whole number" ;; esac
 case "$JOBS" in ""|*[!0-9]*|0) die "--jobs $JOBS: a positive whole number" ;; esac
+case "$REFW" in ""|*[!0-9]*|0) die "--ref-window $REFW: a positive whole number" ;; esac
+case "$REFN" in *[!0-9.]*|.|*.*.*) die "--ref-normalize $REFN: a non-negative number (e.g. 1 or 0.75)" ;; esac
+[ "$REFW" = 1 ] || [ -n "$REFN" ] || die "--ref-window needs --ref-normalize"
+[ -z "$REFN" ] || [ -n "$MEAS" ] || die "--ref-normalize builds the dataset: use it with --measurements"
 case ",$SEEDS," in *,,*|*[!0-9,]*) die "--seeds $SEEDS: whole numbers separated by commas (e.g. 1,2,3)" ;; esac
 [ "$(echo "$SEEDS" | tr ',' '\n' | sort | uniq -d)" = "" ] || die "--seeds $SEEDS: a seed named twice"
 [ "$(echo "$SEEDS" | tr ',' ' ' | wc -w)" -le 7 ] || die "--seeds $SEEDS: at most 7 (an ensemble holds 16 members: two runs per seed and the cost)"
@@ -130,7 +141,8 @@ if [ -n "$MEAS" ]; then
     echo "train_cpu_predictor: 1/4 the dataset $H5 (ONNX exports in $WORK/onnx)"
     OMP_NUM_THREADS=1 "$PY" "$ROOT/scripts/space/make_dataset.py" --specs "$ROOT/datasets/space_cpu" \
         --measurements "$MEAS" -o "$H5" --label-prefix "$LABEL" --infer-builder "$BUILDER" --onnx-dir "$WORK/onnx" \
-        --card "$WORK/${LABEL}_card.md" --seerconvert "$BUILD/seerconvert" > "$WORK/dataset.log" 2>&1 \
+        --card "$WORK/${LABEL}_card.md" --seerconvert "$BUILD/seerconvert" \
+        ${REFN:+--ref-normalize $REFN --ref-window $REFW} > "$WORK/dataset.log" 2>&1 \
         || die "make_dataset.py failed; see $WORK/dataset.log"
     NRUNS=$(( $(echo "$SEEDS" | tr ',' ' ' | wc -w) * 2 ))
     echo "train_cpu_predictor: 2/4 PerfSAGE and GCN, $EPOCHS epochs each, seed $SEEDS: $NRUNS runs, $JOBS at a time"
