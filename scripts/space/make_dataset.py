@@ -160,12 +160,13 @@ def main():
                          "(default 1; ref_ms: the reference network measure.py times before it), taking "
                          "the machine's speed drift out; configurations measured without ref_ms are left "
                          "out (counted). scripts/measure/ref_check.py measures which POWER helps: about 0.6 on the "
-                         "development Xeon (benchmarks/RESULTS.md)")
+                         "development Xeon with each line's own reference; 1 with --ref-window 201 "
+                         "(benchmarks/RESULTS.md)")
     ap.add_argument("--ref-window", type=int, default=1, metavar="K",
                     help="with --ref-normalize: each line's reference is the median ref_ms of the K lines "
                          "of its file measured nearest it (default 1: its own). On the 2.6 GHz Xeon's 1,322 "
-                         "configurations measured twice, K 201 and POWER 0.75 bring the passes' disagreement "
-                         "from 11.0 / 12.1% (raw) to 4.4 / 4.9% (training step / inference): the small "
+                         "configurations measured twice, K 201 and POWER 1 bring the passes' disagreement "
+                         "from 11.0 / 12.1% (raw) to 4.6 / 4.2% (training step / inference): the small "
                          "reference's single timings are noisy, its drift over an hour is the machine's")
     ap.add_argument("--infer-builder", type=int, default=None, metavar="N",
                     help="leave the inference times of configurations measured with a PyTorch builder "
