@@ -455,6 +455,10 @@ def main():
                         capture_output=True, text=True)
     check(rc.returncode != 0 and "only with --ref-normalize" in rc.stderr and not os.path.exists(h5d + ".win"),
           "--ref-window without --ref-normalize: rc %d, %s" % (rc.returncode, rc.stderr[-200:]))
+    for tool in (("space", "make_dataset.py"), ("measure", "ref_check.py"), ("measure", "drift_now.py"),
+                 ("measure", "measure.py"), ("space", "space.py")):  # argparse formats every help text
+        rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", *tool), "--help"], capture_output=True, text=True)
+        check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool[1], rc.stderr[-300:]))
     check("separate passes" in card and "2 configurations" in card, "the card does not report the two passes")
     # --infer-builder: inference times of lines from an older builder left empty, the rest kept
     old = os.path.join(work, "m_old.jsonl")

@@ -166,7 +166,7 @@ def main():
                     help="with --ref-normalize: each line's reference is the median ref_ms of the K lines "
                          "of its file measured nearest it (default 1: its own). On the 2.6 GHz Xeon's 1,322 "
                          "configurations measured twice, K 201 and POWER 1 bring the passes' disagreement "
-                         "from 11.0 / 12.1% (raw) to 4.6 / 4.2% (training step / inference): the small "
+                         "from 11.0 / 12.1%% (raw) to 4.6 / 4.2%% (training step / inference): the small "
                          "reference's single timings are noisy, its drift over an hour is the machine's")
     ap.add_argument("--infer-builder", type=int, default=None, metavar="N",
                     help="leave the inference times of configurations measured with a PyTorch builder "
