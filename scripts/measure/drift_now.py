@@ -13,7 +13,6 @@ the difference between the groups' labels is the machine's, not the networks'. R
 core the measurements use (taskset -c 1 ...), with that core otherwise idle.
 """
 import argparse
-import glob
 import json
 import math
 import os
@@ -24,6 +23,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPECS = os.path.join(HERE, "..", "..", "datasets", "space_cpu")
+sys.path.insert(0, os.path.join(HERE, "..", "space"))
+from make_dataset import read_specs  # noqa: E402
 
 
 def gmean(x):
@@ -39,7 +40,7 @@ def main():
     ap.add_argument("--min-ms", type=float, default=30, help="training step at least this (ms), then")
     ap.add_argument("--max-ms", type=float, default=600, help="and at most this: a short run")
     ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--specs", default=SPECS, help="folder of specs*.jsonl (default datasets/space_cpu)")
+    ap.add_argument("--specs", default=SPECS, help="specs files, or a folder of specs*.jsonl (default datasets/space_cpu)")
     ap.add_argument("-o", default="", help="the new measurements (default: a temporary file)")
     a = ap.parse_args()
     groups = [g for g in a.groups.split(",") if g]
@@ -54,13 +55,7 @@ def main():
                 sys.exit("drift_now: %s line %d: not JSON" % (a.measurements, n))
             if d.get("pass", 1) == 1 and d.get("batch") == a.batch and d.get("train_time_ms") and d.get("ref_ms"):
                 first[d["id"]] = d
-    specs = {}
-    for path in sorted(glob.glob(os.path.join(a.specs, "specs*.jsonl"))):
-        with open(path) as f:
-            for line in f:
-                if line.strip():
-                    s = json.loads(line)
-                    specs[s["id"]] = s
+    specs = read_specs(a.specs)  # make_dataset's: a folder's specs*.jsonl, ids checked unique
     rng, picked = random.Random(a.seed), {}
     for g in groups:
         ids = sorted(i for i, d in first.items() if i.startswith(g) and i in specs
