@@ -329,7 +329,8 @@ def main():
             sys.exit("new_cpu.py: --exclude-group %s: not one of real_networks.py's groups (%s)" % (
                 g, ", ".join(k for k, v in groups.items() if v)))
     skip = set().union(*[groups[g] for g in filter(None, a.exclude_group.split(","))])
-    nets = [n for n in rn.NETS if n not in skip and
+    # a held-out group (real_networks.py's HELD_OUT) waits for the candidate it judges: never scored here
+    nets = [n for n in rn.NETS if n not in skip and n not in rn.HELD_OUT and
             any((n, b) in meas and "train_time_ms" in meas[(n, b)] for b in batches)]
     os.makedirs(a.work, exist_ok=True)
     rows, errors = [], {}

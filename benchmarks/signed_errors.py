@@ -32,6 +32,12 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     a = ap.parse_args()
     nets = [n for n in a.nets.split(",") if n]
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import real_networks as rn
+    held = [n for n in nets if n in rn.HELD_OUT]
+    if held:  # a held-out set is scored once, by real_ablation.py --judge, before anything else looks
+        sys.exit("signed_errors: %s: held out (real_networks.py HELD_OUT) until real_ablation.py --judge scores "
+                 "the candidate they wait for; after the verdict move the set into BATCHES_OF_NETS" % ", ".join(held))
     files = []
     for s in a.score:
         name, eq, path = s.partition("=")

@@ -34,6 +34,7 @@ Needs python3-torch, python3-onnx, python3-h5py, and the build's libseeronnx (SE
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -52,6 +53,30 @@ def check(c, msg):
     if not c:
         fails += 1
         print("FAIL:", msg, file=sys.stderr)
+
+
+def held_out_bookkeeping():
+    """benchmarks/real_networks.py's groups of real networks: each ADDEDn either scored (a group of
+    BATCHES_OF_NETS) or held out for the candidate it judges, never both; the tools that score
+    named networks refuse a held-out one."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import real_networks as rn
+    added = {k: v for k, v in vars(rn).items() if re.fullmatch(r"ADDED\d*", k)}
+    grouped = [nets for _, nets, _ in rn.BATCHES_OF_NETS if nets]
+    for k, nets in added.items():
+        check(any(nets is g for g in grouped) != (set(nets) <= rn.HELD_OUT),
+              "real_networks.py: %s is %s" % (k, "scored and held out" if any(nets is g for g in grouped)
+                                              else "neither scored nor held out"))
+        check(set(nets) <= set(rn.NETS), "real_networks.py: %s not in NETS" % k)
+    check(rn.HELD_OUT <= set(rn.NETS), "real_networks.py: HELD_OUT names a network not in NETS")
+    if rn.HELD_OUT:
+        net = sorted(rn.HELD_OUT)[0]
+        rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "signed_errors.py"), "--nets", net,
+                             "--score", "x=" + os.path.join(ROOT, "predictors", "cpu_xeon26.seer")],
+                            capture_output=True, text=True)
+        check(rc.returncode != 0 and "held out" in rc.stderr and not rc.stdout,
+              "signed_errors.py scored the held-out %s: rc %d, %s" % (net, rc.returncode, rc.stderr[-200:]))
+    print("real networks: %d groups scored, %d networks held out" % (len(grouped), len(rn.HELD_OUT)))
 
 
 def main():
@@ -459,6 +484,7 @@ def main():
                  ("measure", "measure.py"), ("space", "space.py")):  # argparse formats every help text
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", *tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool[1], rc.stderr[-300:]))
+    held_out_bookkeeping()
     check("separate passes" in card and "2 configurations" in card, "the card does not report the two passes")
     # --infer-builder: inference times of lines from an older builder left empty, the rest kept
     old = os.path.join(work, "m_old.jsonl")
