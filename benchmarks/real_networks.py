@@ -296,6 +296,18 @@ def json_lines(path):
     return out
 
 
+def named_files(ap, values, flag):
+    """[(NAME, PATH)] of a repeated NAME=FILE.seer option (the tools that score several predictor
+    files); ap.error on one that does not name an existing file."""
+    files = []
+    for v in values:
+        name, eq, path = v.partition("=")
+        if not eq or not name or not os.path.isfile(path):
+            ap.error("%s %s: give NAME=FILE.seer of an existing file" % (flag, v))
+        files.append((name, path))
+    return files
+
+
 def measured(path):
     return {(r["name"], r["batch"]): r for r in json_lines(path)}
 

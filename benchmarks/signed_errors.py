@@ -38,12 +38,7 @@ def main():
     if held:  # a held-out set is scored once, by real_ablation.py --judge, before anything else looks
         sys.exit("signed_errors: %s: held out (real_networks.py HELD_OUT) until real_ablation.py --judge scores "
                  "the candidate they wait for; after the verdict move the set into BATCHES_OF_NETS" % ", ".join(held))
-    files = []
-    for s in a.score:
-        name, eq, path = s.partition("=")
-        if not eq or not os.path.isfile(path):
-            ap.error("--score %s: give NAME=FILE.seer of an existing file" % s)
-        files.append((name, path))
+    files = rn.named_files(ap, a.score, "--score")
     meas = collections.defaultdict(list)
     for f in (a.real, a.real2):
         if not os.path.isfile(f):

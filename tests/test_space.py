@@ -484,6 +484,9 @@ def main():
                  ("measure", "measure.py"), ("space", "space.py")):  # argparse formats every help text
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", *tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool[1], rc.stderr[-300:]))
+    for tool in ("size_gap.py", "op_gap.py", "signed_errors.py"):  # the benchmarks that read real_networks.py
+        rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", tool), "--help"], capture_output=True, text=True)
+        check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool, rc.stderr[-300:]))
     held_out_bookkeeping()
     check("separate passes" in card and "2 configurations" in card, "the card does not report the two passes")
     # --infer-builder: inference times of lines from an older builder left empty, the rest kept
