@@ -30,6 +30,11 @@ log_mem_light) and the rest's as two terms, each priced by the fit.
 Cells: MAPE %, on the design space (the fit's own graphs) and on the real networks, all of them,
 the ViT / Swin / ConvNeXt ones and the rest; the last column, the real networks' median measured /
 predicted.
+
+--size-split Q asks how each count extrapolates in size on the design space alone: the fit sees
+only the architectures below the Q quantile of FLOPs per sample (every batch of one architecture
+on one side), and two more columns score it on the largest ones it never saw (MAPE and median
+measured / predicted), as a real network larger than the training data is predicted.
 """
 import argparse
 import os
@@ -88,6 +93,9 @@ def main():
     ap.add_argument("--space", required=True)
     ap.add_argument("--real", required=True)
     ap.add_argument("--out", default="")
+    ap.add_argument("--size-split", type=float, default=0, metavar="Q",
+                    help="fit on the design-space architectures below this quantile of FLOPs per sample "
+                         "(e.g. 0.8), score on the rest too (default 0: fit on all)")
     ap.add_argument("--labels", default="", help="score these labels (comma-separated, in both files) instead of "
                     "the CPU's training step, inference and memory: e.g. the GPU spaces' 1080ti_infer_ms,...")
     a = ap.parse_args()
@@ -95,14 +103,30 @@ def main():
         if not os.path.exists(p):
             sys.exit("cost_terms.py: %s: no such file (benchmarks/real_ablation.py writes WORK/A.h5 and "
                      "WORK/real.h5)" % p)
-    _, sb, st, sops, ops, sy, sdw = read(a.space)
+    if not 0 <= a.size_split < 1:
+        sys.exit("cost_terms.py: --size-split %g: a quantile in (0, 1), or 0 for none" % a.size_split)
+    snames, sb, st, sops, ops, sy, sdw = read(a.space)
+    small = np.ones(len(snames), bool)  # the graphs the fit sees
+    if a.size_split:
+        batch = np.array([float(n.rsplit("@bs", 1)[1]) if "@bs" in n else 1.0 for n in snames])
+        arch = [n.rsplit("@bs", 1)[0] for n in snames]
+        per = {}
+        for k, x in zip(arch, sb[:, 1] / batch):
+            per[k] = x
+        cut = np.quantile(list(per.values()), a.size_split)
+        small = np.array([per[k] <= cut for k in arch])
     rnames, rb, rt, rops, rops_names, ry, rdw = read(a.real)
     if rops_names != ops:
         sys.exit("cost_terms.py: %s and %s have different operator lists (convert both with one seerconvert)"
                  % (a.space, a.real))
     tf = np.array([n.startswith(TRANSFORMERS) for n in rnames])
-    L = ["| metric | bytes counted | design space (fit) | real networks | ViT / Swin / ConvNeXt | the rest | real: measured / predicted |",
-         "|---|---|---|---|---|---|---|"]
+    L = ["| metric | bytes counted | design space (fit) | real networks | ViT / Swin / ConvNeXt | the rest | real: measured / predicted |"
+         + (" design space, largest %.0f%% unseen | its measured / predicted |" % (100 - 100 * a.size_split)
+            if a.size_split else ""),
+         "|---|---|---|---|---|---|---|" + ("---|---|" if a.size_split else "")]
+    if a.size_split:
+        L.insert(0, "Fit on the %d design-space graphs of architectures at most %.3g GFLOPs per sample (quantile %g), "
+                 "the other %d held out.\n" % (small.sum(), cut / 1e9, a.size_split, (~small).sum()))
     def terms(base, total, by_op, cols):  # nodes, FLOPs, bytes but the dropped operators', weight bytes
         return np.column_stack([base[:, :2], total - by_op[:, cols].sum(1), base[:, 2]])
 
@@ -119,19 +143,21 @@ def main():
         for rule, drop in RULES + [("seerconvert's bytes + depthwise bytes again", None),
                                    ("light bytes priced apart (roofline_light)", LIGHT)]:
             cols = [ops.index(o) for o in drop or [] if o in ops]
-            sx, rx = terms(sb, st, sops, cols)[ok], terms(rb, rt, rops, cols)
+            ax, rx = terms(sb, st, sops, cols), terms(rb, rt, rops, cols)
             if drop is None:
-                sx, rx = np.column_stack([sx, sdw[ok]]), np.column_stack([rx, rdw])
+                ax, rx = np.column_stack([ax, sdw]), np.column_stack([rx, rdw])
             elif drop is LIGHT:
-                sx, rx = np.column_stack([sx, sops[ok][:, light].sum(1)]), np.column_stack([rx, rops[:, light].sum(1)])
-            c = cost_fit(sx, y[ok])
-            fit = np.column_stack([np.ones(len(sx)), sx]) @ c
+                ax, rx = np.column_stack([ax, sops[:, light].sum(1)]), np.column_stack([rx, rops[:, light].sum(1)])
+            c = cost_fit(ax[ok & small], y[ok & small])
+            every = np.column_stack([np.ones(len(ax)), ax]) @ c
             pred = np.column_stack([np.ones(len(rx)), rx]) @ c
-            e, re = np.abs(fit / y[ok] - 1), np.abs(pred[rok] / r[rok] - 1)
+            e, re = np.abs(every[ok & small] / y[ok & small] - 1), np.abs(pred[rok] / r[rok] - 1)
             part = lambda sel: "%.1f" % (100 * re[sel].mean()) if sel.any() else "-"  # noqa: E731
+            big = ok & ~small
             L.append("| %s | %s | %.1f | %.1f | %s | %s | %.2f |" % (
                 title, rule, 100 * e.mean(), 100 * re.mean(), part(tf[rok]), part(~tf[rok]),
-                np.median(r[rok] / pred[rok])))
+                np.median(r[rok] / pred[rok])) + (" %.1f | %.2f |" % (
+                    100 * np.abs(every[big] / y[big] - 1).mean(), np.median(y[big] / every[big])) if a.size_split else ""))
     emit(L, a.out)
 
 

@@ -488,6 +488,19 @@ def main():
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool, rc.stderr[-300:]))
     held_out_bookkeeping()
+    # cost_terms.py --size-split: the fit sees the smaller architectures only, every batch of one on one side
+    ct = [sys.executable, os.path.join(ROOT, "benchmarks", "cost_terms.py"), "--space", h5d, "--real", h5d]
+    rc = subprocess.run(ct + ["--size-split", "0.5"], capture_output=True, text=True)
+    with h5py.File(h5d, "r") as f:
+        gnames = [x.decode() for x in f["graph/name"][:]]
+    fit_line = re.search(r"Fit on the (\d+) design-space graphs .* the other (\d+) held out", rc.stdout)
+    check(rc.returncode == 0 and fit_line and int(fit_line.group(1)) + int(fit_line.group(2)) == len(gnames)
+          and 0 < int(fit_line.group(2)) and "largest 50% unseen" in rc.stdout
+          and rc.stdout.count("| memory |") == 6, "cost_terms.py --size-split 0.5: rc %d, %s %s"
+          % (rc.returncode, rc.stdout[:300], rc.stderr[-300:]))
+    rc = subprocess.run(ct + ["--size-split", "1.5"], capture_output=True, text=True)
+    check(rc.returncode != 0 and "--size-split 1.5" in rc.stderr, "cost_terms.py --size-split 1.5: rc %d, %s"
+          % (rc.returncode, rc.stderr[-200:]))
     check("separate passes" in card and "2 configurations" in card, "the card does not report the two passes")
     # --infer-builder: inference times of lines from an older builder left empty, the rest kept
     old = os.path.join(work, "m_old.jsonl")
