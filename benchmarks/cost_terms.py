@@ -32,8 +32,8 @@ the ViT / Swin / ConvNeXt ones and the rest; the last column, the real networks'
 predicted.
 
 --size-split Q asks how each count extrapolates in size on the design space alone: the fit sees
-only the architectures below the Q quantile of FLOPs per sample (every batch of one architecture
-on one side), and two more columns score it on the largest ones it never saw (MAPE and median
+only the architectures below the Q quantile of FLOPs per sample (--size-by bytes: of seerconvert's
+bytes per sample; every batch of one architecture on one side), and two more columns score it on the largest ones it never saw (MAPE and median
 measured / predicted), as a real network larger than the training data is predicted.
 """
 import argparse
@@ -96,6 +96,8 @@ def main():
     ap.add_argument("--size-split", type=float, default=0, metavar="Q",
                     help="fit on the design-space architectures below this quantile of FLOPs per sample "
                          "(e.g. 0.8), score on the rest too (default 0: fit on all)")
+    ap.add_argument("--size-by", choices=("flops", "bytes"), default="flops",
+                    help="with --size-split: rank the architectures by FLOPs (default) or counted bytes per sample")
     ap.add_argument("--labels", default="", help="score these labels (comma-separated, in both files) instead of "
                     "the CPU's training step, inference and memory: e.g. the GPU spaces' 1080ti_infer_ms,...")
     a = ap.parse_args()
@@ -111,7 +113,7 @@ def main():
         batch = np.array([float(n.rsplit("@bs", 1)[1]) if "@bs" in n else 1.0 for n in snames])
         arch = [n.rsplit("@bs", 1)[0] for n in snames]
         per = {}
-        for k, x in zip(arch, sb[:, 1] / batch):
+        for k, x in zip(arch, (sb[:, 1] if a.size_by == "flops" else st) / batch):
             per[k] = x
         cut = np.quantile(list(per.values()), a.size_split)
         small = np.array([per[k] <= cut for k in arch])
@@ -125,8 +127,10 @@ def main():
             if a.size_split else ""),
          "|---|---|---|---|---|---|---|" + ("---|---|" if a.size_split else "")]
     if a.size_split:
-        L.insert(0, "Fit on the %d design-space graphs of architectures at most %.3g GFLOPs per sample (quantile %g), "
-                 "the other %d held out.\n" % (small.sum(), cut / 1e9, a.size_split, (~small).sum()))
+        L.insert(0, "Fit on the %d design-space graphs of architectures at most %.3g %s per sample (quantile %g), "
+                 "the other %d held out.\n" % (small.sum(), cut / 1e9 if a.size_by == "flops" else cut / 2 ** 20,
+                                                "GFLOPs" if a.size_by == "flops" else "counted MB", a.size_split,
+                                                (~small).sum()))
     def terms(base, total, by_op, cols):  # nodes, FLOPs, bytes but the dropped operators', weight bytes
         return np.column_stack([base[:, :2], total - by_op[:, cols].sum(1), base[:, 2]])
 

@@ -484,7 +484,7 @@ def main():
                  ("measure", "measure.py"), ("space", "space.py")):  # argparse formats every help text
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", *tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool[1], rc.stderr[-300:]))
-    for tool in ("size_gap.py", "op_gap.py", "signed_errors.py"):  # the benchmarks that read real_networks.py
+    for tool in ("size_gap.py", "op_gap.py", "signed_errors.py", "mem_per_byte.py", "cost_terms.py"):
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool, rc.stderr[-300:]))
     held_out_bookkeeping()
@@ -498,6 +498,14 @@ def main():
           and 0 < int(fit_line.group(2)) and "largest 50% unseen" in rc.stdout
           and rc.stdout.count("| memory |") == 6, "cost_terms.py --size-split 0.5: rc %d, %s %s"
           % (rc.returncode, rc.stdout[:300], rc.stderr[-300:]))
+    rc = subprocess.run(ct + ["--size-split", "0.5", "--size-by", "bytes"], capture_output=True, text=True)
+    check(rc.returncode == 0 and re.search(r"Fit on the \d+ design-space graphs of architectures at most [\d.e+]+ "
+                                           r"counted MB per sample", rc.stdout),
+          "cost_terms.py --size-by bytes: rc %d, %s %s" % (rc.returncode, rc.stdout[:200], rc.stderr[-200:]))
+    rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "mem_per_byte.py"), "--space", h5d,
+                         "--real", h5d + ".missing"], capture_output=True, text=True)
+    check(rc.returncode != 0 and "no such file" in rc.stderr, "mem_per_byte.py, a missing file: rc %d, %s"
+          % (rc.returncode, rc.stderr[-200:]))
     rc = subprocess.run(ct + ["--size-split", "1.5"], capture_output=True, text=True)
     check(rc.returncode != 0 and "--size-split 1.5" in rc.stderr, "cost_terms.py --size-split 1.5: rc %d, %s"
           % (rc.returncode, rc.stderr[-200:]))
