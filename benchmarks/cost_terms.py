@@ -33,8 +33,9 @@ predicted.
 
 --size-split Q asks how each count extrapolates in size on the design space alone: the fit sees
 only the architectures below the Q quantile of FLOPs per sample (--size-by bytes: of seerconvert's
-bytes per sample; every batch of one architecture on one side), and two more columns score it on the largest ones it never saw (MAPE and median
-measured / predicted), as a real network larger than the training data is predicted.
+bytes per sample; every batch of one architecture on one side), and two more columns score it
+on the larger ones it never saw (MAPE and median measured / predicted), as a real network larger
+than the training data is predicted.
 """
 import argparse
 import os
