@@ -13,14 +13,14 @@ mpi="mpirun --allow-run-as-root --oversubscribe"
 base="--quiet --set data.path=$data --set output.dir=$work --set train.threads=1 --set output.step_log=1"
 fail() { echo "test_dist: FAIL: $*"; exit 1; }
 
-# The loss of every step and the final weights agree within rel (||a - b|| / ||a||).
-same_run() { # RUN_A RUN_B WEIGHTS(1|0) WHAT
+# The loss of every step and the final weights agree within rel (||a - b|| / ||a||; RTOL, default 1e-5).
+same_run() { # RUN_A RUN_B WEIGHTS(1|0) WHAT [RTOL]
     paste "$1/steps.tsv" "$2/steps.tsv" | awk -v what="$4" 'NR > 1 {
         d = ($2 - $6) / $2; if (d < 0) d = -d; if (d > m) m = d; n++ }
         END { printf "  %s: %d steps, worst relative loss difference %.2e\n", what, n, m;
               exit !(n == 50 && m <= 1e-5) }' || fail "$4: loss curves differ"
     if [ "$3" = 1 ]; then
-        "$ckpt_equal" "$1/last.ckpt" "$2/last.ckpt" --rtol 1e-5 > "$work/equal.txt" 2>&1 ||
+        "$ckpt_equal" "$1/last.ckpt" "$2/last.ckpt" --rtol "${5:-1e-5}" > "$work/equal.txt" 2>&1 ||
             { cat "$work/equal.txt"; fail "$4: final weights differ"; }
         head -1 "$work/equal.txt" | sed 's/^/  /'
     fi
@@ -32,14 +32,20 @@ echo "1. two ranks with batch B against one rank with batch B, 50 steps"
 # differences in the gradient of a parameter whose gradient is near zero into lr-sized steps, and
 # SynMM's max can route a gradient to the other side of a near-tie. At the tiny config's lr 2e-3 the
 # weights of the two runs drift ~1e-3 apart in some tensors by step 50 (measured, all four cases);
-# at lr 5e-4 they stay within 1e-5, which is what is asserted here.
+# at lr 5e-4 the mean aggregation's stay within 1e-5, which is what is asserted for it. SynMM's
+# near-ties do not shrink with the learning rate: on an AMD EPYC (Zen 4), 2026-12-03, SynMM with
+# PCGrad ended 4.5e-5 apart at lr 5e-4 and SynMM with the sum 1.2e-5 apart at lr 1e-4 (1.4e-7
+# at 5e-4), so SynMM's runs are held to 1e-3: still sharp, since one rank training on half the batch, as if the other rank's gradient were lost, ends 0.45 apart
+# (SynMM with PCGrad, lr 1e-4).
 lr="--set train.lr=5e-4"
 for agg in mean synmm; do
+    tol=1e-5
+    if [ "$agg" = synmm ]; then tol=1e-3; fi
     for mt in sum pcgrad; do
         run="$base $lr --set model.agg=$agg --set train.multi_task=$mt --set train.max_steps=50"
         $seertrain "$config" $run --set output.run=one_$agg$mt
         $mpi -np 2 $seertrain "$config" $run --set output.run=two_$agg$mt
-        same_run one_$agg$mt two_$agg$mt 1 "agg=$agg multi_task=$mt"
+        same_run one_$agg$mt two_$agg$mt 1 "agg=$agg multi_task=$mt (weights within $tol)" "$tol"
     done
 done
 # three ranks: uneven shards of the batch
