@@ -113,9 +113,7 @@ def main():
     if a.size_split:
         batch = np.array([float(n.rsplit("@bs", 1)[1]) if "@bs" in n else 1.0 for n in snames])
         arch = [n.rsplit("@bs", 1)[0] for n in snames]
-        per = {}
-        for k, x in zip(arch, (sb[:, 1] if a.size_by == "flops" else st) / batch):
-            per[k] = x
+        per = dict(zip(arch, (sb[:, 1] if a.size_by == "flops" else st) / batch))  # one size per architecture
         cut = np.quantile(list(per.values()), a.size_split)
         small = np.array([per[k] <= cut for k in arch])
     rnames, rb, rt, rops, rops_names, ry, rdw = read(a.real)

@@ -6,17 +6,16 @@
 
 Each cell is (predicted / measured - 1) in % for the training step, inference and training
 memory; measured is the geometric mean of --real and --real2 (real_networks.py's files) where
-both have the network and batch. Predictions: `seerpredict FILE NET.onnx --batch B --json`, the
-ONNX from --onnx (real_networks.py --work). real_ablation.py gives the MAPE by group; this shows
+both have the network and batch. Predictions: real_networks.predict (`seerpredict FILE NET.onnx
+--batch B,... --json`, labels of --device), the ONNX from --onnx (real_networks.py --work). real_ablation.py gives the MAPE by group; this shows
 which networks moved.
 """
 import argparse
 import collections
-import json
 import math
 import os
-import subprocess
 import sys
+import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -25,6 +24,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nets", required=True, help="comma-separated names as in real_networks.py")
     ap.add_argument("--score", action="append", required=True, metavar="NAME=FILE.seer")
+    ap.add_argument("--device", default="cpu_xeon26", help="the files' device name (label prefix)")
     ap.add_argument("--real", default=os.path.join(ROOT, "benchmarks", "real_networks_xeon26.jsonl"))
     ap.add_argument("--real2", default=os.path.join(ROOT, "benchmarks", "real_networks_xeon26_pass2.jsonl"))
     ap.add_argument("--onnx", default="/tmp/seer-real-networks", help="folder of NET.onnx")
@@ -39,15 +39,12 @@ def main():
         sys.exit("signed_errors: %s: held out (real_networks.py HELD_OUT) until real_ablation.py --judge scores "
                  "the candidate they wait for; after the verdict move the set into BATCHES_OF_NETS" % ", ".join(held))
     files = rn.named_files(ap, a.score, "--score")
+    batches = [int(x) for x in a.batches.split(",")]
     meas = collections.defaultdict(list)
     for f in (a.real, a.real2):
-        if not os.path.isfile(f):
-            continue
-        with open(f) as fh:
-            for line in fh:
-                d = json.loads(line)
-                if d.get("name") in nets and "train_time_ms" in d:
-                    meas[(d["name"], d["batch"])].append(d)
+        for d in rn.json_lines(f):
+            if d.get("name") in nets and "train_time_ms" in d:
+                meas[(d["name"], d["batch"])].append(d)
     print("| network | batch | measured training step / inference ms | "
           + " | ".join("%s: training step / inference / memory %%" % n for n, _ in files) + " |")
     print("|---|---|---|" + "---|" * len(files))
@@ -55,23 +52,20 @@ def main():
         onnx = os.path.join(a.onnx, n + ".onnx")
         if not os.path.isfile(onnx):
             sys.exit("signed_errors: %s: no such file (real_networks.py --work exports it)" % onnx)
-        for b in (int(x) for x in a.batches.split(",")):
-            ms = meas.get((n, b))
-            if not ms:
-                continue
+        bs = [b for b in batches if (n, b) in meas]
+        preds = []  # per file: {batch: {metric: value}}, one seerpredict call for every batch
+        for _, path in files:
+            got = rn.predict(types.SimpleNamespace(build=a.build, predictor=path, device=a.device), onnx, bs) if bs else {}
+            if isinstance(got, str):
+                sys.exit("signed_errors: seerpredict %s %s: %s" % (path, onnx, got))
+            preds.append({b: got[b][1] for b in bs})
+        for b in bs:
+            ms = meas[(n, b)]
             m = {k: math.exp(sum(math.log(r[k]) for r in ms) / len(ms))
                  for k in ("train_time_ms", "infer_time_ms", "train_mem_mb")}
-            cells = []
-            for _, path in files:
-                r = subprocess.run([os.path.join(a.build, "seerpredict"), path, onnx, "--batch", str(b), "--json"],
-                                   capture_output=True, text=True)
-                if r.returncode:
-                    sys.exit("signed_errors: seerpredict %s %s: %s" % (path, onnx, r.stderr.strip()))
-                p = {k.rsplit("_", 2)[-2] + "_" + k.rsplit("_", 1)[-1]: v["value"]
-                     for k, v in json.loads(r.stdout)["results"][0]["metrics"].items()}
-                cells.append(" / ".join("%+.0f" % (100 * (p[pk] / m[mk] - 1)) for pk, mk in
-                                        (("train_ms", "train_time_ms"), ("infer_ms", "infer_time_ms"),
-                                         ("train_mb", "train_mem_mb"))))
+            cells = [" / ".join("%+.0f" % (100 * (p[b][pk] / m[mk] - 1)) for pk, mk in
+                                (("train_ms", "train_time_ms"), ("infer_ms", "infer_time_ms"), ("train_mb", "train_mem_mb")))
+                     for p in preds]
             print("| %s | %d | %.0f / %.0f | %s |" % (n, b, m["train_time_ms"], m["infer_time_ms"], " | ".join(cells)))
 
 
