@@ -25,11 +25,19 @@ Then, with seerconvert's bytes, a sixth term: the bytes of the depthwise convolu
 with groups = input channels > 1) counted again on their own, so that the fit can price a byte
 moved by a depthwise layer above a byte of the rest (the cost as shipped has no such term); and
 `[model] target = roofline_light`'s split: the light operators' bytes (LIGHT below, seerconvert's
-log_mem_light) and the rest's as two terms, each priced by the fit.
+log_mem_light) and the rest's as two terms, each priced by the fit. Last, two finer counts, each
+group of operators (GROUPS below) its own term (scipy's nnls, the same least relative squares):
+seerconvert's bytes by operator group, and each tensor counted once (the largest of the edges
+leaving one node: a tensor read by three operators is one tensor) by the group of the operator
+that wrote it, the bytes autograd could keep for the backward pass.
 
 Cells: MAPE %, on the design space (the fit's own graphs) and on the real networks, all of them,
 the ViT / Swin / ConvNeXt ones and the rest; the last column, the real networks' median measured /
 predicted.
+
+--fit-on cnn fits on the design space's CNNs only (graphs whose family is made of CNN stage
+styles), --fit-on others on the rest (ConvNeXt, the token families, the hybrids): whether a
+family's own data predicts the real networks of its kind.
 
 --size-split Q asks how each count extrapolates in size on the design space alone: the fit sees
 only the architectures below the Q quantile of FLOPs per sample (--size-by bytes: of seerconvert's
@@ -46,11 +54,20 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from real_ablation import TRANSFORMERS, cost_fit, emit  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts", "space"))
+import space  # noqa: E402
 
 VIEWS = ["Reshape", "Flatten", "Squeeze", "Unsqueeze", "Slice", "Expand", "Split", "Transpose"]
 LIGHT = VIEWS + ["Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Erf"]  # onnx_ops.h's OPF_LIGHT rows
 RULES = [("seerconvert's bytes", []), ("views free", VIEWS), ("layout free", VIEWS + ["Concat", "Gather"]),
          ("views and elementwise free", VIEWS + ["Add", "Mul", "Div", "Erf"])]
+CNN_STYLES = space.STYLES + space.SLICE_STYLES  # the design space's CNN stage styles
+# the finer counts' operator groups (every other operator: one more group)
+GROUPS = {"conv": ["Conv"], "batchnorm": ["BatchNormalization"], "layernorm": ["LayerNormalization"],
+          "relu": ["Relu", "Clip", "LeakyRelu"], "sigmoid": ["Sigmoid", "HardSigmoid"], "hardswish": ["HardSwish"],
+          "erf": ["Erf"], "add": ["Add", "Sub"], "mul": ["Mul", "Div"],
+          "pool": ["MaxPool", "AveragePool", "GlobalAveragePool", "ReduceMean"], "concat": ["Concat"],
+          "matmul": ["MatMul", "Gemm"], "views": VIEWS, "softmax": ["Softmax"]}
 # a metric's label: make_dataset.py's own name or <device>_<suffix> (--label-prefix DEVICE)
 METRICS = [("training step", ("train_time_ms", "_train_ms")), ("inference", ("infer_time_ms", "_infer_ms")),
            ("memory", ("train_mem_mb", "_train_mb"))]
@@ -89,6 +106,57 @@ def read(path):
         dw_bytes
 
 
+def families(path):
+    """/graph/family of every graph."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        return [x.decode() if isinstance(x, bytes) else x for x in f["/graph/family"][:]]
+
+
+def is_cnn(family):
+    """A design-space family made of CNN stage styles only (space/resnext+vgg, space/ghost, ...)."""
+    return family.startswith("space/") and all(s in CNN_STYLES for s in family[len("space/"):].split("+"))
+
+
+def tensor_bytes(path):
+    """Each graph's tensors counted once, by the operator type that wrote them (n x ops): a node's
+    output is the largest edge leaving it (edge feature log_bytes); graph inputs are not counted."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        ef = [x.decode() if isinstance(x, bytes) else x for x in f["/schema/edge_features"][:]]
+        n_ops = len(f["/schema/op_types"])
+        index, eptr, op = f["/edge/index"][:], f["/graph/edge_ptr"][:], f["/node/op"][:]
+        nptr = f["/graph/node_ptr"][:]
+        nbytes = np.expm1(f["/edge/x"][:, ef.index("log_bytes")].astype(np.float64))
+    out = np.zeros((len(eptr) - 1, n_ops))
+    for g in range(len(eptr) - 1):
+        written = np.zeros(nptr[g + 1] - nptr[g])  # edge indices are local to the graph
+        np.maximum.at(written, index[eptr[g]:eptr[g + 1], 0], nbytes[eptr[g]:eptr[g + 1]])
+        np.add.at(out[g], op[nptr[g]:nptr[g + 1]], written)
+    return out
+
+
+def by_group(by_op, ops):
+    """by_op's columns summed by GROUPS (and one column for the rest)."""
+    cols, used = [], set()
+    for names in GROUPS.values():
+        idx = [ops.index(o) for o in names if o in ops]
+        used |= set(idx)
+        cols.append(by_op[:, idx].sum(1))
+    cols.append(by_op[:, [i for i in range(len(ops)) if i not in used]].sum(1))
+    return np.column_stack(cols)
+
+
+def nnls_fit(X, y):
+    """cost_fit's objective, min sum (A c / y - 1)^2 over c >= 0 with A = [1, X], by scipy's nnls
+    (cost_fit tries every subset of terms: too many with a term per group)."""
+    try:
+        from scipy.optimize import nnls
+    except ImportError:
+        sys.exit("cost_terms.py: the finer counts need scipy (Debian: apt-get install python3-scipy)")
+    return nnls(np.column_stack([np.ones(len(X)), X]) / y[:, None], np.ones(len(y)))[0]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--space", required=True)
@@ -101,6 +169,8 @@ def main():
                     help="with --size-split: rank the architectures by FLOPs (default) or counted bytes per sample")
     ap.add_argument("--labels", default="", help="score these labels (comma-separated, in both files) instead of "
                     "the CPU's training step, inference and memory: e.g. the GPU spaces' 1080ti_infer_ms,...")
+    ap.add_argument("--fit-on", choices=("all", "cnn", "others"), default="all",
+                    help="fit on every design-space graph (default), its CNNs only or the rest only")
     a = ap.parse_args()
     for p in (a.space, a.real):
         if not os.path.exists(p):
@@ -116,20 +186,32 @@ def main():
         per = dict(zip(arch, (sb[:, 1] if a.size_by == "flops" else st) / batch))  # one size per architecture
         cut = np.quantile(list(per.values()), a.size_split)
         small = np.array([per[k] <= cut for k in arch])
+    kind = np.ones(len(snames), bool)  # the design-space graphs of the --fit-on kind
+    if a.fit_on != "all":
+        kind = np.array([is_cnn(f) for f in families(a.space)]) == (a.fit_on == "cnn")
     rnames, rb, rt, rops, rops_names, ry, rdw = read(a.real)
     if rops_names != ops:
         sys.exit("cost_terms.py: %s and %s have different operator lists (convert both with one seerconvert)"
                  % (a.space, a.real))
+    # the finer counts: nodes, FLOPs, weight bytes and a term per group of operators
+    finer = [("bytes by operator group (a term each)", (np.column_stack([sb, by_group(sops, ops)]),
+                                                         np.column_stack([rb, by_group(rops, ops)]))),
+             ("each tensor once, by its writer's group", (np.column_stack([sb, by_group(tensor_bytes(a.space), ops)]),
+                                                          np.column_stack([rb, by_group(tensor_bytes(a.real), ops)])))]
     tf = np.array([n.startswith(TRANSFORMERS) for n in rnames])
-    L = ["| metric | bytes counted | design space (fit) | real networks | ViT / Swin / ConvNeXt | the rest | real: measured / predicted |"
+    L = ["| metric | bytes counted | design space (fit) | real networks | ViT / Swin / ConvNeXt | the rest | "
+         "real: measured / predicted | the rest: measured / predicted |"
          + (" design space, largest %.0f%% unseen | its measured / predicted |" % (100 - 100 * a.size_split)
             if a.size_split else ""),
-         "|---|---|---|---|---|---|---|" + ("---|---|" if a.size_split else "")]
+         "|---|---|---|---|---|---|---|---|" + ("---|---|" if a.size_split else "")]
+    if a.fit_on != "all":
+        L.insert(0, "Fit on the design space's %s only (%d graphs of %d).\n" % (
+            "CNNs" if a.fit_on == "cnn" else "networks other than CNNs", kind.sum(), len(kind)))
     if a.size_split:
         L.insert(0, "Fit on the %d design-space graphs of architectures at most %.3g %s per sample (quantile %g), "
-                 "the other %d held out.\n" % (small.sum(), cut / 1e9 if a.size_by == "flops" else cut / 2 ** 20,
+                 "the other %d held out.\n" % ((small & kind).sum(), cut / 1e9 if a.size_by == "flops" else cut / 2 ** 20,
                                                 "GFLOPs" if a.size_by == "flops" else "counted MB", a.size_split,
-                                                (~small).sum()))
+                                                (~small & kind).sum()))
     def terms(base, total, by_op, cols):  # nodes, FLOPs, bytes but the dropped operators', weight bytes
         return np.column_stack([base[:, :2], total - by_op[:, cols].sum(1), base[:, 2]])
 
@@ -144,22 +226,28 @@ def main():
         ok, rok = np.isfinite(y) & (y > 0), np.isfinite(r) & (r > 0)
         light = [ops.index(o) for o in LIGHT if o in ops]
         for rule, drop in RULES + [("seerconvert's bytes + depthwise bytes again", None),
-                                   ("light bytes priced apart (roofline_light)", LIGHT)]:
-            cols = [ops.index(o) for o in drop or [] if o in ops]
-            ax, rx = terms(sb, st, sops, cols), terms(rb, rt, rops, cols)
+                                   ("light bytes priced apart (roofline_light)", LIGHT)] + finer:
+            if isinstance(drop, tuple):  # a finer count: its columns as they are
+                ax, rx = drop
+            else:
+                cols = [ops.index(o) for o in drop or [] if o in ops]
+                ax, rx = terms(sb, st, sops, cols), terms(rb, rt, rops, cols)
             if drop is None:
                 ax, rx = np.column_stack([ax, sdw]), np.column_stack([rx, rdw])
             elif drop is LIGHT:
                 ax, rx = np.column_stack([ax, sops[:, light].sum(1)]), np.column_stack([rx, rops[:, light].sum(1)])
-            c = cost_fit(ax[ok & small], y[ok & small])
+            fit = ok & small & kind
+            c = (nnls_fit if isinstance(drop, tuple) else cost_fit)(ax[fit], y[fit])
             every = np.column_stack([np.ones(len(ax)), ax]) @ c
             pred = np.column_stack([np.ones(len(rx)), rx]) @ c
-            e, re = np.abs(every[ok & small] / y[ok & small] - 1), np.abs(pred[rok] / r[rok] - 1)
+            e, re = np.abs(every[fit] / y[fit] - 1), np.abs(pred[rok] / r[rok] - 1)
             part = lambda sel: "%.1f" % (100 * re[sel].mean()) if sel.any() else "-"  # noqa: E731
-            big = ok & ~small
-            L.append("| %s | %s | %.1f | %.1f | %s | %s | %.2f |" % (
+            big = ok & ~small & kind
+            rest = rok & ~tf
+            L.append("| %s | %s | %.1f | %.1f | %s | %s | %.2f | %s |" % (
                 title, rule, 100 * e.mean(), 100 * re.mean(), part(tf[rok]), part(~tf[rok]),
-                np.median(r[rok] / pred[rok])) + (" %.1f | %.2f |" % (
+                np.median(r[rok] / pred[rok]), "%.2f" % np.median(r[rest] / pred[rest]) if rest.any() else "-") +
+                (" %.1f | %.2f |" % (
                     100 * np.abs(every[big] / y[big] - 1).mean(), np.median(y[big] / every[big])) if a.size_split else ""))
     emit(L, a.out)
 
