@@ -25,11 +25,12 @@ Then, with seerconvert's bytes, a sixth term: the bytes of the depthwise convolu
 with groups = input channels > 1) counted again on their own, so that the fit can price a byte
 moved by a depthwise layer above a byte of the rest (the cost as shipped has no such term); and
 `[model] target = roofline_light`'s split: the light operators' bytes (LIGHT below, seerconvert's
-log_mem_light) and the rest's as two terms, each priced by the fit. Last, two finer counts, each
-group of operators (GROUPS below) its own term (scipy's nnls, the same least relative squares):
-seerconvert's bytes by operator group, and each tensor counted once (the largest of the edges
-leaving one node: a tensor read by three operators is one tensor) by the group of the operator
-that wrote it, the bytes autograd could keep for the backward pass.
+log_mem_light) and the rest's as two terms, each priced by the fit. Last, three finer counts, each
+group its own term (scipy's nnls, the same least relative squares): seerconvert's bytes by
+operator group (GROUPS below); each tensor counted once (the largest of the edges leaving one
+node: a tensor read by three operators is one tensor) by the group of the operator that wrote it,
+the bytes autograd could keep for the backward pass; and each tensor once by its size (below 1,
+8, 32 MiB and above: glibc's allocator keeps freed blocks below its mapping threshold).
 
 Cells: MAPE %, on the design space (the fit's own graphs) and on the real networks, all of them,
 the ViT / Swin / ConvNeXt ones and the rest; the last column, the real networks' median measured /
@@ -62,6 +63,9 @@ LIGHT = VIEWS + ["Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Erf"]  # onnx_ops.h
 RULES = [("seerconvert's bytes", []), ("views free", VIEWS), ("layout free", VIEWS + ["Concat", "Gather"]),
          ("views and elementwise free", VIEWS + ["Add", "Mul", "Div", "Erf"])]
 CNN_STYLES = space.STYLES + space.SLICE_STYLES  # the design space's CNN stage styles
+# glibc's malloc maps a block of its own above a threshold that grows with the blocks freed, up to
+# 32 MiB; below it blocks come from (and return to) its heap, which keeps them: the finer count by size
+SIZE_BINS_MB = (1, 8, 32)
 # the finer counts' operator groups (every other operator: one more group)
 GROUPS = {"conv": ["Conv"], "batchnorm": ["BatchNormalization"], "layernorm": ["LayerNormalization"],
           "relu": ["Relu", "Clip", "LeakyRelu"], "sigmoid": ["Sigmoid", "HardSigmoid"], "hardswish": ["HardSwish"],
@@ -119,8 +123,9 @@ def is_cnn(family):
 
 
 def tensor_bytes(path):
-    """Each graph's tensors counted once, by the operator type that wrote them (n x ops): a node's
-    output is the largest edge leaving it (edge feature log_bytes); graph inputs are not counted."""
+    """Each graph's tensors counted once (a node's output: the largest edge leaving it, edge feature
+    log_bytes; graph inputs not counted), by the operator type that wrote them (n x ops) and by
+    size (n x bins: below each of SIZE_BINS_MB, and above the last)."""
     import h5py
     with h5py.File(path, "r") as f:
         ef = [x.decode() if isinstance(x, bytes) else x for x in f["/schema/edge_features"][:]]
@@ -128,12 +133,13 @@ def tensor_bytes(path):
         index, eptr, op = f["/edge/index"][:], f["/graph/edge_ptr"][:], f["/node/op"][:]
         nptr = f["/graph/node_ptr"][:]
         nbytes = np.expm1(f["/edge/x"][:, ef.index("log_bytes")].astype(np.float64))
-    out = np.zeros((len(eptr) - 1, n_ops))
+    out, sized = np.zeros((len(eptr) - 1, n_ops)), np.zeros((len(eptr) - 1, len(SIZE_BINS_MB) + 1))
     for g in range(len(eptr) - 1):
         written = np.zeros(nptr[g + 1] - nptr[g])  # edge indices are local to the graph
         np.maximum.at(written, index[eptr[g]:eptr[g + 1], 0], nbytes[eptr[g]:eptr[g + 1]])
         np.add.at(out[g], op[nptr[g]:nptr[g + 1]], written)
-    return out
+        np.add.at(sized[g], np.digitize(written / 2 ** 20, SIZE_BINS_MB), written)
+    return out, sized
 
 
 def by_group(by_op, ops):
@@ -189,15 +195,20 @@ def main():
     kind = np.ones(len(snames), bool)  # the design-space graphs of the --fit-on kind
     if a.fit_on != "all":
         kind = np.array([is_cnn(f) for f in families(a.space)]) == (a.fit_on == "cnn")
+        if not kind.any():
+            sys.exit("cost_terms.py: --fit-on %s: %s has no such graph" % (a.fit_on, a.space))
     rnames, rb, rt, rops, rops_names, ry, rdw = read(a.real)
     if rops_names != ops:
         sys.exit("cost_terms.py: %s and %s have different operator lists (convert both with one seerconvert)"
                  % (a.space, a.real))
     # the finer counts: nodes, FLOPs, weight bytes and a term per group of operators
+    (s_writer, s_sized), (r_writer, r_sized) = tensor_bytes(a.space), tensor_bytes(a.real)
     finer = [("bytes by operator group (a term each)", (np.column_stack([sb, by_group(sops, ops)]),
                                                          np.column_stack([rb, by_group(rops, ops)]))),
-             ("each tensor once, by its writer's group", (np.column_stack([sb, by_group(tensor_bytes(a.space), ops)]),
-                                                          np.column_stack([rb, by_group(tensor_bytes(a.real), ops)])))]
+             ("each tensor once, by its writer's group", (np.column_stack([sb, by_group(s_writer, ops)]),
+                                                          np.column_stack([rb, by_group(r_writer, ops)]))),
+             ("each tensor once, by size (%s MiB)" % " / ".join("%g" % b for b in SIZE_BINS_MB),
+              (np.column_stack([sb, s_sized]), np.column_stack([rb, r_sized])))]
     tf = np.array([n.startswith(TRANSFORMERS) for n in rnames])
     L = ["| metric | bytes counted | design space (fit) | real networks | ViT / Swin / ConvNeXt | the rest | "
          "real: measured / predicted | the rest: measured / predicted |"

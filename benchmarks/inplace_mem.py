@@ -3,12 +3,14 @@
 design space's, on this machine.
 
 torchvision and timm build their ReLU, ReLU6, Hardswish and SiLU modules in place
-(`inplace=True`); the design space's PyTorch builder (scripts/space/space.py torch_model) does not.
+(`inplace=True`); the design space's PyTorch builder (scripts/space/space.py torch_model) does not,
+but for its version 3 (space.INPLACE_BUILDER, wherever nothing else reads the input).
 The ONNX graph is the same either way, so no feature can see it, and a predictor that learned the
 design space's memory carries the difference to real networks. This measures it: each network's
 training step at one batch (scripts/measure/measure.py's measure_model in a forked child, one
-thread, peak RSS; one timed run, memory only), once with every such activation in place and once
-with none, and prints the ratio (in place / not).
+thread, peak RSS of one step, memory only; the median of --runs such processes), once in place
+(torchvision's: every such module; the design space's: builder 3) and once not (builder 2, as
+measured), and prints the ratio.
 
     taskset -c 0 /usr/bin/python3 benchmarks/inplace_mem.py [--nets resnet50,densenet121]
         [--specs datasets/space_cpu/specs_d.jsonl --act relu -n 5] [--batch 16]
@@ -31,23 +33,34 @@ import space  # noqa: E402
 ACTS = ("ReLU", "ReLU6", "Hardswish", "SiLU")
 
 
-def peak_mb(make, shape, classes, batch, inplace):
-    """The training step's peak RSS (MB) of make() with every ACTS module's inplace set."""
+def peak_mb(make, shape, classes, batch, inplace, runs):
+    """The median over runs (each a fresh forked child) of the training step's peak RSS (MB) of
+    make(inplace): a torchvision network with every ACTS module's inplace set, a design-space one
+    built by builder 3 (in place) or 2."""
     import torch
 
     def build():
         torch.manual_seed(0)
-        net = make()
-        for mod in net.modules():
-            if type(mod).__name__ in ACTS:
-                mod.inplace = inplace
-        return net
+        return make(inplace)
     m = argparse.Namespace(device="cpu", warmup=0, repeats=1, threads=1, reference=False)
-    res = measure.run_cpu_child(None, batch, m, rn._NoNvml(), measure=lambda: measure.measure_model(
-        build(), shape, classes, batch, m, rn._NoNvml()))
-    if "train_mem_mb" not in res:
-        sys.exit("inplace_mem.py: the training step failed: %s" % res)
-    return res["train_mem_mb"]
+    peaks = []
+    for _ in range(runs):
+        res = measure.run_cpu_child(None, batch, m, rn._NoNvml(), measure=lambda: measure.measure_model(
+            build(), shape, classes, batch, m, rn._NoNvml()))
+        if "train_mem_mb" not in res:
+            sys.exit("inplace_mem.py: the training step failed: %s" % res)
+        peaks.append(res["train_mem_mb"])
+    return sorted(peaks)[len(peaks) // 2]
+
+
+def torchvision_net(name, inplace):
+    """torchvision's network with every ACTS module in place or not."""
+    import torchvision
+    net = getattr(torchvision.models, name)()
+    for mod in net.modules():
+        if type(mod).__name__ in ACTS:
+            mod.inplace = inplace
+    return net
 
 
 def main():
@@ -57,7 +70,11 @@ def main():
     ap.add_argument("--act", default="relu", help="with --specs: the activation (relu, relu6, hardswish, silu)")
     ap.add_argument("-n", type=int, default=5, help="with --specs: how many architectures")
     ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--runs", type=int, default=3,
+                    help="fresh processes per network and way, their median peak (one run's peak moves by ~5%%)")
     a = ap.parse_args()
+    if a.runs < 1:
+        ap.error("--runs %d: at least 1" % a.runs)
     if not a.nets and not a.specs:
         ap.error("give --nets, --specs or both")
     import torch
@@ -67,7 +84,7 @@ def main():
         import torchvision
         if not hasattr(torchvision.models, n):
             sys.exit("inplace_mem.py: --nets %s: not a torchvision model" % n)
-        todo.append((n, lambda n=n: getattr(torchvision.models, n)(), [3, 224, 224], 1000))
+        todo.append((n, lambda inplace, n=n: torchvision_net(n, inplace), [3, 224, 224], 1000))
     if a.specs:
         try:
             specs = [json.loads(line) for line in open(a.specs)]
@@ -79,11 +96,12 @@ def main():
             sys.exit("inplace_mem.py: %s has no CNN architecture with act %s at 224" % (a.specs, a.act))
         for s in picked:
             todo.append(("%s (%s)" % (s["id"], "+".join(st["style"] for st in s["stages"])),
-                         lambda s=s: space.torch_model(s), s["input"], s["head"]["classes"]))
+                         lambda inplace, s=s: space.torch_model(s, space.INPLACE_BUILDER if inplace else space.TORCH_BUILDER),
+                         s["input"], s["head"]["classes"]))
     print("| network | batch | not in place MB | in place MB | in place / not |")
     print("|---|---|---|---|---|")
     for name, make, shape, classes in todo:
-        off, on = (peak_mb(make, shape, classes, a.batch, x) for x in (False, True))
+        off, on = (peak_mb(make, shape, classes, a.batch, x, a.runs) for x in (False, True))
         print("| %s | %d | %.0f | %.0f | %.3f |" % (name, a.batch, off, on, on / off), flush=True)
 
 

@@ -126,6 +126,29 @@ def main():
         print("%-13s builds, exports (torch.onnx and direct), converts; %d operators, %.3g GFLOPs at batch 4"
               % (what, info["operators"], info["flops"] / 1e9))
 
+    # builder 3: the activations in place where nothing else reads their input; the same function
+    # (outputs and gradients equal version 2's), fewer tensors; GELU has no in-place form
+    for s in (dict(deep[0], input=[3, 32, 32]), space.sample(1, 5, inputs=(64,), families=("vit",))[0]):
+        torch.manual_seed(0)
+        m2 = space.torch_model(s)
+        m3 = space.torch_model(s, space.INPLACE_BUILDER)
+        m3.load_state_dict(m2.state_dict())
+        x = torch.randn([2] + s["input"])
+        y2, y3 = m2(x), m3(x.clone())
+        y2.square().sum().backward()
+        y3.square().sum().backward()
+        same = torch.allclose(y2, y3, atol=1e-5) and all(
+            torch.allclose(p.grad, q.grad, rtol=1e-4, atol=1e-6) for p, q in zip(m2.parameters(), m3.parameters()))
+        n_in = sum(1 for mod in m3.modules() if getattr(mod, "inplace", False))
+        gelu = "arch" in s  # the token families (ViT here) use GELU
+        check(same and (n_in == 0 if gelu else n_in > 0) and not any(getattr(mod, "inplace", False) for mod in m2.modules()),
+              "builder 3 on %s: same function %s, %d activations in place" % (s["id"], same, n_in))
+    try:
+        space.torch_model(a[0], 4)
+        check(False, "torch_model accepted builder 4")
+    except ValueError:
+        pass
+
     for style in space.STYLES:
         s = dict(a[0])
         s["id"] = "style_" + style
@@ -496,8 +519,14 @@ def main():
     fit_line = re.search(r"Fit on the (\d+) design-space graphs .* the other (\d+) held out", rc.stdout)
     check(rc.returncode == 0 and fit_line and int(fit_line.group(1)) + int(fit_line.group(2)) == len(gnames)
           and 0 < int(fit_line.group(2)) and "largest 50% unseen" in rc.stdout
-          and rc.stdout.count("| memory |") == 6, "cost_terms.py --size-split 0.5: rc %d, %s %s"
+          and rc.stdout.count("| memory |") == 9, "cost_terms.py --size-split 0.5: rc %d, %s %s"
           % (rc.returncode, rc.stdout[:300], rc.stderr[-300:]))
+    rc = subprocess.run(ct + ["--fit-on", "cnn"], capture_output=True, text=True)
+    check(rc.returncode == 0 and "Fit on the design space's CNNs only (%d graphs of %d)" % (len(gnames), len(gnames))
+          in rc.stdout, "cost_terms.py --fit-on cnn: rc %d, %s %s" % (rc.returncode, rc.stdout[:200], rc.stderr[-200:]))
+    rc = subprocess.run(ct + ["--fit-on", "others"], capture_output=True, text=True)
+    check(rc.returncode != 0 and "has no such graph" in rc.stderr, "cost_terms.py --fit-on others on CNNs only: rc %d, %s"
+          % (rc.returncode, rc.stderr[-200:]))
     rc = subprocess.run(ct + ["--size-split", "0.5", "--size-by", "bytes"], capture_output=True, text=True)
     check(rc.returncode == 0 and re.search(r"Fit on the \d+ design-space graphs of architectures at most [\d.e+]+ "
                                            r"counted MB per sample", rc.stdout),

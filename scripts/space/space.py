@@ -88,6 +88,13 @@ FAMILIES = ("cnn", "convnext") + TOKEN_ARCHS + ("hybrid",)
 # activation"); 2 frees each intermediate after its last use, as such a module does. Training steps
 # keep the activations autograd needs either way.
 TORCH_BUILDER = 2
+# 3 is 2 with the activations computed in place (ReLU, ReLU6, Hardswish, SiLU; GELU has no in-place
+# form) wherever nothing else reads their input, as torchvision and timm build them; the ONNX graph
+# is the same. Only benchmarks/inplace_mem.py builds it: a training step's peak at batch 16 moved by
+# 0.87 to 1.08 (median 0.97), within one process's noise (benchmarks/RESULTS.md, "The EPYC's
+# memory"), so the measurements stay version 2.
+INPLACE_BUILDER = 3
+BUILDERS = (TORCH_BUILDER, INPLACE_BUILDER)
 
 
 def same_machine(a, b):
@@ -656,17 +663,29 @@ def flops(spec, batch=1):
 
 # ---- PyTorch ----
 
-def torch_model(spec):
+def torch_model(spec, builder=TORCH_BUILDER):
     import torch
     import torch.nn as nn
+    if builder not in BUILDERS:
+        raise ValueError("torch_model: builder %r: one of %s" % (builder, BUILDERS))
     L = layers(spec)
     shapes = {"x": tuple(spec["input"])}
     acts = {"relu": nn.ReLU, "relu6": nn.ReLU6, "hardswish": nn.Hardswish, "silu": nn.SiLU, "gelu": nn.GELU}
 
-    last = {}  # each value's last reader: the forward pass drops it there
+    last, readers = {}, {}  # each value's last reader (the forward pass drops it there), its readers
     for k, l in enumerate(L):
         for i in l["inputs"]:
             last[i] = k
+            readers[i] = readers.get(i, 0) + 1
+    op_of = {l["name"]: l["op"] for l in L}
+
+    def in_place(l):
+        """builder 3: this activation may overwrite its input: read by nothing else, a tensor of its
+        own (not a view: a slice or reshape shares another's storage), written by an operator whose
+        backward pass does not read its own output (an activation's does)."""
+        i = l["inputs"][0]
+        return (builder == INPLACE_BUILDER and l["attrs"]["kind"] != "gelu" and readers.get(i) == 1
+                and op_of.get(i) in ("conv", "bn", "add", "concat", "linear", "ln"))
 
     class Net(nn.Module):
         def __init__(self):
@@ -682,7 +701,7 @@ def torch_model(spec):
                 elif op == "bn":
                     m = nn.BatchNorm2d(x[0])
                 elif op == "act":
-                    m = acts[a["kind"]]()
+                    m = acts[a["kind"]](inplace=True) if in_place(l) else acts[a["kind"]]()
                 elif op == "maxpool":
                     m = nn.MaxPool2d(a["k"], a["stride"], a["pad"])
                 elif op == "avgpool":
