@@ -190,6 +190,18 @@ ADDED10 = {
     "timm-pit_b_224": (224, {}), "timm-inception_resnet_v2": (299, {}), "timm-swin_s3_base_224": (224, {}),
     "timm-tnt_b_patch16_224": (224, {}), "timm-inception_next_base": (224, {}), "timm-gcvit_base": (224, {}),
 }
+# Named on 2026-12-04 (00:10 UTC), before any of these was measured and before the candidate they
+# judge existed, to judge the next candidate for cpu_epyc.seer by the rule in
+# datasets/space_cpu/README.md ("Fourteenth CPU run"; it judged one that night, which did not ship:
+# spent): torchvision's CNNs not measured before (at 224, as every torchvision network above), less
+# those of more than 20 G multiply-adds at batch 1 (torchvision's "GFLOPS"; regnet_x_32gf,
+# regnet_y_32gf, regnet_y_128gf, wide_resnet101_2: a training step at batch 16 over a minute here)
+# and ConvNeXt-L (the design space's widened family). Measured on the EPYC only.
+ADDED12 = {
+    "efficientnet_b5": (224, {}), "efficientnet_b6": (224, {}), "efficientnet_b7": (224, {}),
+    "efficientnet_v2_m": (224, {}), "efficientnet_v2_l": (224, {}), "regnet_x_16gf": (224, {}),
+    "regnet_y_16gf": (224, {}), "resnext101_64x4d": (224, {}),
+}
 # (name, networks, what they tested) in the order they were added; the first group is every network
 # of NETS in none of the later ones
 BATCHES_OF_NETS = [("first", None, ""),
@@ -217,7 +229,12 @@ BATCHES_OF_NETS = [("first", None, ""),
                    ("timm 20-30 GFLOPs held out", ADDED10, "on 2026-12-03 (`ADDED10`, timm's models of 20 to 30 "
                                                            "GFLOPs, named before they were measured), to judge the "
                                                            "retrain on drift-corrected labels (it shipped, "
-                                                           "`benchmarks/drift_retrain.md`)")]
+                                                           "`benchmarks/drift_retrain.md`)"),
+                   ("torchvision CNNs held out on the EPYC", ADDED12, "on 2026-12-04 (`ADDED12`, torchvision's "
+                                                                      "large CNNs not measured before, named before "
+                                                                      "they were measured), to judge `cpu_xeon26.seer`'s "
+                                                                      "recipe on the EPYC (it did not ship, "
+                                                                      "`benchmarks/epyc_retrain.md`)")]
 # (a set named to judge the next candidate joins this list once it has judged it; until then it is
 # HELD_OUT)
 NETS.update(ADDED)
@@ -242,27 +259,13 @@ ADDED11 = {
     "timm-nest_base": (224, {}), "timm-sequencer2d_l": (224, {}), "timm-swinv2_cr_base_224": (224, {}),
     "timm-vit_relpos_base_patch16_224": (224, {}),
 }
-# Named on 2026-12-04 (00:10 UTC), before any of these was measured and before the candidate they
-# judge exists, to judge the next candidate for cpu_epyc.seer by the rule in
-# datasets/space_cpu/README.md ("Fourteenth CPU run"): the large design-space CNNs of specs_c.jsonl are
-# meant to mend the memory the shipped files over-predict on large real CNNs, so these are the
-# torchvision CNNs not measured before (at 224, as every torchvision network above), less those of
-# more than 20 G multiply-adds at batch 1 (torchvision's "GFLOPS"; regnet_x_32gf, regnet_y_32gf,
-# regnet_y_128gf, wide_resnet101_2: a training step at batch 16 over a minute here, about 15 minutes
-# each to measure) and ConvNeXt-L
-# (the design space's widened family, not the CNN styles specs_c adds). Measured on the EPYC only.
-ADDED12 = {
-    "efficientnet_b5": (224, {}), "efficientnet_b6": (224, {}), "efficientnet_b7": (224, {}),
-    "efficientnet_v2_m": (224, {}), "efficientnet_v2_l": (224, {}), "regnet_x_16gf": (224, {}),
-    "regnet_y_16gf": (224, {}), "resnext101_64x4d": (224, {}),
-}
 NETS.update(ADDED10)
 NETS.update(ADDED11)
 NETS.update(ADDED12)
 # measured but scored by nobody until the candidate they wait for is judged on them
 # (real_ablation.py --judge ADDED11 is the one way to score them): this script's report and
 # real_ablation.py leave them out
-HELD_OUT = set(ADDED11) | set(ADDED12)
+HELD_OUT = set(ADDED11)
 
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
 SPREAD_WARN = 1.5  # libseer's SEER_SPREAD_WARN: the members-disagree threshold of a file that sets none
