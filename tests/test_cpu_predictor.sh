@@ -107,6 +107,17 @@ grep -q "median of the 11 lines of its file measured nearest it" "$work/run_l/cp
     fail "seerpredict on the roofline_light blend"
 "$python" -c 'import json, sys; i = json.load(open(sys.argv[1]))["model_info"]; assert i["target"] == "roofline_light", i' \
     "$work/pl.json" || fail "the roofline_light blend's members are not all on roofline_light"
+# --cost-target roofline_weights with --keep: the pair kept, the cost alone trained on one price per
+# byte (cost_roofline_weights.seer), the card says both
+run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run_l" --epochs 3 -o "$work/tw.seer" --target roofline_light \
+    --ref-normalize 1 --ref-window 11 --cost-target roofline_weights --keep \
+    > "$work/run_w.out" 2>&1 || { cat "$work/run_w.out"; fail "the pipeline with --cost-target failed"; }
+[ "$(grep -c ": kept" "$work/run_w.out")" -eq 2 ] && [ -s "$work/run_l/cost_roofline_weights.seer" ] ||
+    { cat "$work/run_w.out"; fail "--cost-target: the pair not kept, or no cost_roofline_weights.seer"; }
+grep -q "the pair on \`target = roofline_light\`" "$work/tw.md" && grep -q "target = roofline_weights" "$work/tw.md" ||
+    fail "the --cost-target card does not name both targets"
+"$build/seerpredict" "$work/tw.seer" "$root/tests/data/onnx/resnet18.onnx" --batch 4 --json > "$work/pw.json" ||
+    fail "seerpredict on the blend of two targets"
 # --seeds 1,2 --jobs 2: the pair trained with each seed (four runs, two at a time) at equal weight;
 # then --keep with seed 3 too keeps those four and the cost (the dataset made again is the same
 # bytes) and trains the two new runs; with other settings (--epochs 4) it keeps nothing

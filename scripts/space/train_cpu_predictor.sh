@@ -2,7 +2,8 @@
 # A CPU predictor from one machine's design-space measurements, the shipped CPU recipe, one command.
 #
 #   sh scripts/space/train_cpu_predictor.sh --label DEVICE --measurements F[,F...] [--work DIR] [-o OUT.seer]
-#        [--epochs 120] [--infer-builder 2] [--target roofline_light] [--seeds 1,2,3] [--jobs 2] [--keep]
+#        [--epochs 120] [--infer-builder 2] [--target roofline_light] [--cost-target T] [--seeds 1,2,3]
+#        [--jobs 2] [--keep]
 #        [--ref-normalize 1 --ref-window 201]
 #   sh scripts/space/train_cpu_predictor.sh --label DEVICE --h5 TRAIN.h5 --members PAIR.seer [--work DIR] [-o OUT.seer]
 #
@@ -26,6 +27,9 @@
 # --target T trains the pair and the cost with [model] target = T (roofline, roofline_weights or
 # roofline_light: the light operators' bytes priced apart; configs/README.md) instead of the
 # recipe's (the pair roofline, the cost roofline_weights); the cost is then WORK/cost.seer.
+# --cost-target T trains the cost alone with target T (WORK/cost_T.seer), the pair as --target says:
+# e.g. the pair on roofline_light and the cost on roofline_weights (benchmarks/RESULTS.md, "The cost
+# member on one price per byte").
 # --seeds S[,S...] trains the pair once per seed (train.seed; the split stays the same), the runs
 # WORK/perfsage, WORK/gcn for seed 1 and WORK/perfsage_sS, WORK/gcn_sS for the others, all at equal
 # weight in WORK/pair.seer: one training of the recipe is a draw (benchmarks/deep_retrain.md), their
@@ -44,7 +48,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 PY=${PYTHON:-$(command -v /usr/bin/python3 || echo python3)}
-LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2 TARGET= SEEDS=1 JOBS=1 KEEP=0 REFN= REFW=1
+LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2 TARGET= SEEDS=1 JOBS=1 KEEP=0 REFN= REFW=1 CTARGET=
 ARGS="$*"
 while [ $# -gt 0 ]; do
     case "$1" in -h|--help|--keep) ;; -*) [ $# -ge 2 ] || { echo "train_cpu_predictor: $1 needs a value (--help)" >&2; exit 2; } ;; esac
@@ -58,6 +62,7 @@ while [ $# -gt 0 ]; do
     --epochs) EPOCHS=$2; shift 2 ;;
     --infer-builder) BUILDER=$2; shift 2 ;;
     --target) TARGET=$2; shift 2 ;;
+    --cost-target) CTARGET=$2; shift 2 ;;
     --seeds) SEEDS=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
@@ -78,9 +83,12 @@ case "$REFN" in *[!0-9.]*|.|*.*.*) die "--ref-normalize $REFN: a non-negative nu
 case ",$SEEDS," in *,,*|*[!0-9,]*) die "--seeds $SEEDS: whole numbers separated by commas (e.g. 1,2,3)" ;; esac
 [ "$(echo "$SEEDS" | tr ',' '\n' | sort | uniq -d)" = "" ] || die "--seeds $SEEDS: a seed named twice"
 [ "$(echo "$SEEDS" | tr ',' ' ' | wc -w)" -le 7 ] || die "--seeds $SEEDS: at most 7 (an ensemble holds 16 members: two runs per seed and the cost)"
-case "$TARGET" in ""|roofline|roofline_weights|roofline_light) ;; *) die "--target $TARGET: roofline, roofline_weights or roofline_light" ;; esac
+for t in "$TARGET" "$CTARGET"; do
+    case "$t" in ""|roofline|roofline_weights|roofline_light) ;; *) die "--target/--cost-target $t: roofline, roofline_weights or roofline_light" ;; esac
+done
 PAIR_SET= COST=cost5 COST_TARGET=roofline_weights
 [ -z "$TARGET" ] || PAIR_SET="--set model.target=$TARGET" COST=cost COST_TARGET=$TARGET
+[ -z "$CTARGET" ] || COST=cost_$CTARGET COST_TARGET=$CTARGET
 case "$LABEL" in
 "") die "--label DEVICE is required (the device name of the labels, e.g. cpu_xeon26)" ;;
 *[!a-z0-9_]*) die "--label $LABEL: use lower-case letters, digits and _ (DESIGN.md's device names)" ;;
@@ -201,11 +209,11 @@ if [ -n "$MEAS" ]; then
     FIRST=perfsage
     [ "${SEEDS%%,*}" = 1 ] || FIRST=perfsage_s${SEEDS%%,*}
     "$PY" - "$WORK/all.csv" "$WORK/$FIRST/test_predictions.csv" "$LABELS" "$CARD" "$WORK/${LABEL}_card.md" \
-        "$MEAS" "$ARGS" "$EPOCHS" "${TARGET:-}" "$SEEDS" "$WORK/spreads.csv" "$WORK/spread_warn.txt" \
+        "$MEAS" "$ARGS" "$EPOCHS" "${TARGET:-}" "$SEEDS" "$WORK/spreads.csv" "$WORK/spread_warn.txt" "$COST_TARGET" \
         <<'EOF' || die "scoring the held-out graphs or writing $CARD failed"
 import csv, json, os, sys, time
 import numpy as np
-allcsv, testcsv, labels, card, dcard, meas, args, epochs, target, seeds, spcsv, spwarn = sys.argv[1:13]
+allcsv, testcsv, labels, card, dcard, meas, args, epochs, target, seeds, spcsv, spwarn, cost_target = sys.argv[1:14]
 pred = {r["name"]: r for r in csv.DictReader(open(allcsv))}  # the blend's predictions
 test = list(csv.DictReader(open(testcsv)))  # the held-out graphs, measured labels
 # the members' spread on the held-out graphs: its 99th percentile per metric is where seerpredict
@@ -248,9 +256,10 @@ L = ["# %s: a CPU predictor for `%s`" % (name, dev), "",
      "weight, and the roofline cost alone (`[model] name = cost`, `target = %s`) at the other half: %s." % (
          time.strftime("%Y-%m-%d"), args, epochs,
          "" if "," not in seeds else ", each trained with seeds %s (%d runs at equal weight)" % (
-             seeds.replace(",", ", "), 2 * len(seeds.split(","))), target or "roofline_weights",
+             seeds.replace(",", ", "), 2 * len(seeds.split(","))), cost_target,
          "the recipe of `predictors/cpu_epyc.seer`" if not target else
-         "the recipe of `predictors/cpu_epyc.seer` with every part on `target = %s`" % target), "",
+         "the recipe of `predictors/cpu_epyc.seer` with every part on `target = %s`" % target if cost_target == target
+         else "the recipe of `predictors/cpu_epyc.seer` with the pair on `target = %s`" % target), "",
      "- Device `%s`: %s; the batch is an input (`seerpredict NET.onnx --device %s --batch 1,16`)." % (
          dev, ", ".join("`%s`" % l for l in labels.split(",")), dev),
      "- Measured on: %s, by `scripts/measure/measure.py` (`%s`)." % ("; ".join(sorted(machines)), meas),
