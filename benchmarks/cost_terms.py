@@ -33,8 +33,8 @@ the bytes autograd could keep for the backward pass; and each tensor once by its
 8, 32 MiB and above: glibc's allocator keeps freed blocks below its mapping threshold).
 
 Cells: MAPE %, on the design space (the fit's own graphs) and on the real networks, all of them,
-the ViT / Swin / ConvNeXt ones and the rest; the last column, the real networks' median measured /
-predicted.
+the ViT / Swin / ConvNeXt ones and the rest; the last two columns, the median measured / predicted
+of the real networks and of the rest.
 
 --fit-on cnn fits on the design space's CNNs only (graphs whose family is made of CNN stage
 styles), --fit-on others on the rest (ConvNeXt, the token families, the hybrids): whether a
