@@ -507,10 +507,25 @@ def main():
                  ("measure", "measure.py"), ("space", "space.py")):  # argparse formats every help text
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", *tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool[1], rc.stderr[-300:]))
-    for tool in ("size_gap.py", "op_gap.py", "signed_errors.py", "mem_per_byte.py", "cost_terms.py"):
+    for tool in ("size_gap.py", "op_gap.py", "signed_errors.py", "mem_per_byte.py", "cost_terms.py", "kept_bytes.py",
+                 "inplace_mem.py"):
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool, rc.stderr[-300:]))
     held_out_bookkeeping()
+    # cost_terms.kept_bytes, the bytes autograd keeps counted from the graph, against what PyTorch
+    # keeps for the same network and batch (benchmarks/kept_bytes.py's measure)
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import cost_terms
+    import kept_bytes
+    by_id = {s["id"]: s for s in map(json.loads, open(specs))}
+    with h5py.File(h5d, "r") as f:
+        gnames = [x.decode() for x in f["graph/name"][:]]
+    rule = cost_terms.kept_bytes(h5d) / 2 ** 20
+    for g, n in enumerate(gnames):
+        sid, b = n.split("/")[-1].rsplit("@bs", 1)
+        torch.manual_seed(0)
+        kept = kept_bytes.autograd_kept_mb(space.torch_model(by_id[sid]), by_id[sid]["input"], int(b))
+        check(0.75 < rule[g] / kept < 1.35, "kept_bytes: %s counts %.3f MB, autograd keeps %.3f" % (n, rule[g], kept))
     # cost_terms.py --size-split: the fit sees the smaller architectures only, every batch of one on one side
     ct = [sys.executable, os.path.join(ROOT, "benchmarks", "cost_terms.py"), "--space", h5d, "--real", h5d]
     rc = subprocess.run(ct + ["--size-split", "0.5"], capture_output=True, text=True)
@@ -519,7 +534,7 @@ def main():
     fit_line = re.search(r"Fit on the (\d+) design-space graphs .* the other (\d+) held out", rc.stdout)
     check(rc.returncode == 0 and fit_line and int(fit_line.group(1)) + int(fit_line.group(2)) == len(gnames)
           and 0 < int(fit_line.group(2)) and "largest 50% unseen" in rc.stdout
-          and rc.stdout.count("| memory |") == 9, "cost_terms.py --size-split 0.5: rc %d, %s %s"
+          and rc.stdout.count("| memory |") == 10, "cost_terms.py --size-split 0.5: rc %d, %s %s"
           % (rc.returncode, rc.stdout[:300], rc.stderr[-300:]))
     rc = subprocess.run(ct + ["--fit-on", "cnn"], capture_output=True, text=True)
     check(rc.returncode == 0 and "Fit on the design space's CNNs only (%d graphs of %d)" % (len(gnames), len(gnames))
