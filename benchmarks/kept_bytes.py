@@ -20,6 +20,7 @@ make_dataset.py file). Without --nets / --ids: every torchvision network of REAL
 12 design-space CNNs of SPACE.h5 at 224, at --batch.
 """
 import argparse
+import gc
 import glob
 import json
 import os
@@ -35,19 +36,26 @@ import space  # noqa: E402
 
 
 def autograd_kept_mb(model, shape, batch):
-    """MB of the storages autograd saves in one training forward pass and loss (each once)."""
+    """MB of the storages autograd saves in one training forward pass and loss (each once), less
+    the weights (the cost prices their bytes apart) and the input image (no operator of the graph
+    writes it), as cost_terms.kept_bytes counts."""
     import torch
     seen = {}
 
     def pack(t):
         st = t.storage()
         seen[st.data_ptr()] = st.nbytes()
-        return t
+        return t.detach()  # no backward runs; a tensor holding its own grad_fn would be a cycle the
+        # garbage collector frees late (22 GB after a dozen networks)
     model.train()
+    x = torch.randn(batch, *shape)
+    skip = {p.storage().data_ptr() for p in model.parameters()} | {x.storage().data_ptr()}
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        y = model(torch.randn(batch, *shape))
+        y = model(x)
         torch.nn.functional.cross_entropy(y, torch.zeros(batch, dtype=torch.long))
-    return sum(seen.values()) / 2 ** 20
+    del x, y
+    gc.collect()
+    return sum(nb for ptr, nb in seen.items() if ptr not in skip) / 2 ** 20
 
 
 def rows_of(path):
