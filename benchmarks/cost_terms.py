@@ -124,24 +124,38 @@ def is_cnn(family):
     return family.startswith("space/") and all(s in CNN_STYLES for s in family[len("space/"):].split("+"))
 
 
-def tensor_bytes(path):
-    """Each graph's tensors counted once (a node's output: the largest edge leaving it, edge feature
-    log_bytes; graph inputs not counted), by the operator type that wrote them (n x ops) and by
-    size (n x bins: below each of SIZE_BINS_MB, and above the last)."""
+def graph_tensors(path):
+    """The operator names, and per graph (its edges (src, dst) local to it, its nodes' operators,
+    their weight bytes, the bytes each node writes: the largest edge leaving it, edge feature
+    log_bytes), for the counts below that take each tensor once."""
     import h5py
     with h5py.File(path, "r") as f:
-        ef = [x.decode() if isinstance(x, bytes) else x for x in f["/schema/edge_features"][:]]
-        n_ops = len(f["/schema/op_types"])
+        dec = lambda d: [x.decode() if isinstance(x, bytes) else x for x in f[d][:]]  # noqa: E731
+        ef, nf, ops = dec("/schema/edge_features"), dec("/schema/node_features"), dec("/schema/op_types")
         index, eptr, op = f["/edge/index"][:], f["/graph/edge_ptr"][:], f["/node/op"][:]
         nptr = f["/graph/node_ptr"][:]
         nbytes = np.expm1(f["/edge/x"][:, ef.index("log_bytes")].astype(np.float64))
-    out, sized = np.zeros((len(eptr) - 1, n_ops)), np.zeros((len(eptr) - 1, len(SIZE_BINS_MB) + 1))
-    for g in range(len(eptr) - 1):
-        written = np.zeros(nptr[g + 1] - nptr[g])  # edge indices are local to the graph
-        np.maximum.at(written, index[eptr[g]:eptr[g + 1], 0], nbytes[eptr[g]:eptr[g + 1]])
-        np.add.at(out[g], op[nptr[g]:nptr[g + 1]], written)
-        np.add.at(sized[g], np.digitize(written / 2 ** 20, SIZE_BINS_MB), written)
-    return out, sized
+        wbytes = np.expm1(f["/node/x"][:, nf.index("log_weight_bytes")].astype(np.float64))
+
+    def each():
+        for g in range(len(eptr) - 1):
+            e, o = index[eptr[g]:eptr[g + 1]], op[nptr[g]:nptr[g + 1]]
+            written = np.zeros(len(o))  # graph inputs (no writer) are not counted
+            np.maximum.at(written, e[:, 0], nbytes[eptr[g]:eptr[g + 1]])
+            yield e, o, wbytes[nptr[g]:nptr[g + 1]], written
+    return ops, each()
+
+
+def tensor_bytes(path):
+    """Each graph's tensors counted once (graph_tensors), by the operator type that wrote them
+    (n x ops) and by size (n x bins: below each of SIZE_BINS_MB, and above the last)."""
+    ops, graphs = graph_tensors(path)
+    out, sized = [], []
+    for _, o, _, written in graphs:
+        out.append(np.bincount(o, weights=written, minlength=len(ops)))
+        sized.append(np.bincount(np.digitize(written / 2 ** 20, SIZE_BINS_MB), weights=written,
+                                 minlength=len(SIZE_BINS_MB) + 1))
+    return np.array(out).reshape(-1, len(ops)), np.array(sized).reshape(-1, len(SIZE_BINS_MB) + 1)
 
 
 # what PyTorch's autograd keeps for the backward pass, by operator (the ONNX operator a module exports
@@ -161,34 +175,23 @@ def kept_bytes(path):
     Erf) keeps x only. Against what autograd keeps (benchmarks/kept_bytes.py, batch 16): the
     same bytes on most CNNs, torchvision's and the design space's; 1.26 to 1.33 where SiLU is
     written as a sigmoid and a product, 1.13 to 1.62 on torchvision's attention."""
-    import h5py
-    with h5py.File(path, "r") as f:
-        ef = [x.decode() if isinstance(x, bytes) else x for x in f["/schema/edge_features"][:]]
-        ops = [x.decode() if isinstance(x, bytes) else x for x in f["/schema/op_types"][:]]
-        index, eptr, op = f["/edge/index"][:], f["/graph/edge_ptr"][:], f["/node/op"][:]
-        nptr = f["/graph/node_ptr"][:]
-        nbytes = np.expm1(f["/edge/x"][:, ef.index("log_bytes")].astype(np.float64))
-        nf = [x.decode() if isinstance(x, bytes) else x for x in f["/schema/node_features"][:]]
-        wbytes = np.expm1(f["/node/x"][:, nf.index("log_weight_bytes")].astype(np.float64))
+    ops, graphs = graph_tensors(path)
     ins = np.isin(np.arange(len(ops)), [ops.index(o) for o in KEEPS_INPUTS if o in ops])
     outs = np.isin(np.arange(len(ops)), [ops.index(o) for o in KEEPS_OUTPUT if o in ops])
     code = {name: ops.index(name) if name in ops else -1 for name in ("MaxPool", "Mul", "Add", "Erf")}
-    kept = np.zeros(len(eptr) - 1)
-    for g in range(len(eptr) - 1):
-        e, b, o = index[eptr[g]:eptr[g + 1]], nbytes[eptr[g]:eptr[g + 1]], op[nptr[g]:nptr[g + 1]]
-        written = np.zeros(len(o))
-        np.maximum.at(written, e[:, 0], b)
+    kept = []
+    for e, o, wbytes, written in graphs:
         reads = ins[o[e[:, 1]]]  # the edges into an operator that keeps its inputs
         into_mul = o[e[:, 1]] == code["Mul"]
-        scaled = (np.bincount(e[:, 1], minlength=len(o)) < 2) & (wbytes[nptr[g]:nptr[g + 1]] <= 64)
+        scaled = (np.bincount(e[:, 1], minlength=len(o)) < 2) & (wbytes <= 64)
         reads &= ~(into_mul & scaled[e[:, 1]])  # a product with a constant (not a weight) keeps nothing
         gelu_add = np.zeros(len(o), bool)  # an Add reading an Erf: GELU's (1 + erf)
         gelu_add[e[(o[e[:, 1]] == code["Add"]) & (o[e[:, 0]] == code["Erf"]), 1]] = True
         reads &= ~(into_mul & gelu_add[e[:, 0]])
         keep = outs[o].copy()  # the tensors (by writer) kept
         keep[e[reads, 0]] = True
-        kept[g] = written[keep].sum() + 2 * written[o == code["MaxPool"]].sum()
-    return kept
+        kept.append(written[keep].sum() + 2 * written[o == code["MaxPool"]].sum())
+    return np.array(kept)
 
 
 def by_group(by_op, ops):

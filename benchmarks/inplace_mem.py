@@ -19,7 +19,6 @@ measured), and prints the ratio.
 (CNN stages only). Needs torchvision for --nets.
 """
 import argparse
-import json
 import os
 import sys
 
@@ -87,10 +86,10 @@ def main():
         todo.append((n, lambda inplace, n=n: torchvision_net(n, inplace), [3, 224, 224], 1000))
     if a.specs:
         try:
-            specs = [json.loads(line) for line in open(a.specs)]
+            specs = space.read_specs(a.specs)
         except (OSError, ValueError) as e:
             sys.exit("inplace_mem.py: --specs %s: %s" % (a.specs, e))
-        picked = [s for s in specs if s.get("act") == a.act and s.get("family", "cnn") == "cnn"
+        picked = [s for s in specs if s.get("act") == a.act and space.family_of(s) == "cnn"
                   and s["input"][1] == 224][:a.n]
         if not picked:
             sys.exit("inplace_mem.py: %s has no CNN architecture with act %s at 224" % (a.specs, a.act))

@@ -21,8 +21,6 @@ make_dataset.py file). Without --nets / --ids: every torchvision network of REAL
 """
 import argparse
 import gc
-import glob
-import json
 import os
 import sys
 
@@ -32,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts", "space"))
 import cost_terms as ct  # noqa: E402
+import make_dataset  # noqa: E402
 import space  # noqa: E402
 
 
@@ -83,16 +82,12 @@ def main():
     torch.manual_seed(0)
     real, spc = rows_of(a.real), rows_of(a.space)
     at = "@bs%d" % a.batch
-    specs = {}
-    for p in sorted(glob.glob(os.path.join(os.path.dirname(HERE), "datasets", "space_cpu", "specs*.jsonl"))):
-        for line in open(p):
-            s = json.loads(line)
-            specs[s["id"]] = s
+    specs = make_dataset.read_specs(os.path.join(os.path.dirname(HERE), "datasets", "space_cpu"))
     nets = [n for n in a.nets.split(",") if n] or sorted(k[:-len(at)] for k in real if k.endswith(at)
                                                           and hasattr(torchvision.models, k[:-len(at)]))
     ids = [i for i in a.ids.split(",") if i] or [k[:-len(at)] for k in sorted(spc) if k.endswith(at)
-                                                 and k[:-len(at)] in specs and "arch" not in specs[k[:-len(at)]]
-                                                 and specs[k[:-len(at)]].get("family", "cnn") == "cnn"
+                                                 and k[:-len(at)] in specs
+                                                 and space.family_of(specs[k[:-len(at)]]) == "cnn"
                                                  and specs[k[:-len(at)]]["input"][1] == 224][:12]
     todo = []
     for n in nets:
