@@ -159,11 +159,15 @@ def tensor_bytes(path):
 
 
 # what PyTorch's autograd keeps for the backward pass, by operator (the ONNX operator a module exports
-# as): its data inputs, its output, or nothing (sums, concatenations, average pools, views, a Div or
-# Erf: torch.onnx writes GELU as x * 0.5 * (1 + erf(x / sqrt 2)), which PyTorch's GELU runs keeping x)
+# as): its data inputs (average pools too: PyTorch's backward reads the input), its output, or
+# nothing (sums, concatenations, views, a Div or Erf: torch.onnx writes GELU as
+# x * 0.5 * (1 + erf(x / sqrt 2)), which PyTorch's GELU runs keeping x). seerconvert's OPF_KEEPS_IN
+# and OPF_KEEPS_OUT rows (src/onnx/onnx_ops.h) are these lists: its global feature log_mem_kept is
+# kept_bytes below, computed in C
 KEEPS_INPUTS = ("Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
                 "InstanceNormalization", "LeakyRelu", "PRelu", "Clip", "HardSigmoid", "HardSwish", "Gelu",
-                "Mul", "Pow", "MaxPool", "GlobalMaxPool", "Einsum", "ReduceMax", "ReduceL2", "Sin", "Cos")
+                "Mul", "Pow", "MaxPool", "GlobalMaxPool", "AveragePool", "GlobalAveragePool", "Einsum", "ReduceMax",
+                "ReduceL2", "Sin", "Cos")
 KEEPS_OUTPUT = ("Relu", "Sigmoid", "Tanh", "Softmax", "Sqrt", "Exp")
 
 

@@ -126,11 +126,17 @@ check "$work/forged/last.ckpt" "implausible" "$bin/seertrain" --resume "$work/fo
 cp "$work/m.seer" "$work/target.seer"
 "$python" "$corpus/../../hostile/ckpt_edit.py" "$work/target.seer" norm.target 7 0
 check "$work/target.seer" "norm.target" "$bin/seerpredict" "$work/target.seer" "$corpus/../onnx/resnet50.onnx"
-# a dataset converted before log_mem_light was appended (its last global feature dropped), trained on
-# target = roofline_light: one line naming the file, the feature and what to do; no run folder
-"$python" "$corpus/../../calib_check.py" globals "$data" "$work/old18.h5" drop > /dev/null
-check "$work/old18.h5" "convert it again with seerconvert" "$bin/seertrain" "$corpus/../../data/tiny.ini" \
-    --set data.path="$work/old18.h5" --set model.target=roofline_light --set output.dir="$work" --set output.run=old18
-[ ! -e "$work/old18" ] || { echo "FAIL: a refused roofline_light run left $work/old18"; fails=$((fails + 1)); }
+# datasets converted before log_mem_kept (the 20th global feature) and log_mem_light (the 19th) were
+# appended (the last one or two dropped), trained on target = roofline_kept and roofline_light: one
+# line naming the file, the feature and what to do; no run folder
+"$python" "$corpus/../../calib_check.py" globals "$data" "$work/old19.h5" drop > /dev/null
+"$python" "$corpus/../../calib_check.py" globals "$work/old19.h5" "$work/old18.h5" drop > /dev/null
+for old in old19:roofline_kept old18:roofline_light; do
+    check "$work/${old%%:*}.h5" "convert it again with seerconvert" "$bin/seertrain" "$corpus/../../data/tiny.ini" \
+        --set data.path="$work/${old%%:*}.h5" --set model.target="${old#*:}" --set output.dir="$work" \
+        --set output.run="${old%%:*}"
+    [ ! -e "$work/${old%%:*}" ] || { echo "FAIL: a refused ${old#*:} run left $work/${old%%:*}"; fails=$((fails + 1)); }
+done
+
 echo "test_hostile: $((n - fails)) of $n hostile inputs refused cleanly"
 [ $fails -eq 0 ]

@@ -6,6 +6,7 @@
  * dimensions (Conv3d) counted; TensorFlow-style same padding computed in floating point from the
  * input's shape (Cast, Div, Ceil, Clip, Floor) folded to the right pads; LSTM and GRU counted;
  * log_mem_light the elementwise and view operators' bytes (none in VGG, some in ResNet, much in Swin).
+ * log_mem_kept within 1% of the bytes PyTorch's autograd keeps for five torchvision CNNs.
  * Built twice: plainly and under AddressSanitizer (test_onnx_asan).
  * usage: test_onnx FIXTURE_DIR */
 #include <string.h>
@@ -156,7 +157,8 @@ static void check_light(const char *name, double lo, double hi) {
         if (!strcmp(nf[k], "log_mem_bytes")) cm = k;
         if (!strcmp(nf[k], "log_weight_bytes")) cw = k;
     }
-    CHECK(cl == PGB_GLOBAL_F - 1 && ct >= 0 && cm >= 0 && cw >= 0, "log_mem_light is global feature %d of %d", cl,
+    // appended features keep their places: models trained before read their leading ones
+    CHECK(cl == 18 && ct >= 0 && cm >= 0 && cw >= 0, "log_mem_light is global feature %d of %d, not the 19th", cl,
           PGB_GLOBAL_F);
     const char *const *ops = ox_op_names(&n_ops);
     double want = 0;
@@ -169,6 +171,26 @@ static void check_light(const char *name, double lo, double hi) {
           got, want);
     CHECK(share >= lo && share <= hi, "%s: light bytes %.3f of all, want %.2f .. %.2f", name, share, lo, hi);
     printf("  %-18s light operators' bytes %.3g (%.1f%% of all)\n", name, got, 100 * share);
+    pgb_free(&pg);
+    ox_free(&g);
+}
+
+/* log_mem_kept against what PyTorch's autograd keeps in one training forward pass of the same
+ * torchvision network at batch 2 (MiB, each saved storage once, less the weights and the input
+ * image; benchmarks/kept_bytes.py's autograd_kept_mb on torchvision 0.14, 2026-12-04), within tol. */
+static void check_kept(const char *name, double autograd_mib, double tol) {
+    ox_graph g;
+    pgb_graph pg;
+    if (load_built(name, 2, 0, &g, &pg)) return;
+    const char *const *gf = pgb_global_feature_names();
+    int ck = -1;
+    for (int k = 0; k < PGB_GLOBAL_F; k++)
+        if (!strcmp(gf[k], "log_mem_kept")) ck = k;
+    CHECK(ck == 19, "log_mem_kept is global feature %d of %d, not the 20th", ck, PGB_GLOBAL_F);
+    double got = ck >= 0 ? expm1((double)pg.xg[ck]) / 1048576 : -1;
+    CHECK(fabs(got / autograd_mib - 1) <= tol, "%s: log_mem_kept %.3f MiB, autograd keeps %.3f (tolerance %.0f%%)",
+          name, got, autograd_mib, 100 * tol);
+    printf("  %-18s kept bytes %.2f MiB, autograd %.2f (%.3f)\n", name, got, autograd_mib, got / autograd_mib);
     pgb_free(&pg);
     ox_free(&g);
 }
@@ -198,6 +220,13 @@ int main(int argc, char **argv) {
     check_light("resnet50.onnx", 0.05, 0.4); // the residual Adds
     check_light("swin_t.onnx", 0.2, 0.9);    // views, GELU's Erf, Add, Mul, Div
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 1);
+    check_kept("resnet18.onnx", 41.237141, 0.01); // 0.998 on 2026-12-04
+    check_kept("resnet50.onnx", 163.123859, 0.01); // 0.997
+    check_kept("vgg16.onnx", 138.773273, 0.01); // 0.999
+    check_kept("mobilenet_v2.onnx", 148.770832, 0.01); // 0.998
+    check_kept("densenet121.onnx", 248.141926, 0.01); // 0.997 (its transitions' average pools keep their input)
+
+
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 8);
     { // the centred tensor read outside the pattern: not a LayerNorm, every node its own operator
         char p[1024];

@@ -12,6 +12,9 @@
  *     recovers a cost built so, which roofline_weights cannot follow; its norm.target round-trips;
  *     light bytes above the total leave the rest at zero; a dataset without log_mem_light is
  *     refused naming it;
+ *   - roofline_kept (roofline_weights and the bytes kept for the backward pass) recovers a cost
+ *     built on the kept bytes, which roofline_weights cannot follow; its norm.target round-trips;
+ *     a dataset without log_mem_kept is refused naming it;
  *   - a dataset without the three global features is refused with a message naming one;
  *   - clamping puts out-of-range values on the training bounds and leaves the rest alone. */
 #include "testutil.h"
@@ -26,6 +29,46 @@ static double worst_log_error(const norm_stats *s, const pg_dataset *ds) {
     for (int64_t g = 0; g < ds->G; g++)
         w = fmax(w, fabs(log((double)ds->label_y[g * ds->M]) - norm_log_cost(s, 0, ds->global_x + g * ds->Fg)));
     return w;
+}
+
+/* A six-term cost (roofline_light, roofline_kept) on d, whose labels were built from truth (label 0):
+ * its columns are want_col, its terms are recovered, it explains label 0 where roofline_weights's
+ * five terms cannot, and its norm.target (5 columns, 6 terms) round-trips; then, the feature its
+ * sixth term reads renamed in d (column want_col[4]), a fit is refused with one message naming
+ * the feature, the target and the date of the converter that added it. Returns the fitted stats
+ * in *out (the caller frees them). */
+static void check_six_terms(pg_dataset *d, int target, const double truth[6], const int want_col[5],
+                            const char *feature, const char *date, norm_stats *out) {
+    static const int cols[2] = {0, 1};
+    int8_t *all = calloc((size_t)d->G, 1);
+    norm_stats W5, u = {.M = 2, .Fg = d->Fg}, bad;
+    seer_err err;
+    const char *name = norm_target_name(target);
+    CHECK(norm_fit(out, d, all, cols, 2, target, "test", NULL, &err) == 0, "fit %s: %s", name, err.msg);
+    CHECK(norm_fit(&W5, d, all, cols, 2, TARGET_ROOFLINE_W, "test", NULL, &err) == 0, "fit 5 (%s): %s", name, err.msg);
+    for (int k = 0; k < 5; k++)
+        CHECK(out->roof_col[k] == want_col[k], "%s column %d: %d, want %d", name, k, out->roof_col[k], want_col[k]);
+    for (int k = 0; k < 6; k++)
+        CHECK(fabs(out->roof[k] - truth[k]) <= (truth[k] > 0 ? 2e-3 * truth[k] : 1e-6),
+              "%s term %d: %g, built with %g", name, k, out->roof[k], truth[k]);
+    double off6 = worst_log_error(out, d), off5 = worst_log_error(&W5, d);
+    CHECK(off6 < 1e-4 && off5 > 0.05, "%s's sixth term explains nothing: worst log error %g (six terms) vs %g (five)",
+          name, off6, off5);
+    double v[NORM_TARGET_MAX(2)];
+    int64_t n = norm_target_pack(out, v);
+    CHECK(n == 2 + 5 + 2 * 6 && n <= NORM_TARGET_MAX(2), "%s packed %lld values", name, (long long)n);
+    CHECK(norm_target_unpack(&u, v, n, "test", &err) == 0, "unpack %s: %s", name, err.msg);
+    CHECK(u.target == target && u.roof_col[4] == want_col[4] && !memcmp(u.roof, out->roof, sizeof(double) * 12) &&
+              fabs(norm_log_cost(&u, 0, d->global_x + d->Fg) - norm_log_cost(out, 0, d->global_x + d->Fg)) < 1e-15,
+          "%s round trip differs", name);
+    CHECK(norm_target_unpack(&u, v, 2 + 4 + 2 * 5, "test", &err) != 0 && strstr(err.msg, "needs"),
+          "a %s array of the five-term length was accepted (%s)", name, err.msg);
+    // a dataset from a converter without the feature: one line naming it
+    free(d->global_features[want_col[4]]), d->global_features[want_col[4]] = seer_strdup("other");
+    CHECK(norm_fit(&bad, d, all, cols, 2, target, "test", NULL, &err) != 0 && strstr(err.msg, feature) &&
+              strstr(err.msg, name) && strstr(err.msg, date),
+          "a dataset without %s was accepted (%s)", feature, err.msg);
+    norm_free(&W5), free(all);
 }
 
 int main(void) {
@@ -124,9 +167,9 @@ int main(void) {
           "roofline_weights round trip differs");
     CHECK(norm_target_unpack(&uw, vw, n, "test", &err) != 0 && strstr(err.msg, "needs"),
           "a roofline_weights array of the four-term length was accepted (%s)", err.msg);
-    vw[0] = 4;
+    vw[0] = 5;
     CHECK(norm_target_unpack(&uw, vw, nw, "test", &err) != 0 && strstr(err.msg, "kind"),
-          "target kind 4 was accepted (%s)", err.msg);
+          "target kind 5 was accepted (%s)", err.msg);
     norm_free(&w), norm_free(&f4);
 
     // roofline_light: the bytes split into the light operators' and the rest's, each priced; a
@@ -151,47 +194,52 @@ int main(void) {
                                         l_true[4] * wb + l_true[5] * lb);
             dl.label_y[g * 2 + 1] = (float)(1.0 + 1e-8 * flops);
         }
-        int8_t *all = calloc((size_t)dl.G, 1);
-        norm_stats L, W5;
-        CHECK(norm_fit(&L, &dl, all, cols, 2, TARGET_ROOFLINE_L, "test", NULL, &err) == 0, "fit 6: %s", err.msg);
-        CHECK(norm_fit(&W5, &dl, all, cols, 2, TARGET_ROOFLINE_W, "test", NULL, &err) == 0, "fit 5 (light): %s", err.msg);
-        CHECK(L.roof_col[0] == 2 && L.roof_col[1] == 4 && L.roof_col[2] == 3 && L.roof_col[3] == 0 &&
-                  L.roof_col[4] == 1, "roofline_light columns %d %d %d %d %d", L.roof_col[0], L.roof_col[1],
-              L.roof_col[2], L.roof_col[3], L.roof_col[4]);
-        for (int k = 0; k < 6; k++)
-            CHECK(fabs(L.roof[k] - l_true[k]) <= 2e-3 * l_true[k], "roofline_light term %d: %g, built with %g",
-                  k, L.roof[k], l_true[k]);
-        double offL = worst_log_error(&L, &dl), offW = worst_log_error(&W5, &dl);
-        CHECK(offL < 1e-4 && offW > 0.05, "the split bytes explain nothing: worst log error %g (six terms) "
-              "vs %g (five)", offL, offW);
-        double vl[NORM_TARGET_MAX(2)];
-        int64_t nl = norm_target_pack(&L, vl);
-        CHECK(nl == 2 + 5 + 2 * 6 && nl <= NORM_TARGET_MAX(2), "roofline_light packed %lld values", (long long)nl);
-        norm_stats ul = {.M = 2, .Fg = 5};
-        CHECK(norm_target_unpack(&ul, vl, nl, "test", &err) == 0, "unpack 6: %s", err.msg);
-        CHECK(ul.target == TARGET_ROOFLINE_L && ul.roof_col[4] == 1 && !memcmp(ul.roof, L.roof, sizeof(double) * 12) &&
-                  fabs(norm_log_cost(&ul, 0, dl.global_x) - norm_log_cost(&L, 0, dl.global_x)) < 1e-15,
-              "roofline_light round trip differs");
-        CHECK(norm_target_unpack(&ul, vl, nw, "test", &err) != 0 && strstr(err.msg, "needs"),
-              "a roofline_light array of the five-term length was accepted (%s)", err.msg);
+        norm_stats L;
+        static const int l_col[5] = {2, 4, 3, 0, 1};
         // light bytes above all bytes (float rounding, or a file edited by hand): the rest is 0, not negative
         float xg[5];
         memcpy(xg, dl.global_x, sizeof xg);
         xg[1] = xg[3] + 1;
+        check_six_terms(&dl, TARGET_ROOFLINE_L, l_true, l_col, "log_mem_light", "2026-12-03", &L);
         CHECK(isfinite(norm_log_cost(&L, 0, xg)) && norm_log_cost(&L, 0, xg) > log(l_true[0]) - 1e-9,
               "light bytes above the total give log cost %g", norm_log_cost(&L, 0, xg));
-        // a dataset from a converter without log_mem_light: one line naming it
-        free(dl.global_features[1]), dl.global_features[1] = seer_strdup("other");
-        norm_stats bad;
-        CHECK(norm_fit(&bad, &dl, all, cols, 2, TARGET_ROOFLINE_L, "test", NULL, &err) != 0 &&
-                  strstr(err.msg, "log_mem_light") && strstr(err.msg, "roofline_light"),
-              "a dataset without log_mem_light was accepted (%s)", err.msg);
         CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_L), "roofline_light"), "target name %s",
               norm_target_name(TARGET_ROOFLINE_L));
-        norm_free(&L), norm_free(&W5), free(all), pg_free(&dl);
+        norm_free(&L), pg_free(&dl);
+    }
+
+    // roofline_kept: roofline_weights's five terms and the bytes kept for the backward pass; a
+    // cost built on the kept bytes alone (no price on all the bytes, the memory of a training
+    // step) is recovered, which five terms cannot follow; 5 columns, 6 terms, log_mem_kept last
+    {
+        pg_dataset dk;
+        tg_build(&dk, 40, 2, 1, 6, 2, 11);
+        static const char *const kn[6] = {"log_mem_kept", "log_weight_total", "log_mem_light", "log_nodes",
+                                          "log_mem_total", "log_flops_total"};
+        for (int k = 0; k < 6; k++) free(dk.global_features[k]), dk.global_features[k] = seer_strdup(kn[k]);
+        double k_true[6] = {1, 0, 1e-9, 0, 3e-6, 1.2e-5}; // 1, nodes, FLOPs, bytes, weights, kept
+        for (int64_t g = 0; g < dk.G; g++) {
+            float *x = dk.global_x + g * dk.Fg;
+            double all = 1e6 * (double)((g * 13) % 11 + 1), kept = all * (0.05 + 0.15 * (double)((g * 5) % 7));
+            x[0] = (float)log1p(kept), x[1] = (float)log1p(1e5 * (double)((g * 7) % 13 + 1));
+            x[2] = (float)log1p(0.3 * all), x[3] = (float)log1p(1.0 + (double)g), x[4] = (float)log1p(all);
+            x[5] = (float)log1p(1e6 * (double)(g % 7 + 1) * (double)(g + 3));
+            double v[6] = {1, expm1((double)x[3]), expm1((double)x[5]), expm1((double)x[4]), expm1((double)x[1]),
+                           expm1((double)x[0])};
+            double y = 0;
+            for (int k = 0; k < 6; k++) y += k_true[k] * v[k];
+            dk.label_y[g * 2] = (float)y, dk.label_y[g * 2 + 1] = (float)(1.0 + 1e-8 * v[2]);
+        }
+        norm_stats K;
+        static const int k_col[5] = {3, 5, 4, 1, 0};
+        check_six_terms(&dk, TARGET_ROOFLINE_K, k_true, k_col, "log_mem_kept", "2026-12-04", &K);
+        CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_K), "roofline_kept"), "target name %s",
+              norm_target_name(TARGET_ROOFLINE_K));
+        norm_free(&K), pg_free(&dk);
     }
 
     // target = log: no cost, the same as before the option
+
     norm_stats l;
     CHECK(norm_fit(&l, &ds, which, cols, 2, TARGET_LOG, "test", NULL, &err) == 0, "log fit: %s", err.msg);
     CHECK(norm_log_cost(&l, 0, ds.global_x) == 0 && l.roof == NULL, "target = log has a cost");

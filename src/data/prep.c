@@ -113,22 +113,30 @@ static void fit_cols(const float *x, int w, const int64_t *ptr, const int8_t *wh
 static const char *const ROOF_FEATURES[ROOF_TERMS_MAX - 1] = {"log_nodes", "log_flops_total",
                                                               "log_mem_total", "log_weight_total",
                                                               "log_mem_light"};
-static const char *const TARGET_NAMES[] = {"log", "roofline", "roofline_weights", "roofline_light"};
+static const char *const TARGET_NAMES[] = {"log", "roofline", "roofline_weights", "roofline_light",
+                                           "roofline_kept"};
+
+/* The global feature the cost's term k + 1 reads: roofline_kept's sixth term is log_mem_kept. */
+static const char *roof_feature(int target, int k) {
+    return target == TARGET_ROOFLINE_K && k == 4 ? "log_mem_kept" : ROOF_FEATURES[k];
+}
 
 int norm_roof_columns(char *const *global_names, int Fg, int target, int col[ROOF_TERMS_MAX - 1],
                       const char *origin, seer_err *err) {
     for (int k = 0; k < norm_roof_terms(target) - 1; k++) {
         col[k] = -1; // (libseer has prep.c but not the HDF5 reader's pg_find_name)
         for (int j = 0; j < Fg && col[k] < 0; j++)
-            if (!strcmp(global_names[j], ROOF_FEATURES[k])) col[k] = j;
+            if (!strcmp(global_names[j], roof_feature(target, k))) col[k] = j;
         if (col[k] < 0)
             return seer_fail(err, "%s: [model] target = %s reads the global feature '%s', "
                                   "which this dataset does not have (%s)", origin,
-                             TARGET_NAMES[target], ROOF_FEATURES[k],
-                             target == TARGET_ROOFLINE_L
-                                 ? "files converted before 2026-12-03 have none: convert it again with "
-                                   "seerconvert, or use target = roofline_weights"
-                                 : "rebuild it with seerconvert, or use target = log");
+                             TARGET_NAMES[target], roof_feature(target, k),
+                             k == 4 ? (target == TARGET_ROOFLINE_L
+                                           ? "files converted before 2026-12-03 have none: convert it again "
+                                             "with seerconvert, or use target = roofline_weights"
+                                           : "files converted before 2026-12-04 have none: convert it again "
+                                             "with seerconvert, or use target = roofline_weights")
+                                    : "rebuild it with seerconvert, or use target = log");
     }
     return 0;
 }
@@ -145,7 +153,7 @@ static int roof_terms(const norm_stats *s, const float *xg, double x[ROOF_TERMS_
 }
 
 const char *norm_target_name(int target) {
-    return target >= 0 && target <= TARGET_ROOFLINE_L ? TARGET_NAMES[target] : "unknown";
+    return target >= 0 && target <= TARGET_ROOFLINE_K ? TARGET_NAMES[target] : "unknown";
 }
 
 double norm_interp(const double *x, const double *y, int n, double v) {
@@ -341,11 +349,11 @@ int64_t norm_target_pack(const norm_stats *s, double *v) {
 }
 
 int norm_target_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err) {
-    if (n < 2 || (v[0] != TARGET_LOG && v[0] != TARGET_ROOFLINE && v[0] != TARGET_ROOFLINE_W &&
-                  v[0] != TARGET_ROOFLINE_L) ||
+    if (n < 2 || !(v[0] >= TARGET_LOG && v[0] <= TARGET_ROOFLINE_K && v[0] == (int)v[0]) ||
         (v[1] != 0 && v[1] != 1))
         return seer_fail(err, "%s: norm.target: target kind %g or clamp %g is not one this "
-                              "library knows (kind 0 to 3; clamp 0 or 1)",
+                              "library knows (kind 0 to 4; clamp 0 or 1)",
+
                          origin, n ? v[0] : -1.0, n > 1 ? v[1] : -1.0);
     int target = (int)v[0], cols = target_cols(target), head = 2 + cols;
     if (n != target_count(target, s->M))

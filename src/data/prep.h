@@ -17,7 +17,11 @@
  * roofline_weights adds c4 weight bytes (log_weight_total); roofline_light splits the bytes in
  * two, the light operators' (log_mem_light: elementwise arithmetic and views, which a runtime fuses,
  * does in place or never copies) and the rest's, each with its own coefficient:
- *   cost(g) = c0 + c1 nodes + c2 FLOPs + c3 (bytes - light bytes) + c4 weight bytes + c5 light bytes. */
+ *   cost(g) = c0 + c1 nodes + c2 FLOPs + c3 (bytes - light bytes) + c4 weight bytes + c5 light bytes.
+ * roofline_kept adds to roofline_weights the bytes a training step keeps for the backward pass
+ * (log_mem_kept: perfgraph_build.h), which follow a training step's peak memory across network
+ * families where all the bytes do not (benchmarks/RESULTS.md, "The bytes autograd keeps"):
+ *   cost(g) = c0 + c1 nodes + c2 FLOPs + c3 bytes + c4 weight bytes + c5 kept bytes. */
 #ifndef SEER_PREP_H
 #define SEER_PREP_H
 
@@ -38,16 +42,19 @@ int64_t split_ids(const int8_t *which, int64_t G, int kind, int64_t *ids);
 // [model] target (the same as config.h's CFG_TARGET_*): roofline's cost has the terms constant,
 // nodes, FLOPs and bytes; roofline_weights adds the bytes of the weights (which a training step
 // reads, updates and keeps gradients of, whatever the batch); roofline_light prices the light
-// operators' bytes apart from the rest's
-enum { TARGET_LOG = 0, TARGET_ROOFLINE = 1, TARGET_ROOFLINE_W = 2, TARGET_ROOFLINE_L = 3 };
-#define ROOF_TERMS_MAX 6 // the most terms a cost has (roofline_light)
+// operators' bytes apart from the rest's; roofline_kept adds the bytes kept for the backward pass
+enum { TARGET_LOG = 0, TARGET_ROOFLINE = 1, TARGET_ROOFLINE_W = 2, TARGET_ROOFLINE_L = 3, TARGET_ROOFLINE_K = 4 };
+#define ROOF_TERMS_MAX 6 // the most terms a cost has (roofline_light, roofline_kept)
 #define NORM_TARGET_HEAD 5 // norm.target for log and roofline: kind, clamp, three global columns
-#define NORM_TARGET_MAX(M) (NORM_TARGET_HEAD + 2 + ROOF_TERMS_MAX * (int64_t)(M)) // roofline_light
+#define NORM_TARGET_MAX(M) (NORM_TARGET_HEAD + 2 + ROOF_TERMS_MAX * (int64_t)(M)) // six terms
 
 /* The cost's terms for a target kind: 0 (log), 4 (roofline), 5 (roofline_weights), 6
- * (roofline_light). */
+ * (roofline_light, roofline_kept). */
 static inline int norm_roof_terms(int target) {
-    return target == TARGET_ROOFLINE ? 4 : target == TARGET_ROOFLINE_W ? 5 : target == TARGET_ROOFLINE_L ? 6 : 0;
+    return target == TARGET_ROOFLINE     ? 4
+           : target == TARGET_ROOFLINE_W ? 5
+           : target == TARGET_ROOFLINE_L || target == TARGET_ROOFLINE_K ? 6
+                                         : 0;
 }
 
 typedef struct {
@@ -58,7 +65,8 @@ typedef struct {
     int clamp;                      // 1: features are clamped to the training range (coverage.h)
     int roof_col[ROOF_TERMS_MAX - 1]; // global columns of log_nodes, log_flops_total,
                                       // log_mem_total (and log_weight_total: roofline_weights;
-                                      // and log_mem_light: roofline_light)
+                                      // and log_mem_light: roofline_light; log_mem_kept:
+                                      // roofline_kept)
     double *roof; // (M, norm_roof_terms(target)) the fitted costs (the roofline targets)
     // seercalibrate's batch-dependent factors (calib.batch; libseer only, 0 knots: none): log y
     // gains calib_y[m * calib_n + j] where the raw global feature calib_col equals calib_x[j],
@@ -93,11 +101,12 @@ void norm_rows(float *x, int64_t rows, int w, const double *mean, const double *
 /* Standardises ds's feature arrays in place. */
 void norm_apply(const norm_stats *s, pg_dataset *ds);
 
-/* The global columns target's cost reads (-1 when a name is missing: the error names it). */
-/* "log", "roofline", "roofline_weights", "roofline_light" ([model] target's names). */
+/* "log", "roofline", "roofline_weights", "roofline_light", "roofline_kept" ([model] target's names). */
 const char *norm_target_name(int target);
 
-int norm_roof_columns(char *const *global_names, int Fg, int target, int col[ROOF_TERMS_MAX - 1],
+/* The global columns target's cost reads (-1 when a name is missing: the error names it). */
+int norm_roof_columns(
+char *const *global_names, int Fg, int target, int col[ROOF_TERMS_MAX - 1],
                       const char *origin, seer_err *err);
 
 /* log cost(g) of label m from one graph's raw (unstandardised) global features (0 when the target

@@ -12,7 +12,8 @@
  *   linear    the ridge baseline (ridge.c): fitted in closed form in float64, no trunk and no
  *             heads; it sets MODEL_CLOSED_FORM and the callers use ridge.h instead of the
  *             forward/backward below;
- *   cost      the roofline cost alone ([model] target = roofline, roofline_weights or roofline_light; ridge.c):
+ *   cost      the roofline cost alone ([model] target = roofline, roofline_weights, roofline_light
+ *             or roofline_kept; ridge.c):
  *             the ridge with every feature weight zero and the bias that undoes the target's
  *             standardisation, so a prediction is the fitted cost itself (MODEL_CLOSED_FORM |
  *             MODEL_COST_ONLY).

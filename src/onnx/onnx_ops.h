@@ -40,6 +40,8 @@ enum {
     OPF_MULTI_OUT = 1 << 6, // any of its outputs may be omitted
     OPF_LIGHT = 1 << 7,     // elementwise arithmetic or a view: its bytes are the log_mem_light
                             // global feature (a roofline_light cost prices them apart)
+    OPF_KEEPS_IN = 1 << 8,  // a training step keeps its data inputs for the backward pass
+    OPF_KEEPS_OUT = 1 << 9, // a training step keeps its output (log_mem_kept: perfgraph_build.h)
 };
 
 #define OPF_CONV_ (OPF_WINDOW | OPF_BIAS | OPF_FUSE_ROOT)
@@ -51,37 +53,37 @@ enum {
 
 // X(name, infer, cost, k, flags, buffers, min_in, max_in)
 #define OX_OPS(X)                                                                              \
-    X(Conv, conv, CONV, 0, OPF_CONV_, 0, 2, 3)                                                 \
-    X(ConvTranspose, conv_transpose, CONV, 0, OPF_CONV_, 0, 2, 3)                              \
-    X(Gemm, gemm, GEMM, 0, OPF_BIAS | OPF_FUSE_ROOT, 0, 2, 3)                                  \
-    X(MatMul, matmul, MATMUL, 0, 0, 0, 2, 2)                                                   \
-    X(BatchNormalization, same, PER_OUT, 2, OPF_FUSABLE, BUF_BN_STATS, 5, 5)                   \
-    X(LayerNormalization, same, PER_OUT, 5, 0, 0, 2, 3)                                        \
-    X(InstanceNormalization, same, PER_OUT, 5, 0, 0, 3, 3)                                     \
-    X(Relu, same, PER_OUT, 1, OPF_FUSABLE, 0, 1, 1)                                            \
-    X(LeakyRelu, same, PER_OUT, 1, OPF_FUSABLE, 0, 1, 1)                                       \
-    X(PRelu, same, PER_OUT, 1, 0, 0, 2, 2)                                                     \
-    X(Clip, same, PER_OUT, 1, OPF_FUSABLE, BUF_CLIP_BOUNDS, 1, 3)                              \
-    X(Sigmoid, same, PER_OUT, 1, OPF_FUSABLE, 0, 1, 1)                                         \
-    X(HardSigmoid, same, PER_OUT, 1, OPF_FUSABLE, 0, 1, 1)                                     \
-    X(HardSwish, same, PER_OUT, 1, OPF_FUSABLE, 0, 1, 1)                                       \
-    X(Tanh, same, PER_OUT, 1, 0, 0, 1, 1)                                                      \
+    X(Conv, conv, CONV, 0, OPF_CONV_ | OPF_KEEPS_IN, 0, 2, 3)                                  \
+    X(ConvTranspose, conv_transpose, CONV, 0, OPF_CONV_ | OPF_KEEPS_IN, 0, 2, 3)               \
+    X(Gemm, gemm, GEMM, 0, OPF_BIAS | OPF_FUSE_ROOT | OPF_KEEPS_IN, 0, 2, 3)                   \
+    X(MatMul, matmul, MATMUL, 0, OPF_KEEPS_IN, 0, 2, 2)                                        \
+    X(BatchNormalization, same, PER_OUT, 2, OPF_FUSABLE | OPF_KEEPS_IN, BUF_BN_STATS, 5, 5)    \
+    X(LayerNormalization, same, PER_OUT, 5, OPF_KEEPS_IN, 0, 2, 3)                             \
+    X(InstanceNormalization, same, PER_OUT, 5, OPF_KEEPS_IN, 0, 3, 3)                          \
+    X(Relu, same, PER_OUT, 1, OPF_FUSABLE | OPF_KEEPS_OUT, 0, 1, 1)                            \
+    X(LeakyRelu, same, PER_OUT, 1, OPF_FUSABLE | OPF_KEEPS_IN, 0, 1, 1)                        \
+    X(PRelu, same, PER_OUT, 1, OPF_KEEPS_IN, 0, 2, 2)                                          \
+    X(Clip, same, PER_OUT, 1, OPF_FUSABLE | OPF_KEEPS_IN, BUF_CLIP_BOUNDS, 1, 3)               \
+    X(Sigmoid, same, PER_OUT, 1, OPF_FUSABLE | OPF_KEEPS_OUT, 0, 1, 1)                         \
+    X(HardSigmoid, same, PER_OUT, 1, OPF_FUSABLE | OPF_KEEPS_IN, 0, 1, 1)                      \
+    X(HardSwish, same, PER_OUT, 1, OPF_FUSABLE | OPF_KEEPS_IN, 0, 1, 1)                        \
+    X(Tanh, same, PER_OUT, 1, OPF_KEEPS_OUT, 0, 1, 1)                                          \
     X(Erf, same, PER_OUT, 1, OPF_LIGHT, 0, 1, 1)                                               \
-    X(Gelu, same, PER_OUT, 1, 0, 0, 1, 1)                                                      \
-    X(Softmax, same, PER_OUT, 3, 0, 0, 1, 1)                                                   \
+    X(Gelu, same, PER_OUT, 1, OPF_KEEPS_IN, 0, 1, 1)                                           \
+    X(Softmax, same, PER_OUT, 3, OPF_KEEPS_OUT, 0, 1, 1)                                       \
     X(Add, binary, PER_OUT, 1, OPF_LIGHT, 0, 2, 2)                                             \
     X(Sub, binary, PER_OUT, 1, OPF_LIGHT, 0, 2, 2)                                             \
-    X(Mul, binary, PER_OUT, 1, OPF_LIGHT, 0, 2, 2)                                             \
+    X(Mul, binary, PER_OUT, 1, OPF_LIGHT | OPF_KEEPS_IN, 0, 2, 2)                              \
     X(Div, binary, PER_OUT, 1, OPF_LIGHT, 0, 2, 2)                                             \
-    X(Pow, binary, PER_OUT, 1, OPF_LIGHT, 0, 2, 2)                                             \
-    X(Sqrt, same, PER_OUT, 1, OPF_LIGHT, 0, 1, 1)                                              \
+    X(Pow, binary, PER_OUT, 1, OPF_LIGHT | OPF_KEEPS_IN, 0, 2, 2)                              \
+    X(Sqrt, same, PER_OUT, 1, OPF_LIGHT | OPF_KEEPS_OUT, 0, 1, 1)                              \
     X(Concat, concat, NONE, 0, 0, 0, 1, IN_ANY)                                                \
     X(Split, split, NONE, 0, OPF_MULTI_OUT | OPF_LIGHT, 0, 1, 2)                               \
     X(Slice, slice, NONE, 0, OPF_LIGHT, 0, 1, 5)                                               \
-    X(MaxPool, pool, POOL, 0, OPF_WINDOW, 0, 1, 1)                                             \
-    X(AveragePool, pool, POOL, 0, OPF_WINDOW, 0, 1, 1)                                         \
-    X(GlobalAveragePool, global_pool, PER_IN, 1, 0, 0, 1, 1)                                   \
-    X(GlobalMaxPool, global_pool, PER_IN, 1, 0, 0, 1, 1)                                       \
+    X(MaxPool, pool, POOL, 0, OPF_WINDOW | OPF_KEEPS_IN, 0, 1, 1)                              \
+    X(AveragePool, pool, POOL, 0, OPF_WINDOW | OPF_KEEPS_IN, 0, 1, 1)                          \
+    X(GlobalAveragePool, global_pool, PER_IN, 1, OPF_KEEPS_IN, 0, 1, 1)                        \
+    X(GlobalMaxPool, global_pool, PER_IN, 1, OPF_KEEPS_IN, 0, 1, 1)                            \
     X(Flatten, flatten, NONE, 0, OPF_LIGHT, 0, 1, 1)                                           \
     X(Reshape, reshape, NONE, 0, OPF_LIGHT, 0, 2, 2)                                           \
     X(Transpose, transpose, NONE, 0, OPF_LIGHT, 0, 1, 1)                                       \
@@ -106,14 +108,14 @@ enum {
     X(Not, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
     X(Range, range, NONE, 0, 0, 0, 3, 3)                                                       \
     X(ScatterND, same, NONE, 0, 0, 0, 3, 3)                                                    \
-    X(Einsum, einsum, EINSUM, 0, 0, 0, 1, IN_ANY)                                              \
+    X(Einsum, einsum, EINSUM, 0, OPF_KEEPS_IN, 0, 1, IN_ANY)                                   \
     /* added 2026-12-02 for timm's models (ConViT, ResNeSt, SKNet, GCViT, XCiT, EdgeNeXt, Swin-V2-CR) */ \
     X(ReduceSum, reduce, PER_IN, 1, 0, 0, 1, 2)                                                \
-    X(ReduceMax, reduce, PER_IN, 1, 0, 0, 1, 2)                                                \
-    X(ReduceL2, reduce, PER_IN, 2, 0, 0, 1, 2)                                                 \
-    X(Exp, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
-    X(Sin, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
-    X(Cos, same, PER_OUT, 1, 0, 0, 1, 1)                                                       \
+    X(ReduceMax, reduce, PER_IN, 1, OPF_KEEPS_IN, 0, 1, 2)                                     \
+    X(ReduceL2, reduce, PER_IN, 2, OPF_KEEPS_IN, 0, 1, 2)                                      \
+    X(Exp, same, PER_OUT, 1, OPF_KEEPS_OUT, 0, 1, 1)                                           \
+    X(Sin, same, PER_OUT, 1, OPF_KEEPS_IN, 0, 1, 1)                                            \
+    X(Cos, same, PER_OUT, 1, OPF_KEEPS_IN, 0, 1, 1)                                            \
     X(CumSum, same, PER_OUT, 1, 0, 0, 2, 2)                                                    \
     X(Tile, tile, NONE, 0, 0, 0, 2, 2)                                                         \
     X(Ceil, same, PER_OUT, 1, 0, 0, 1, 1)                                                      \

@@ -18,7 +18,7 @@ static const char *const GLOBAL_F[PGB_GLOBAL_F] = {
     "log_nodes", "log_edges", "density", "log_flops_total", "log_flops_mean", "log_flops_median",
     "log_flops_max", "log_mem_total", "log_mem_mean", "log_mem_median", "log_mem_max",
     "log_weight_total", "log_weight_mean", "log_weight_median", "log_weight_max",
-    "log_tensor_bytes_mean", "log_intensity", "log_batch", "log_mem_light"};
+    "log_tensor_bytes_mean", "log_intensity", "log_batch", "log_mem_light", "log_mem_kept"};
 
 const char *const *pgb_node_feature_names(void) { return NODE_F; }
 const char *const *pgb_edge_feature_names(void) { return EDGE_F; }
@@ -317,6 +317,36 @@ static void node_features(const ox_graph *g, const pgb_graph *out, int64_t i, co
     f[22] = (float)(twb > 0 ? wb[i] / twb : 0);
 }
 
+/* log_mem_kept (perfgraph_build.h): the bytes of the tensors a training step keeps for the
+ * backward pass, each once (an operator's output is the largest edge leaving it: graph inputs and
+ * outputs are not counted), from the operators' OPF_KEEPS_* flags; eb: each edge's bytes, wb:
+ * each operator's weight bytes. */
+static double kept_bytes(const pgb_graph *out, const double *eb, const double *wb) {
+    int64_t V = out->V, E = out->E;
+    double *written = seer_calloc((size_t)V + 1, sizeof(double)), kept = 0;
+    int *in_deg = seer_calloc((size_t)V + 1, sizeof(int));
+    char *keep = seer_calloc((size_t)V + 1, 1), *gelu_add = seer_calloc((size_t)V + 1, 1);
+    for (int64_t e = 0; e < E; e++) {
+        int32_t s = out->edge[2 * e], d = out->edge[2 * e + 1];
+        written[s] = fmax(written[s], eb[e]);
+        in_deg[d]++;
+        gelu_add[d] |= out->op[d] == OP_Add && out->op[s] == OP_Erf; // GELU's 1 + erf(x / sqrt 2)
+    }
+    for (int64_t i = 0; i < V; i++) keep[i] = (ox_op(out->op[i])->flags & OPF_KEEPS_OUT) != 0;
+    for (int64_t e = 0; e < E; e++) {
+        int32_t s = out->edge[2 * e], d = out->edge[2 * e + 1];
+        if (!(ox_op(out->op[d])->flags & OPF_KEEPS_IN)) continue;
+        // a product with a constant (a scalar: not a weight) keeps nothing, and GELU's last
+        // product (x times the Add reading the Erf) keeps x only: PyTorch's GELU keeps x
+        if (out->op[d] == OP_Mul && ((in_deg[d] < 2 && wb[d] <= 64) || gelu_add[s])) continue;
+        keep[s] = 1;
+    }
+    for (int64_t i = 0; i < V; i++)
+        kept += (keep[i] ? written[i] : 0) + (out->op[i] == OP_MaxPool ? 2 * written[i] : 0); // int64 indices
+    free(written), free(in_deg), free(keep), free(gelu_add);
+    return kept;
+}
+
 void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
     memset(out, 0, sizeof *out);
     int nn = g->n_n;
@@ -388,6 +418,8 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
     x[16] = (float)log1p(out->bytes > 0 ? out->flops / out->bytes : 0);
     x[17] = (float)log1p((double)(g->batch > 0 ? g->batch : 1));
     x[18] = (float)log1p(light > 0 ? light : 0);
+    x[19] = (float)log1p(kept_bytes(out, eb, wb));
+
     free(fl), free(mm), free(wb), free(eb), free(vid), free(keep), free(consumers);
     free(mem_ptr), free(mem), free(fill);
 }

@@ -14,7 +14,17 @@
  * axis) is one LayerNormalization operator, as an opset-17 export has it. log_mem_light (the
  * last global feature) is the bytes the light operators (OPF_LIGHT: elementwise arithmetic and
  * views) move, their weights left out: what a runtime fuses, does in place or never copies, which
- * [model] target = roofline_light prices apart from the rest. Size letters: V operators, E edges. */
+ * [model] target = roofline_light prices apart from the rest. log_mem_kept (appended after it)
+ * is the bytes a training step keeps for the backward pass, as PyTorch's autograd does, counted
+ * from the graph: each tensor once (an operator's output: the largest edge leaving it; the graph's
+ * inputs, outputs and weights left out), kept when its writer keeps its output (OPF_KEEPS_OUT:
+ * ReLU, sigmoid, tanh, softmax, sqrt, exp) or a reader keeps its inputs (OPF_KEEPS_IN: the
+ * convolutions, products, normalisations, pools, ...); a Mul by a constant scalar (one
+ * operator input, weights of 64 bytes or less) and the product closing GELU as torch.onnx writes
+ * it (x times the Add that reads the Erf) keep nothing; MaxPool adds its int64 indices (twice its
+ * output). Sums, concatenations, views, Div and Erf keep nothing.
+ * [model] target = roofline_kept prices it as a sixth term (benchmarks/kept_bytes.py measures
+ * the rule against autograd). Size letters: V operators, E edges. */
 #ifndef SEER_PERFGRAPH_BUILD_H
 #define SEER_PERFGRAPH_BUILD_H
 
@@ -22,7 +32,8 @@
 
 #define PGB_NODE_F 23
 #define PGB_EDGE_F 5
-#define PGB_GLOBAL_F 19 // new global features are appended: a model reads its own leading ones
+#define PGB_GLOBAL_F 20 // new global features are appended: a model reads its own leading ones
+
 
 typedef struct {
     int64_t V, E;
