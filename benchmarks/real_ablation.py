@@ -283,6 +283,7 @@ def summary(rows, judged=()):
         s[k + " shallow"] = mape([r for r in rows if r[0] not in DEEP and r[0] not in judged], m)
         if judged:
             s[k + " judged"] = mape([r for r in rows if r[0] in judged], m)
+            s[k + " unjudged"] = mape([r for r in rows if r[0] not in judged], m)  # deep or not: every other
     tf = [r for r in rows if r[0].startswith(TRANSFORMERS)]
     s["train transformers"], s["mem transformers"] = mape(tf, "train_ms"), mape(tf, "train_mb")
     s["infer p/y"] = statistics.median(p["infer_ms"] / y["infer_ms"] for _, _, y, p in rows)
@@ -298,7 +299,10 @@ COLS = [("train_ms", "training step"), ("infer_ms", "inference"), ("train_mb", "
         ("mem deep", "memory, the 12 deep nets"), ("train shallow", "training step, the others"),
         ("infer shallow", "inference, the others"), ("mem shallow", "memory, the others"),
         ("train judged", "training step, --judge"), ("infer judged", "inference, --judge"),
-        ("mem judged", "memory, --judge"), ("train transformers", "training step, ViT / Swin / ConvNeXt"),
+        ("mem judged", "memory, --judge"), ("train unjudged", "training step, all but --judge"),
+        ("infer unjudged", "inference, all but --judge"), ("mem unjudged", "memory, all but --judge"),
+        ("train transformers", "training step, ViT / Swin / ConvNeXt"),
+
         ("mem transformers", "memory, ViT / Swin / ConvNeXt"), ("infer p/y", "inference predicted / measured"),
         ("ratio p/y", "(infer / train) predicted / measured"),
         ("space train_ms", "design space held out: training step"), ("space infer_ms", "design space held out: inference")]
