@@ -24,7 +24,9 @@
  * it (x times the Add that reads the Erf) keep nothing; MaxPool adds its int64 indices (twice its
  * output). Sums, concatenations, views, Div and Erf keep nothing.
  * [model] target = roofline_kept prices it as a sixth term (benchmarks/kept_bytes.py measures
- * the rule against autograd). Size letters: V operators, E edges. */
+ * the rule against autograd). Its definition is frozen: predictors/cpu_epyc.seer reads it as it
+ * is (SiLU, exported as Sigmoid and Mul, counted at about 1.3x what PyTorch keeps); a refined
+ * count is a new appended feature. Size letters: V operators, E edges. */
 #ifndef SEER_PERFGRAPH_BUILD_H
 #define SEER_PERFGRAPH_BUILD_H
 
