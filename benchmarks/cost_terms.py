@@ -32,7 +32,8 @@ node: a tensor read by three operators is one tensor) by the group of the operat
 the bytes autograd could keep for the backward pass; each tensor once by its size (below 1, 8,
 32 MiB and above: glibc's allocator keeps freed blocks below its mapping threshold); and, one
 term, the bytes autograd keeps by an operator rule (kept_bytes below: a convolution keeps its
-input, a ReLU its output, a sum nothing).
+input, a ReLU its output, a sum nothing), then the same with SiLU (a sigmoid and a product as
+exported) keeping its input alone, as PyTorch's does.
 
 Cells: MAPE %, on the design space (the fit's own graphs) and on the real networks, all of them,
 the ViT / Swin / ConvNeXt ones and the rest; the last two columns, the median measured / predicted
@@ -171,18 +172,21 @@ KEEPS_INPUTS = ("Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization",
 KEEPS_OUTPUT = ("Relu", "Sigmoid", "Tanh", "Softmax", "Sqrt", "Exp")
 
 
-def kept_bytes(path):
+def kept_bytes(path, silu=False):
     """Each graph's bytes autograd keeps by KEEPS_INPUTS and KEEPS_OUTPUT, each tensor once (a
     node's output: the largest edge leaving it), and MaxPool's indices (int64: twice its output).
     A Mul keeps its inputs unless it multiplies one tensor by a constant (a product with a weight,
     such as a layer scale, keeps its input), and the Mul of a GELU (reading the Add that reads the
     Erf) keeps x only. Against what autograd keeps (benchmarks/kept_bytes.py, batch 16): the
     same bytes on most CNNs, torchvision's and the design space's; 1.26 to 1.33 where SiLU is
-    written as a sigmoid and a product, 1.13 to 1.62 on torchvision's attention."""
+    written as a sigmoid and a product, 1.13 to 1.62 on torchvision's attention. seerconvert's
+    log_mem_kept is this count. silu=True (not in seerconvert): a Sigmoid whose one reader is a Mul
+    that also reads the Sigmoid's input is a SiLU, which keeps that input alone (PyTorch's SiLU),
+    not the sigmoid's output and the product's two inputs."""
     ops, graphs = graph_tensors(path)
     ins = np.isin(np.arange(len(ops)), [ops.index(o) for o in KEEPS_INPUTS if o in ops])
     outs = np.isin(np.arange(len(ops)), [ops.index(o) for o in KEEPS_OUTPUT if o in ops])
-    code = {name: ops.index(name) if name in ops else -1 for name in ("MaxPool", "Mul", "Add", "Erf")}
+    code = {name: ops.index(name) if name in ops else -1 for name in ("MaxPool", "Mul", "Add", "Erf", "Sigmoid")}
     kept = []
     for e, o, wbytes, written in graphs:
         reads = ins[o[e[:, 1]]]  # the edges into an operator that keeps its inputs
@@ -193,6 +197,14 @@ def kept_bytes(path):
         gelu_add[e[(o[e[:, 1]] == code["Add"]) & (o[e[:, 0]] == code["Erf"]), 1]] = True
         reads &= ~(into_mul & gelu_add[e[:, 0]])
         keep = outs[o].copy()  # the tensors (by writer) kept
+        if silu:
+            sig = np.zeros(len(o), bool)  # SiLU's sigmoids: their output kept by nobody
+            for v in np.where(o == code["Sigmoid"])[0]:
+                out_to, src = e[e[:, 0] == v, 1], e[e[:, 1] == v, 0]
+                sig[v] = len(out_to) == 1 and o[out_to[0]] == code["Mul"] and len(src) == 1 and \
+                    src[0] in e[e[:, 1] == out_to[0], 0]
+            reads &= ~sig[e[:, 0]]
+            keep &= ~sig
         keep[e[reads, 0]] = True
         kept.append(written[keep].sum() + 2 * written[o == code["MaxPool"]].sum())
     return np.array(kept)
@@ -266,7 +278,9 @@ def main():
              ("each tensor once, by size (%s MiB)" % " / ".join("%g" % b for b in SIZE_BINS_MB),
               (np.column_stack([sb, s_sized]), np.column_stack([rb, r_sized]))),
              ("the bytes autograd keeps (by operator rule)", (np.column_stack([sb, kept_bytes(a.space)]),
-                                                              np.column_stack([rb, kept_bytes(a.real)])))]
+                                                              np.column_stack([rb, kept_bytes(a.real)]))),
+             ("the same, SiLU keeping its input alone", (np.column_stack([sb, kept_bytes(a.space, True)]),
+                                                          np.column_stack([rb, kept_bytes(a.real, True)])))]
     tf = np.array([n.startswith(TRANSFORMERS) for n in rnames])
     L = ["| metric | bytes counted | design space (fit) | real networks | ViT / Swin / ConvNeXt | the rest | "
          "real: measured / predicted | the rest: measured / predicted |"
