@@ -198,7 +198,7 @@ $cc globals "$work/two.h5" "$work/two_more.h5" add:log_future && $cc globals "$w
     fail "seerpredict on a dataset with an appended global feature"
 cmp -s "$work/two_p.csv" "$work/two_more_p.csv" || fail "an appended global feature changed the predictions"
 ng=$("$python" -c 'import h5py, sys; print(len(h5py.File(sys.argv[1], "r")["schema/global_features"]))' "$work/two.h5")
-expect_err "two_less.h5: $((ng - 1)) global features, the model was trained on $ng" \
+expect_err "two_less.h5: $((ng - 1)) global features, the model reads $ng" \
     "$seerpredict" "$work/m_fp32.seer" "$work/two_less.h5"
 "$seerpredict" "$here/../predictors/cpu_xeon.seer" "$onnx" --batch 4 --json | "$python" -c '
 import json, sys

@@ -137,6 +137,8 @@ for old in old19:roofline_kept old18:roofline_light; do
         --set output.run="${old%%:*}"
     [ ! -e "$work/${old%%:*}" ] || { echo "FAIL: a refused ${old#*:} run left $work/${old%%:*}"; fails=$((fails + 1)); }
 done
+# a model trained on every global feature, asked to predict the older file: one line, what to do
+check "$work/old19.h5" "convert it again" "$bin/seerpredict" "$work/m.seer" "$work/old19.h5"
 
 echo "test_hostile: $((n - fails)) of $n hostile inputs refused cleanly"
 [ $fails -eq 0 ]

@@ -50,9 +50,14 @@ static int same_features(const seer_model *m, const pg_dataset *ds, const char *
     int F[3] = {ds->Fn, ds->Fe, ds->Fg};
     char **names[3] = {ds->node_features, ds->edge_features, ds->global_features};
     for (int k = 0; k < 3; k++) {
-        if (k == SEER_GLOBAL ? F[k] < seer_n_features(m, k) : F[k] != seer_n_features(m, k))
+        if (k == SEER_GLOBAL && F[k] < seer_n_features(m, k))
+            return seer_fail(err, "%s: %d global features, the model reads %d ('%s' on are missing): "
+                                  "the file is from an older seerconvert, convert it again",
+                             path, F[k], seer_n_features(m, k), seer_feature_name(m, k, F[k]));
+        if (F[k] != seer_n_features(m, k) && k != SEER_GLOBAL)
             return seer_fail(err, "%s: %d %s features, the model was trained on %d", path, F[k],
                              kinds[k], seer_n_features(m, k));
+
         for (int i = 0; i < seer_n_features(m, k); i++)
             if (strcmp(names[k][i], seer_feature_name(m, k, i)) != 0)
                 return seer_fail(err, "%s: %s feature %d is '%s', the model's is '%s' (the model "
