@@ -180,9 +180,9 @@ def kept_bytes(path, silu=False):
     Erf) keeps x only. Against what autograd keeps (benchmarks/kept_bytes.py, batch 16): the
     same bytes on most CNNs, torchvision's and the design space's; 1.26 to 1.33 where SiLU is
     written as a sigmoid and a product, 1.13 to 1.62 on torchvision's attention. seerconvert's
-    log_mem_kept is this count. silu=True (not in seerconvert): a Sigmoid whose one reader is a Mul
-    that also reads the Sigmoid's input is a SiLU, which keeps that input alone (PyTorch's SiLU),
-    not the sigmoid's output and the product's two inputs."""
+    log_mem_kept is this count. silu=True (seerconvert's log_mem_kept_silu): a Sigmoid whose one
+    reader is a Mul that also reads the Sigmoid's input is a SiLU, which keeps that input alone
+    (PyTorch's SiLU), not the sigmoid's output and the product's two inputs."""
     ops, graphs = graph_tensors(path)
     ins = np.isin(np.arange(len(ops)), [ops.index(o) for o in KEEPS_INPUTS if o in ops])
     outs = np.isin(np.arange(len(ops)), [ops.index(o) for o in KEEPS_OUTPUT if o in ops])

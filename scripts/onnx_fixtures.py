@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the ONNX test fixtures in tests/data/onnx/: torchvision ResNet-18, ResNet-50,
-MobileNetV2, VGG-16, DenseNet-121, GoogLeNet, Swin-T and MaxViT-T (its attention exports as Einsum),
+MobileNetV2, VGG-16, DenseNet-121, GoogLeNet, Swin-T, MaxViT-T (its attention exports as Einsum) and
+EfficientNet-B0 (SiLU exports as Sigmoid and Mul),
 and a small network that upsamples the two ways torch.onnx writes (Upsample and interpolate with a
 scale factor: Resize whose scales are a Concat of constants), at 224x224, exported with a symbolic batch
 dimension and weights stripped (floating-point initializers keep their dims, lose their data;
@@ -30,6 +31,7 @@ MODELS = {
     "googlenet": lambda: torchvision.models.googlenet(aux_logits=False, init_weights=False),
     "swin_t": lambda: torchvision.models.swin_t(),
     "maxvit_t": lambda: torchvision.models.maxvit_t(),
+    "efficientnet_b0": lambda: torchvision.models.efficientnet_b0(),
     "upsample": lambda: Upsample(),
 }
 FLOAT_TYPES = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE,

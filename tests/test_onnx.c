@@ -6,7 +6,8 @@
  * dimensions (Conv3d) counted; TensorFlow-style same padding computed in floating point from the
  * input's shape (Cast, Div, Ceil, Clip, Floor) folded to the right pads; LSTM and GRU counted;
  * log_mem_light the elementwise and view operators' bytes (none in VGG, some in ResNet, much in Swin).
- * log_mem_kept within 1% of the bytes PyTorch's autograd keeps for five torchvision CNNs.
+ * log_mem_kept within 1% of the bytes PyTorch's autograd keeps for five torchvision CNNs, 1.28x on
+ * EfficientNet-B0 (SiLU), where log_mem_kept_silu is within 1%.
  * Built twice: plainly and under AddressSanitizer (test_onnx_asan).
  * usage: test_onnx FIXTURE_DIR */
 #include <string.h>
@@ -175,22 +176,23 @@ static void check_light(const char *name, double lo, double hi) {
     ox_free(&g);
 }
 
-/* log_mem_kept against what PyTorch's autograd keeps in one training forward pass of the same
- * torchvision network at batch 2 (MiB, each saved storage once, less the weights and the input
- * image; benchmarks/kept_bytes.py's autograd_kept_mb on torchvision 0.14, 2026-12-04), within tol. */
-static void check_kept(const char *name, double autograd_mib, double tol) {
+/* The kept bytes (global feature `feature`, at place col) against what PyTorch's autograd keeps in
+ * one training forward pass of the same torchvision network at batch 2 (MiB, each saved storage
+ * once, less the weights and the input image; benchmarks/kept_bytes.py's autograd_kept_mb on
+ * torchvision 0.14, 2026-12-04): their ratio within [lo, hi]. */
+static void check_kept(const char *name, const char *feature, int col, double autograd_mib, double lo, double hi) {
     ox_graph g;
     pgb_graph pg;
     if (load_built(name, 2, 0, &g, &pg)) return;
     const char *const *gf = pgb_global_feature_names();
     int ck = -1;
     for (int k = 0; k < PGB_GLOBAL_F; k++)
-        if (!strcmp(gf[k], "log_mem_kept")) ck = k;
-    CHECK(ck == 19, "log_mem_kept is global feature %d of %d, not the 20th", ck, PGB_GLOBAL_F);
-    double got = ck >= 0 ? expm1((double)pg.xg[ck]) / 1048576 : -1;
-    CHECK(fabs(got / autograd_mib - 1) <= tol, "%s: log_mem_kept %.3f MiB, autograd keeps %.3f (tolerance %.0f%%)",
-          name, got, autograd_mib, 100 * tol);
-    printf("  %-18s kept bytes %.2f MiB, autograd %.2f (%.3f)\n", name, got, autograd_mib, got / autograd_mib);
+        if (!strcmp(gf[k], feature)) ck = k;
+    CHECK(ck == col, "%s is global feature %d of %d, not %d", feature, ck, PGB_GLOBAL_F, col);
+    double got = ck >= 0 ? expm1((double)pg.xg[ck]) / 1048576 : -1, r = got / autograd_mib;
+    CHECK(r >= lo && r <= hi, "%s: %s %.3f MiB, autograd keeps %.3f: %.3f of it, want %.2f .. %.2f", name, feature,
+          got, autograd_mib, r, lo, hi);
+    printf("  %-18s %-17s %.2f MiB, autograd %.2f (%.3f)\n", name, feature, got, autograd_mib, r);
     pgb_free(&pg);
     ox_free(&g);
 }
@@ -220,11 +222,18 @@ int main(int argc, char **argv) {
     check_light("resnet50.onnx", 0.05, 0.4); // the residual Adds
     check_light("swin_t.onnx", 0.2, 0.9);    // views, GELU's Erf, Add, Mul, Div
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 1);
-    check_kept("resnet18.onnx", 41.237141, 0.01); // 0.998 on 2026-12-04
-    check_kept("resnet50.onnx", 163.123859, 0.01); // 0.997
-    check_kept("vgg16.onnx", 138.773273, 0.01); // 0.999
-    check_kept("mobilenet_v2.onnx", 148.770832, 0.01); // 0.998
-    check_kept("densenet121.onnx", 248.141926, 0.01); // 0.997 (its transitions' average pools keep their input)
+    // 0.998, 0.997, 0.999, 0.998, 0.997 on 2026-12-04 (DenseNet's transitions: average pools keep their input)
+    static const struct { const char *net; double mib; } KEPT[] = {
+        {"resnet18.onnx", 41.237141}, {"resnet50.onnx", 163.123859}, {"vgg16.onnx", 138.773273},
+        {"mobilenet_v2.onnx", 148.770832}, {"densenet121.onnx", 248.141926}};
+    for (size_t i = 0; i < sizeof KEPT / sizeof *KEPT; i++) { // no SiLU: both counts are autograd's
+        check_kept(KEPT[i].net, "log_mem_kept", 19, KEPT[i].mib, 0.99, 1.01);
+        check_kept(KEPT[i].net, "log_mem_kept_silu", 20, KEPT[i].mib, 0.99, 1.01);
+    }
+    // SiLU as exported (Sigmoid, Mul): log_mem_kept over-counts it, as cpu_epyc.seer learned it (1.28:
+    // frozen), log_mem_kept_silu counts what PyTorch's SiLU keeps (0.998)
+    check_kept("efficientnet_b0.onnx", "log_mem_kept", 19, 167.88, 1.25, 1.31);
+    check_kept("efficientnet_b0.onnx", "log_mem_kept_silu", 20, 167.88, 0.99, 1.01);
 
 
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 8);

@@ -14,7 +14,8 @@
  *     refused naming it;
  *   - roofline_kept (roofline_weights and the bytes kept for the backward pass) recovers a cost
  *     built on the kept bytes, which roofline_weights cannot follow; its norm.target round-trips;
- *     a dataset without log_mem_kept is refused naming it;
+ *     a dataset without log_mem_kept is refused naming it; roofline_kept_silu the same on
+ *     log_mem_kept_silu;
  *   - a dataset without the three global features is refused with a message naming one;
  *   - clamping puts out-of-range values on the training bounds and leaves the rest alone. */
 #include "testutil.h"
@@ -167,9 +168,9 @@ int main(void) {
           "roofline_weights round trip differs");
     CHECK(norm_target_unpack(&uw, vw, n, "test", &err) != 0 && strstr(err.msg, "needs"),
           "a roofline_weights array of the four-term length was accepted (%s)", err.msg);
-    vw[0] = 5;
+    vw[0] = 6;
     CHECK(norm_target_unpack(&uw, vw, nw, "test", &err) != 0 && strstr(err.msg, "kind"),
-          "target kind 5 was accepted (%s)", err.msg);
+          "target kind 6 was accepted (%s)", err.msg);
     norm_free(&w), norm_free(&f4);
 
     // roofline_light: the bytes split into the light operators' and the rest's, each priced; a
@@ -235,6 +236,13 @@ int main(void) {
         check_six_terms(&dk, TARGET_ROOFLINE_K, k_true, k_col, "log_mem_kept", "2026-12-04", &K);
         CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_K), "roofline_kept"), "target name %s",
               norm_target_name(TARGET_ROOFLINE_K));
+        // roofline_kept_silu: the same cost on the SiLU-aware count, wherever the file puts it
+        norm_stats KS;
+        free(dk.global_features[0]), dk.global_features[0] = seer_strdup("log_mem_kept_silu");
+        check_six_terms(&dk, TARGET_ROOFLINE_KS, k_true, k_col, "log_mem_kept_silu", "2026-12-04", &KS);
+        CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_KS), "roofline_kept_silu"), "target name %s",
+              norm_target_name(TARGET_ROOFLINE_KS));
+        norm_free(&KS);
         norm_free(&K), pg_free(&dk);
     }
 

@@ -114,11 +114,14 @@ static const char *const ROOF_FEATURES[ROOF_TERMS_MAX - 1] = {"log_nodes", "log_
                                                               "log_mem_total", "log_weight_total",
                                                               "log_mem_light"};
 static const char *const TARGET_NAMES[] = {"log", "roofline", "roofline_weights", "roofline_light",
-                                           "roofline_kept"};
+                                           "roofline_kept", "roofline_kept_silu"};
 
-/* The global feature the cost's term k + 1 reads: roofline_kept's sixth term is log_mem_kept. */
+/* The global feature the cost's term k + 1 reads: roofline_kept's sixth term is log_mem_kept,
+ * roofline_kept_silu's log_mem_kept_silu. */
 static const char *roof_feature(int target, int k) {
-    return target == TARGET_ROOFLINE_K && k == 4 ? "log_mem_kept" : ROOF_FEATURES[k];
+    if (k == 4 && target == TARGET_ROOFLINE_K) return "log_mem_kept";
+    if (k == 4 && target == TARGET_ROOFLINE_KS) return "log_mem_kept_silu";
+    return ROOF_FEATURES[k];
 }
 
 int norm_roof_columns(char *const *global_names, int Fg, int target, int col[ROOF_TERMS_MAX - 1],
@@ -134,8 +137,9 @@ int norm_roof_columns(char *const *global_names, int Fg, int target, int col[ROO
                              k == 4 ? (target == TARGET_ROOFLINE_L
                                            ? "files converted before 2026-12-03 have none: convert it again "
                                              "with seerconvert, or use target = roofline_weights"
-                                           : "files converted before 2026-12-04 have none: convert it again "
-                                             "with seerconvert, or use target = roofline_weights")
+                                           : "files converted before 2026-12-04 (05:00 UTC for "
+                                             "log_mem_kept_silu) have none: convert it again with "
+                                             "seerconvert, or use target = roofline_weights")
                                     : "rebuild it with seerconvert, or use target = log");
     }
     return 0;
@@ -153,7 +157,7 @@ static int roof_terms(const norm_stats *s, const float *xg, double x[ROOF_TERMS_
 }
 
 const char *norm_target_name(int target) {
-    return target >= 0 && target <= TARGET_ROOFLINE_K ? TARGET_NAMES[target] : "unknown";
+    return target >= 0 && target <= TARGET_ROOFLINE_KS ? TARGET_NAMES[target] : "unknown";
 }
 
 double norm_interp(const double *x, const double *y, int n, double v) {
@@ -349,10 +353,11 @@ int64_t norm_target_pack(const norm_stats *s, double *v) {
 }
 
 int norm_target_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err) {
-    if (n < 2 || !(v[0] >= TARGET_LOG && v[0] <= TARGET_ROOFLINE_K && v[0] == (int)v[0]) ||
+    if (n < 2 || !(v[0] >= TARGET_LOG && v[0] <= TARGET_ROOFLINE_KS && v[0] == (int)v[0]) ||
         (v[1] != 0 && v[1] != 1))
         return seer_fail(err, "%s: norm.target: target kind %g or clamp %g is not one this "
-                              "library knows (kind 0 to 4; clamp 0 or 1)",
+                              "library knows (kind 0 to 5; clamp 0 or 1)",
+
 
                          origin, n ? v[0] : -1.0, n > 1 ? v[1] : -1.0);
     int target = (int)v[0], cols = target_cols(target), head = 2 + cols;

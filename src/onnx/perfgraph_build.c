@@ -18,7 +18,8 @@ static const char *const GLOBAL_F[PGB_GLOBAL_F] = {
     "log_nodes", "log_edges", "density", "log_flops_total", "log_flops_mean", "log_flops_median",
     "log_flops_max", "log_mem_total", "log_mem_mean", "log_mem_median", "log_mem_max",
     "log_weight_total", "log_weight_mean", "log_weight_median", "log_weight_max",
-    "log_tensor_bytes_mean", "log_intensity", "log_batch", "log_mem_light", "log_mem_kept"};
+    "log_tensor_bytes_mean", "log_intensity", "log_batch", "log_mem_light", "log_mem_kept",
+    "log_mem_kept_silu"};
 
 const char *const *pgb_node_feature_names(void) { return NODE_F; }
 const char *const *pgb_edge_feature_names(void) { return EDGE_F; }
@@ -317,34 +318,48 @@ static void node_features(const ox_graph *g, const pgb_graph *out, int64_t i, co
     f[22] = (float)(twb > 0 ? wb[i] / twb : 0);
 }
 
-/* log_mem_kept (perfgraph_build.h): the bytes of the tensors a training step keeps for the
- * backward pass, each once (an operator's output is the largest edge leaving it: graph inputs and
- * outputs are not counted), from the operators' OPF_KEEPS_* flags; eb: each edge's bytes, wb:
- * each operator's weight bytes. */
-static double kept_bytes(const pgb_graph *out, const double *eb, const double *wb) {
+/* log_mem_kept and log_mem_kept_silu (perfgraph_build.h): the bytes of the tensors a training
+ * step keeps for the backward pass, each once (an operator's output is the largest edge leaving
+ * it: graph inputs and outputs are not counted), from the operators' OPF_KEEPS_* flags, into
+ * kept[0]; kept[1] the same with each SiLU (a Sigmoid whose one reader is a Mul that also reads
+ * the Sigmoid's input) keeping its input alone. eb: each edge's bytes, wb: each operator's weight
+ * bytes; edges are in destination order (build_edges). */
+static void kept_bytes(const pgb_graph *out, const double *eb, const double *wb, double kept[2]) {
     int64_t V = out->V, E = out->E;
-    double *written = seer_calloc((size_t)V + 1, sizeof(double)), kept = 0;
-    int *in_deg = seer_calloc((size_t)V + 1, sizeof(int));
-    char *keep = seer_calloc((size_t)V + 1, 1), *gelu_add = seer_calloc((size_t)V + 1, 1);
-    for (int64_t e = 0; e < E; e++) {
+    double *written = seer_calloc((size_t)V + 1, sizeof(double));
+    int *in_deg = seer_calloc((size_t)V + 1, sizeof(int)), *out_deg = seer_calloc((size_t)V + 1, sizeof(int));
+    int *first_in = seer_malloc(sizeof(int) * (size_t)(V + 1)), *in_src = seer_malloc(sizeof(int) * (size_t)(V + 1));
+    int *out_to = seer_malloc(sizeof(int) * (size_t)(V + 1));
+    char *keep = seer_calloc((size_t)V + 1, 1), *keep_s = seer_calloc((size_t)V + 1, 1);
+    char *gelu_add = seer_calloc((size_t)V + 1, 1), *silu = seer_calloc((size_t)V + 1, 1);
+    for (int64_t e = E - 1; e >= 0; e--) {
         int32_t s = out->edge[2 * e], d = out->edge[2 * e + 1];
         written[s] = fmax(written[s], eb[e]);
-        in_deg[d]++;
+        in_deg[d]++, out_deg[s]++, first_in[d] = (int)e, in_src[d] = s, out_to[s] = d;
         gelu_add[d] |= out->op[d] == OP_Add && out->op[s] == OP_Erf; // GELU's 1 + erf(x / sqrt 2)
     }
-    for (int64_t i = 0; i < V; i++) keep[i] = (ox_op(out->op[i])->flags & OPF_KEEPS_OUT) != 0;
+    for (int64_t v = 0; v < V; v++) { // SiLU as torch.onnx writes it: x * sigmoid(x)
+        if (out->op[v] != OP_Sigmoid || in_deg[v] != 1 || out_deg[v] != 1 || out->op[out_to[v]] != OP_Mul) continue;
+        int m = out_to[v];
+        for (int64_t e = first_in[m]; e < first_in[m] + in_deg[m]; e++) silu[v] |= out->edge[2 * e] == in_src[v];
+    }
+    for (int64_t i = 0; i < V; i++) keep[i] = keep_s[i] = (ox_op(out->op[i])->flags & OPF_KEEPS_OUT) != 0;
     for (int64_t e = 0; e < E; e++) {
         int32_t s = out->edge[2 * e], d = out->edge[2 * e + 1];
         if (!(ox_op(out->op[d])->flags & OPF_KEEPS_IN)) continue;
         // a product with a constant (a scalar: not a weight) keeps nothing, and GELU's last
         // product (x times the Add reading the Erf) keeps x only: PyTorch's GELU keeps x
         if (out->op[d] == OP_Mul && ((in_deg[d] < 2 && wb[d] <= 64) || gelu_add[s])) continue;
-        keep[s] = 1;
+        keep[s] = 1, keep_s[s] |= !silu[s]; // a SiLU's product keeps x, not the sigmoid
     }
-    for (int64_t i = 0; i < V; i++)
-        kept += (keep[i] ? written[i] : 0) + (out->op[i] == OP_MaxPool ? 2 * written[i] : 0); // int64 indices
-    free(written), free(in_deg), free(keep), free(gelu_add);
-    return kept;
+    kept[0] = kept[1] = 0;
+    for (int64_t i = 0; i < V; i++) {
+        double idx = out->op[i] == OP_MaxPool ? 2 * written[i] : 0; // MaxPool's int64 indices
+        kept[0] += (keep[i] ? written[i] : 0) + idx;
+        kept[1] += (keep_s[i] && !silu[i] ? written[i] : 0) + idx;
+    }
+    free(written), free(in_deg), free(out_deg), free(first_in), free(in_src), free(out_to);
+    free(keep), free(keep_s), free(gelu_add), free(silu);
 }
 
 void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
@@ -418,7 +433,10 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
     x[16] = (float)log1p(out->bytes > 0 ? out->flops / out->bytes : 0);
     x[17] = (float)log1p((double)(g->batch > 0 ? g->batch : 1));
     x[18] = (float)log1p(light > 0 ? light : 0);
-    x[19] = (float)log1p(kept_bytes(out, eb, wb));
+    double kept[2];
+    kept_bytes(out, eb, wb, kept);
+    x[19] = (float)log1p(kept[0]), x[20] = (float)log1p(kept[1]);
+
 
     free(fl), free(mm), free(wb), free(eb), free(vid), free(keep), free(consumers);
     free(mem_ptr), free(mem), free(fill);

@@ -25,8 +25,10 @@
  * output). Sums, concatenations, views, Div and Erf keep nothing.
  * [model] target = roofline_kept prices it as a sixth term (benchmarks/kept_bytes.py measures
  * the rule against autograd). Its definition is frozen: predictors/cpu_epyc.seer reads it as it
- * is (SiLU, exported as Sigmoid and Mul, counted at about 1.3x what PyTorch keeps); a refined
- * count is a new appended feature. Size letters: V operators, E edges. */
+ * is (SiLU, exported as Sigmoid and Mul, counted at about 1.3x what PyTorch keeps). The refined
+ * count is log_mem_kept_silu (appended after it; [model] target = roofline_kept_silu): a Sigmoid
+ * whose one reader is a Mul that also reads the Sigmoid's input is a SiLU, which keeps that input
+ * alone. Size letters: V operators, E edges. */
 #ifndef SEER_PERFGRAPH_BUILD_H
 #define SEER_PERFGRAPH_BUILD_H
 
@@ -34,7 +36,7 @@
 
 #define PGB_NODE_F 23
 #define PGB_EDGE_F 5
-#define PGB_GLOBAL_F 20 // new global features are appended: a model reads its own leading ones
+#define PGB_GLOBAL_F 21 // new global features are appended: a model reads its own leading ones
 
 
 typedef struct {
