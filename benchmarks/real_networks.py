@@ -358,7 +358,17 @@ def named_files(ap, values, flag):
     return files
 
 
+def measure_net(name, side, batch, a):
+    """measure.measure_model on the network, its loss's targets drawn below its own output width: 1000
+    classes for torchvision's, timm's num_classes, or where timm builds a model without a classifier
+    (num_classes 0, as vit_base_r50_s16_224: its pooled features) its num_features."""
+    model = build(name)
+    classes = getattr(model, "num_classes", 1000) or getattr(model, "num_features", 1000)
+    return measure.measure_model(model, [3, side, side], classes, batch, a, _NoNvml())
+
+
 def measured(path):
+
     return {(r["name"], r["batch"]): r for r in json_lines(path)}
 
 
@@ -381,8 +391,8 @@ def measure_missing(a, nets, batches):
         for i, (n, b) in enumerate(todo):
             c0 = measure.cpu_times()
             side = NETS[n][0]
-            res = measure.run_cpu_child(None, b, m, _NoNvml(), measure=lambda: measure.measure_model(
-                build(n), [3, side, side], 1000, b, m, _NoNvml()))
+            res = measure.run_cpu_child(None, b, m, _NoNvml(), measure=lambda: measure_net(n, side, b, m))
+
             res["other_load"] = measure.other_load(c0, measure.cpu_times(), mine)
             res.update(info)
             res.update({"name": n, "batch": b, "input": side})
