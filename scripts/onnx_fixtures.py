@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates the ONNX test fixtures in tests/data/onnx/: torchvision ResNet-18, ResNet-50,
-MobileNetV2, VGG-16, DenseNet-121, GoogLeNet, Swin-T, MaxViT-T (its attention exports as Einsum) and
-EfficientNet-B0 (SiLU exports as Sigmoid and Mul),
+MobileNetV2, VGG-16, DenseNet-121, GoogLeNet, Swin-T, MaxViT-T (its attention exports as Einsum),
+EfficientNet-B0 (SiLU exports as Sigmoid and Mul) and ViT-B/16 (every linear layer on tokens exports as
+MatMul(x, Transpose(W)): without constant folding the transposed weights are operators),
 and a small network that upsamples the two ways torch.onnx writes (Upsample and interpolate with a
 scale factor: Resize whose scales are a Concat of constants), at 224x224, exported with a symbolic batch
 dimension and weights stripped (floating-point initializers keep their dims, lose their data;
@@ -32,6 +33,8 @@ MODELS = {
     "swin_t": lambda: torchvision.models.swin_t(),
     "maxvit_t": lambda: torchvision.models.maxvit_t(),
     "efficientnet_b0": lambda: torchvision.models.efficientnet_b0(),
+    "vit_b_16": lambda: torchvision.models.vit_b_16(),
+
     "upsample": lambda: Upsample(),
 }
 FLOAT_TYPES = {onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE,

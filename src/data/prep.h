@@ -23,7 +23,10 @@
  * families where all the bytes do not (benchmarks/RESULTS.md, "The bytes autograd keeps"):
  *   cost(g) = c0 + c1 nodes + c2 FLOPs + c3 bytes + c4 weight bytes + c5 kept bytes.
  * roofline_kept_silu is the same with the kept bytes counting SiLU as one operator that keeps its
- * input (log_mem_kept_silu: EfficientNets' count is then autograd's, where log_mem_kept's is 1.28x). */
+ * input (log_mem_kept_silu: EfficientNets' count is then autograd's, where log_mem_kept's is 1.28x);
+ * roofline_kept_acts leaves out of that count the tensors computed from weights alone
+ * (log_mem_kept_acts: a transposed weight is a weight; ViT-B/16's count is then autograd's, where
+ * log_mem_kept's is 2.1x). */
 #ifndef SEER_PREP_H
 #define SEER_PREP_H
 
@@ -45,25 +48,27 @@ int64_t split_ids(const int8_t *which, int64_t G, int kind, int64_t *ids);
 // nodes, FLOPs and bytes; roofline_weights adds the bytes of the weights (which a training step
 // reads, updates and keeps gradients of, whatever the batch); roofline_light prices the light
 // operators' bytes apart from the rest's; roofline_kept adds the bytes kept for the backward pass
-// (roofline_kept_silu: with SiLU counted as one operator)
+// (roofline_kept_silu: with SiLU counted as one operator; roofline_kept_acts: and weights
+// transposed at run time left out)
 enum {
     TARGET_LOG = 0,
     TARGET_ROOFLINE = 1,
     TARGET_ROOFLINE_W = 2,
     TARGET_ROOFLINE_L = 3,
     TARGET_ROOFLINE_K = 4,
-    TARGET_ROOFLINE_KS = 5
+    TARGET_ROOFLINE_KS = 5,
+    TARGET_ROOFLINE_KA = 6
 };
-#define ROOF_TERMS_MAX 6 // the most terms a cost has (roofline_light, roofline_kept, roofline_kept_silu)
+#define ROOF_TERMS_MAX 6 // the most terms a cost has (roofline_light and the three roofline_kept*)
 #define NORM_TARGET_HEAD 5 // norm.target for log and roofline: kind, clamp, three global columns
 #define NORM_TARGET_MAX(M) (NORM_TARGET_HEAD + 2 + ROOF_TERMS_MAX * (int64_t)(M)) // six terms
 
 /* The cost's terms for a target kind: 0 (log), 4 (roofline), 5 (roofline_weights), 6
- * (roofline_light, roofline_kept, roofline_kept_silu). */
+ * (roofline_light, roofline_kept, roofline_kept_silu, roofline_kept_acts). */
 static inline int norm_roof_terms(int target) {
     return target == TARGET_ROOFLINE     ? 4
            : target == TARGET_ROOFLINE_W ? 5
-           : target >= TARGET_ROOFLINE_L && target <= TARGET_ROOFLINE_KS ? 6
+           : target >= TARGET_ROOFLINE_L && target <= TARGET_ROOFLINE_KA ? 6
                                          : 0;
 }
 
@@ -76,7 +81,8 @@ typedef struct {
     int roof_col[ROOF_TERMS_MAX - 1]; // global columns of log_nodes, log_flops_total,
                                       // log_mem_total (and log_weight_total: roofline_weights;
                                       // and log_mem_light: roofline_light; log_mem_kept:
-                                      // roofline_kept; log_mem_kept_silu: roofline_kept_silu)
+                                      // roofline_kept; log_mem_kept_silu: roofline_kept_silu;
+                                      // log_mem_kept_acts: roofline_kept_acts)
     double *roof; // (M, norm_roof_terms(target)) the fitted costs (the roofline targets)
     // seercalibrate's batch-dependent factors (calib.batch; libseer only, 0 knots: none): log y
     // gains calib_y[m * calib_n + j] where the raw global feature calib_col equals calib_x[j],
@@ -111,7 +117,8 @@ void norm_rows(float *x, int64_t rows, int w, const double *mean, const double *
 /* Standardises ds's feature arrays in place. */
 void norm_apply(const norm_stats *s, pg_dataset *ds);
 
-/* "log", "roofline", "roofline_weights", "roofline_light", "roofline_kept", "roofline_kept_silu"
+/* "log", "roofline", "roofline_weights", "roofline_light", "roofline_kept", "roofline_kept_silu",
+ * "roofline_kept_acts"
  * ([model] target's names). */
 
 const char *norm_target_name(int target);

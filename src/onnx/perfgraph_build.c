@@ -19,7 +19,7 @@ static const char *const GLOBAL_F[PGB_GLOBAL_F] = {
     "log_flops_max", "log_mem_total", "log_mem_mean", "log_mem_median", "log_mem_max",
     "log_weight_total", "log_weight_mean", "log_weight_median", "log_weight_max",
     "log_tensor_bytes_mean", "log_intensity", "log_batch", "log_mem_light", "log_mem_kept",
-    "log_mem_kept_silu"};
+    "log_mem_kept_silu", "log_mem_kept_acts"};
 
 const char *const *pgb_node_feature_names(void) { return NODE_F; }
 const char *const *pgb_edge_feature_names(void) { return EDGE_F; }
@@ -318,13 +318,37 @@ static void node_features(const ox_graph *g, const pgb_graph *out, int64_t i, co
     f[22] = (float)(twb > 0 ? wb[i] / twb : 0);
 }
 
-/* log_mem_kept and log_mem_kept_silu (perfgraph_build.h): the bytes of the tensors a training
- * step keeps for the backward pass, each once (an operator's output is the largest edge leaving
- * it: graph inputs and outputs are not counted), from the operators' OPF_KEEPS_* flags, into
- * kept[0]; kept[1] the same with each SiLU (a Sigmoid whose one reader is a Mul that also reads
- * the Sigmoid's input) keeping its input alone. eb: each edge's bytes, wb: each operator's weight
- * bytes; edges are in destination order (build_edges). */
-static void kept_bytes(const pgb_graph *out, const double *eb, const double *wb, double kept[2]) {
+/* Which operators compute from the graph's inputs (1) and which from weights and constants alone
+ * (0: a weight transposed, reshaped or standardised at run time, as torch.onnx writes a linear
+ * layer on tokens without constant folding: a weight to autograd, not an activation it keeps):
+ * an operator depends on the inputs when any of its root node's inputs does, in topological
+ * order. */
+static char *input_dependent(const ox_graph *g, const pgb_graph *out) {
+    char *dep_t = seer_calloc((size_t)g->n_t + 1, 1), *dep = seer_calloc((size_t)out->V + 1, 1);
+    for (int t = 0; t < g->n_t; t++) dep_t[t] = (char)g->t[t].is_input;
+    for (int k = 0; k < g->n_n; k++) {
+        const ox_node *n = &g->n[g->order[k]];
+        char d = 0;
+        for (int i = 0; i < n->n_in; i++) d |= n->in[i] >= 0 && dep_t[n->in[i]];
+        for (int o = 0; o < n->n_out; o++)
+            if (n->out[o] >= 0) dep_t[n->out[o]] = d;
+    }
+    for (int64_t i = 0; i < out->V; i++) {
+        const ox_node *n = &g->n[out->node_of[i]];
+        for (int o = 0; o < n->n_out; o++) dep[i] |= n->out[o] >= 0 && dep_t[n->out[o]];
+    }
+    free(dep_t);
+    return dep;
+}
+
+/* log_mem_kept, log_mem_kept_silu and log_mem_kept_acts (perfgraph_build.h): the bytes of the
+ * tensors a training step keeps for the backward pass, each once (an operator's output is the
+ * largest edge leaving it: graph inputs and outputs are not counted), from the operators'
+ * OPF_KEEPS_* flags, into kept[0]; kept[1] the same with each SiLU (a Sigmoid whose one reader is
+ * a Mul that also reads the Sigmoid's input) keeping its input alone; kept[2] kept[1]'s tensors
+ * less those computed from weights alone (dep: input_dependent). eb: each edge's bytes, wb: each
+ * operator's weight bytes; edges are in destination order (build_edges). */
+static void kept_bytes(const pgb_graph *out, const double *eb, const double *wb, const char *dep, double kept[3]) {
     int64_t V = out->V, E = out->E;
     double *written = seer_calloc((size_t)V + 1, sizeof(double));
     int *in_deg = seer_calloc((size_t)V + 1, sizeof(int)), *out_deg = seer_calloc((size_t)V + 1, sizeof(int));
@@ -352,11 +376,12 @@ static void kept_bytes(const pgb_graph *out, const double *eb, const double *wb,
         if (out->op[d] == OP_Mul && ((in_deg[d] < 2 && wb[d] <= 64) || gelu_add[s])) continue;
         keep[s] = 1, keep_s[s] |= !silu[s]; // a SiLU's product keeps x, not the sigmoid
     }
-    kept[0] = kept[1] = 0;
+    kept[0] = kept[1] = kept[2] = 0;
     for (int64_t i = 0; i < V; i++) {
         double idx = out->op[i] == OP_MaxPool ? 2 * written[i] : 0; // MaxPool's int64 indices
         kept[0] += (keep[i] ? written[i] : 0) + idx;
         kept[1] += (keep_s[i] && !silu[i] ? written[i] : 0) + idx;
+        kept[2] += (keep_s[i] && !silu[i] && dep[i] ? written[i] : 0) + idx;
     }
     free(written), free(in_deg), free(out_deg), free(first_in), free(in_src), free(out_to);
     free(keep), free(keep_s), free(gelu_add), free(silu);
@@ -433,12 +458,13 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
     x[16] = (float)log1p(out->bytes > 0 ? out->flops / out->bytes : 0);
     x[17] = (float)log1p((double)(g->batch > 0 ? g->batch : 1));
     x[18] = (float)log1p(light > 0 ? light : 0);
-    double kept[2];
-    kept_bytes(out, eb, wb, kept);
-    x[19] = (float)log1p(kept[0]), x[20] = (float)log1p(kept[1]);
-
-
-    free(fl), free(mm), free(wb), free(eb), free(vid), free(keep), free(consumers);
+    double kept[3];
+    char *dep = input_dependent(g, out);
+    kept_bytes(out, eb, wb, dep, kept);
+    x[19] = (float)log1p(kept[0]), x[20] = (float)log1p(kept[1]), x[21] = (float)log1p(kept[2]);
+    free(dep);
+    free(fl)
+, free(mm), free(wb), free(eb), free(vid), free(keep), free(consumers);
     free(mem_ptr), free(mem), free(fill);
 }
 

@@ -28,7 +28,13 @@
  * is (SiLU, exported as Sigmoid and Mul, counted at about 1.3x what PyTorch keeps). The refined
  * count is log_mem_kept_silu (appended after it; [model] target = roofline_kept_silu): a Sigmoid
  * whose one reader is a Mul that also reads the Sigmoid's input is a SiLU, which keeps that input
- * alone. Size letters: V operators, E edges. */
+ * alone. log_mem_kept_acts (appended after it; [model] target = roofline_kept_acts) is
+ * log_mem_kept_silu less the tensors computed from weights and constants alone: a weight
+ * transposed, reshaped or standardised at run time (torch.onnx without constant folding writes
+ * every linear layer on tokens as MatMul(x, Transpose(W))) is a weight to autograd, whose bytes the
+ * cost prices apart, not an activation it keeps. On ViT-B/16 so exported log_mem_kept counts 2.1x
+ * what autograd keeps, log_mem_kept_acts 0.995x. Size letters: V operators, E edges. */
+
 #ifndef SEER_PERFGRAPH_BUILD_H
 #define SEER_PERFGRAPH_BUILD_H
 
@@ -36,7 +42,7 @@
 
 #define PGB_NODE_F 23
 #define PGB_EDGE_F 5
-#define PGB_GLOBAL_F 21 // new global features are appended: a model reads its own leading ones
+#define PGB_GLOBAL_F 22 // new global features are appended: a model reads its own leading ones
 
 
 typedef struct {
