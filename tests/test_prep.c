@@ -15,7 +15,7 @@
  *   - roofline_kept (roofline_weights and the bytes kept for the backward pass) recovers a cost
  *     built on the kept bytes, which roofline_weights cannot follow; its norm.target round-trips;
  *     a dataset without log_mem_kept is refused naming it; roofline_kept_silu the same on
- *     log_mem_kept_silu;
+ *     log_mem_kept_silu, roofline_kept_acts on log_mem_kept_acts;
  *   - a dataset without the three global features is refused with a message naming one;
  *   - clamping puts out-of-range values on the training bounds and leaves the rest alone. */
 #include "testutil.h"
@@ -168,9 +168,10 @@ int main(void) {
           "roofline_weights round trip differs");
     CHECK(norm_target_unpack(&uw, vw, n, "test", &err) != 0 && strstr(err.msg, "needs"),
           "a roofline_weights array of the four-term length was accepted (%s)", err.msg);
-    vw[0] = 6;
+    vw[0] = TARGET_ROOFLINE_KA + 1;
     CHECK(norm_target_unpack(&uw, vw, nw, "test", &err) != 0 && strstr(err.msg, "kind"),
-          "target kind 6 was accepted (%s)", err.msg);
+          "target kind %d was accepted (%s)", TARGET_ROOFLINE_KA + 1, err.msg);
+
     norm_free(&w), norm_free(&f4);
 
     // roofline_light: the bytes split into the light operators' and the rest's, each priced; a
@@ -243,7 +244,17 @@ int main(void) {
         CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_KS), "roofline_kept_silu"), "target name %s",
               norm_target_name(TARGET_ROOFLINE_KS));
         norm_free(&KS);
+        // roofline_kept_acts: the same on the count without the weights computed at run time
+        norm_stats KA;
+        free(dk.global_features[0]), dk.global_features[0] = seer_strdup("log_mem_kept_acts");
+        check_six_terms(&dk, TARGET_ROOFLINE_KA, k_true, k_col, "log_mem_kept_acts", "2026-12-04", &KA);
+        CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_KA), "roofline_kept_acts"), "target name %s",
+              norm_target_name(TARGET_ROOFLINE_KA));
+        CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_KA + 1), "unknown"), "kind %d has a name: %s",
+              TARGET_ROOFLINE_KA + 1, norm_target_name(TARGET_ROOFLINE_KA + 1));
+        norm_free(&KA);
         norm_free(&K), pg_free(&dk);
+
     }
 
     // target = log: no cost, the same as before the option

@@ -140,7 +140,7 @@ int norm_roof_columns(char *const *global_names, int Fg, int target, int col[ROO
                                            ? "files converted before 2026-12-03 have none: convert it again "
                                              "with seerconvert, or use target = roofline_weights"
                                            : "files converted before 2026-12-04 (05:00 UTC for "
-                                             "log_mem_kept_silu, 07:00 for log_mem_kept_acts) have none: convert it again with "
+                                             "log_mem_kept_silu, 06:00 for log_mem_kept_acts) have none: convert it again with "
                                              "seerconvert, or use target = roofline_weights")
                                     : "rebuild it with seerconvert, or use target = log");
     }
