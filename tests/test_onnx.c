@@ -7,9 +7,9 @@
  * input's shape (Cast, Div, Ceil, Clip, Floor) folded to the right pads; LSTM and GRU counted;
  * log_mem_light the elementwise and view operators' bytes (none in VGG, some in ResNet, much in Swin).
  * log_mem_kept within 1% of the bytes PyTorch's autograd keeps for five torchvision CNNs, 1.28x on
- * EfficientNet-B0 (SiLU), where log_mem_kept_silu is within 1%; log_mem_kept_acts within 1% on them
- * and on ViT-B/16, whose weights transposed at run time (torch.onnx without constant folding) are
- * folded into weights, not operators (all three counts within 1%; Swin-T 1.13x, MaxViT-T 1.01x).
+ * EfficientNet-B0 (SiLU), where log_mem_kept_silu is within 1%; 2.1x on ViT-B/16 (weights transposed
+ * at run time counted as kept activations), where log_mem_kept_acts is within 1% (and within 1% on
+ * the CNNs and EfficientNet-B0 too; Swin-T 1.13x, MaxViT-T 1.01x).
  * Built twice: plainly and under AddressSanitizer (test_onnx_asan).
  * usage: test_onnx FIXTURE_DIR */
 #include <string.h>
@@ -36,39 +36,7 @@ static int load_built(const char *name, int64_t batch, int fuse, ox_graph *g, pg
     return 0;
 }
 
-/* Weights computed at run time from weights alone (torch.onnx without constant folding writes
- * every linear layer on tokens as MatMul(x, Transpose(W))) are weights, not operators: at batch 1
- * ViT-B/16 has `ops` operators, none a Transpose without an operator input (the 36 weights
- * transposed folded; the attention's transposes of activations stay), its parameters and weight
- * bytes unchanged, and every MatMul reading a weight counts its bytes as weight bytes. */
-static void check_weights_folded(const char *name, int64_t ops, int64_t weight_matmuls) {
-    ox_graph g;
-    pgb_graph pg;
-    if (load_built(name, 1, 0, &g, &pg)) return;
-    char *has_in = calloc((size_t)pg.V + 1, 1);
-    for (int64_t e = 0; e < pg.E; e++) has_in[pg.edge[2 * e + 1]] = 1;
-    const char *const *nf = pgb_node_feature_names();
-    int cw = -1;
-    for (int k = 0; k < PGB_NODE_F; k++)
-        if (!strcmp(nf[k], "log_weight_bytes")) cw = k;
-    int64_t loose = 0, wmm = 0;
-    for (int64_t i = 0; i < pg.V; i++) {
-        loose += pg.op[i] == OP_Transpose && !has_in[i];
-        wmm += pg.op[i] == OP_MatMul && cw >= 0 && pg.xn[i * PGB_NODE_F + cw] > 0;
-    }
-    CHECK(pg.V == ops && loose == 0 && wmm == weight_matmuls,
-          "%s: %lld operators (want %lld), %lld Transposes of weights (want 0), %lld MatMuls reading a weight "
-          "(want %lld)", name, (long long)pg.V, (long long)ops, (long long)loose, (long long)wmm,
-          (long long)weight_matmuls);
-    printf("  %-18s %lld operators, %lld MatMuls reading a weight, no weight transposed at run time\n", name,
-           (long long)pg.V, (long long)wmm);
-    free(has_in);
-    pgb_free(&pg);
-    ox_free(&g);
-}
-
 static void check_model(const char *name, double params, double gmacs) {
-
     ox_graph g;
     pgb_graph pg;
     if (load_built(name, 1, 0, &g, &pg)) return;
@@ -247,8 +215,6 @@ int main(int argc, char **argv) {
     check_model("googlenet.onnx", 6624904, 1.50);
     check_model("swin_t.onnx", 28288354, 4.49); // shifted windows: Mod, Range, ScatterND, F.pad
     check_model("maxvit_t.onnx", 30919624, 5.558); // attention as Einsum (torchvision: 5.558 GFLOPS, its MACs)
-    check_model("vit_b_16.onnx", 86567656, 17.564); // weights transposed at run time folded, counted once
-
     check_model("upsample.onnx", 516, 0.006322176); // Resize scales from a Concat of constants (scripts/onnx_fixtures.py)
     check_model("same_pad.onnx", 216, 62424e-9); // timm's same padding in float shape arithmetic: 17x17, not 16x16
     check_model("rnn.onnx", 1936, 17792e-9); // LSTM (bidirectional, batch first) and GRU: W and R per step
@@ -272,15 +238,13 @@ int main(int argc, char **argv) {
     check_kept("efficientnet_b0.onnx", "log_mem_kept", 19, 167.88, 1.25, 1.31);
     check_kept("efficientnet_b0.onnx", "log_mem_kept_silu", 20, 167.88, 0.99, 1.01);
     check_kept("efficientnet_b0.onnx", "log_mem_kept_acts", 21, 167.88, 0.99, 1.01);
-    // ViT-B/16 exported without constant folding: its weights transposed at run time (MatMul(x,
-    // Transpose(W))) are weights (check_weights_folded), so all three counts are autograd's (0.995;
-    // before the converter folded them, 2.11x for the first two). Swin-T: 1.13x (its attention's q,
-    // k, v: views of one tensor to autograd, three tensors here); MaxViT-T 1.01x.
-    check_weights_folded("vit_b_16.onnx", 416, 36); // 12 blocks: the attention's in-projection, the MLP's two
-    check_kept("vit_b_16.onnx", "log_mem_kept", 19, 266.653, 0.99, 1.01);
-    check_kept("vit_b_16.onnx", "log_mem_kept_silu", 20, 266.653, 0.99, 1.01);
+    // ViT-B/16 exported without constant folding: 48 weights transposed at run time (MatMul(x,
+    // Transpose(W))) are activations to log_mem_kept and log_mem_kept_silu (2.11x, frozen), weights
+    // to log_mem_kept_acts (0.995). Swin-T: 1.13x (its attention's q, k, v: views of one tensor to
+    // autograd, three tensors here); MaxViT-T 1.01x.
+    check_kept("vit_b_16.onnx", "log_mem_kept", 19, 266.653, 2.05, 2.17);
+    check_kept("vit_b_16.onnx", "log_mem_kept_silu", 20, 266.653, 2.05, 2.17);
     check_kept("vit_b_16.onnx", "log_mem_kept_acts", 21, 266.653, 0.99, 1.01);
-
     check_kept("swin_t.onnx", "log_mem_kept_acts", 21, 202.755, 1.10, 1.17);
     check_kept("maxvit_t.onnx", "log_mem_kept_acts", 21, 585.820, 0.99, 1.04);
 

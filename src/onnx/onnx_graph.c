@@ -351,36 +351,11 @@ static int topo_order(ox_graph *g, const char *origin, seer_err *err) {
     return 0;
 }
 
-/* A node that reads a floating-point weight and otherwise only weights and known constants, and
- * writes no more elements than those weights hold (a weight transposed, reshaped or standardised at
- * run time, as torch.onnx writes a model without constant folding: every linear layer on tokens is
- * MatMul(x, Transpose(W))), computes a weight: its floating-point outputs become initializers, so
- * the node is folded and its readers count them as their weights, as a runtime and autograd do. A
- * broadcast of a weight to the batch (a class token expanded) stays an operator. */
-static void weight_of_weights(ox_graph *g, int v) {
-    const ox_node *n = &g->n[v];
-    int64_t wn = 0, on = 0;
-    for (int i = 0; i < n->n_in; i++) {
-        const ox_tensor *t = n->in[i] >= 0 ? &g->t[n->in[i]] : NULL;
-        if (!t) continue;
-        if (!t->is_init && !t->value && !t->fvalue) return;
-        if (t->is_init && ox_dtype_is_float(t->dtype)) wn += ox_numel(t);
-    }
-    for (int i = 0; i < n->n_out; i++)
-        if (n->out[i] >= 0 && ox_dtype_is_float(g->t[n->out[i]].dtype)) on += ox_numel(&g->t[n->out[i]]);
-    if (wn == 0 || on == 0 || on > wn) return;
-    for (int i = 0; i < n->n_out; i++)
-        if (n->out[i] >= 0 && ox_dtype_is_float(g->t[n->out[i]].dtype)) g->t[n->out[i]].is_init = 1;
-}
-
-/* Shapes in topological order; a node whose outputs are all constant (or weights computed from
- * weights: weight_of_weights) is folded. */
+/* Shapes in topological order; a node whose outputs are all constant is folded. */
 static int infer_shapes(ox_graph *g, const char *origin, int allow_unknown, seer_err *err) {
     for (int k = 0; k < g->n_n; k++) {
         int v = g->order[k];
         if (ox_infer(g, v, origin, allow_unknown, err)) return -1;
-        if (g->n[v].op != OP_Constant) weight_of_weights(g, v);
-
         int folded = g->n[v].n_out > 0;
         for (int i = 0; i < g->n[v].n_out; i++) {
             ox_tensor *t = g->n[v].out[i] >= 0 ? &g->t[g->n[v].out[i]] : NULL;

@@ -32,10 +32,8 @@
  * log_mem_kept_silu less the tensors computed from weights and constants alone: a weight
  * transposed, reshaped or standardised at run time (torch.onnx without constant folding writes
  * every linear layer on tokens as MatMul(x, Transpose(W))) is a weight to autograd, whose bytes the
- * cost prices apart, not an activation it keeps. On ViT-B/16 so exported log_mem_kept counted 2.1x
- * what autograd keeps, log_mem_kept_acts 0.995x; since the loader folds such weights
- * (onnx_graph.c, weight_of_weights) they are no operators and the counts agree, but where a weight
- * computed from weights is larger than they are (not folded). Size letters: V operators, E edges. */
+ * cost prices apart, not an activation it keeps. On ViT-B/16 so exported log_mem_kept counts 2.1x
+ * what autograd keeps, log_mem_kept_acts 0.995x. Size letters: V operators, E edges. */
 
 #ifndef SEER_PERFGRAPH_BUILD_H
 #define SEER_PERFGRAPH_BUILD_H
