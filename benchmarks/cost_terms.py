@@ -182,7 +182,11 @@ def kept_bytes(path, silu=False):
     written as a sigmoid and a product, 1.13 to 1.62 on torchvision's attention. seerconvert's
     log_mem_kept is this count. silu=True (seerconvert's log_mem_kept_silu): a Sigmoid whose one
     reader is a Mul that also reads the Sigmoid's input is a SiLU, which keeps that input alone
-    (PyTorch's SiLU), not the sigmoid's output and the product's two inputs."""
+    (PyTorch's SiLU), not the sigmoid's output and the product's two inputs. seerconvert's
+    log_mem_kept_acts (the silu count less the tensors computed from weights alone) has no
+    counterpart here: a PerfGraph file does not say which operators read the graph's input
+    (benchmarks/kept_real.py sets all three of seerconvert's counts against autograd)."""
+
     ops, graphs = graph_tensors(path)
     ins = np.isin(np.arange(len(ops)), [ops.index(o) for o in KEEPS_INPUTS if o in ops])
     outs = np.isin(np.arange(len(ops)), [ops.index(o) for o in KEEPS_OUTPUT if o in ops])
