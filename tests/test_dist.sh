@@ -32,16 +32,17 @@ echo "1. two ranks with batch B against one rank with batch B, 50 steps"
 # differences in the gradient of a parameter whose gradient is near zero into lr-sized steps, and
 # SynMM's max can route a gradient to the other side of a near-tie. At the tiny config's lr 2e-3 the
 # weights of the two runs drift ~1e-3 apart in some tensors by step 50 (measured, all four cases);
-# at lr 2e-4 the mean aggregation's stay within 1e-5 (4e-7 on the AMD EPYC, 2026-12-04, with 21
-# global features; at 5e-4 one bias of the mean with the sum jumped 2e-3 apart once the converter
-# appended a 21st), which is what is asserted for it. SynMM's
+# at lr 2e-4 the mean aggregation's stay within 1e-4 (4e-7 on the AMD EPYC, 2026-12-04, with 21
+# global features; 1.16e-5 in one GCN weight of the mean with the sum in a fresh-clone CI run with
+# 22; at 5e-4 one bias jumped 2e-3 apart once the converter appended a 21st), which is what is
+# asserted for it. SynMM's
 # near-ties do not shrink with the learning rate: on an AMD EPYC (Zen 4), 2026-12-03, SynMM with
 # PCGrad ended 4.5e-5 apart at lr 5e-4 and SynMM with the sum 1.2e-5 apart at lr 1e-4 (1.4e-7
 # at 5e-4), so SynMM's runs are held to 1e-3: still sharp, since one rank training on half the
 # batch, as if the other rank's gradient were lost, ends 0.45 apart (SynMM with PCGrad, lr 1e-4).
 lr="--set train.lr=2e-4"
 for agg in mean synmm; do
-    tol=1e-5
+    tol=1e-4
     if [ "$agg" = synmm ]; then tol=1e-3; fi
     for mt in sum pcgrad; do
         run="$base $lr --set model.agg=$agg --set train.multi_task=$mt --set train.max_steps=50"
