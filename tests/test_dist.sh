@@ -13,14 +13,14 @@ mpi="mpirun --allow-run-as-root --oversubscribe"
 base="--quiet --set data.path=$data --set output.dir=$work --set train.threads=1 --set output.step_log=1"
 fail() { echo "test_dist: FAIL: $*"; exit 1; }
 
-# The loss of every step and the final weights agree within rel (||a - b|| / ||a||; RTOL, default 1e-5).
+# The loss of every step and the final weights agree within rel (||a - b|| / ||a||; RTOL, default 1e-4).
 same_run() { # RUN_A RUN_B WEIGHTS(1|0) WHAT [RTOL]
     paste "$1/steps.tsv" "$2/steps.tsv" | awk -v what="$4" 'NR > 1 {
         d = ($2 - $6) / $2; if (d < 0) d = -d; if (d > m) m = d; n++ }
         END { printf "  %s: %d steps, worst relative loss difference %.2e\n", what, n, m;
               exit !(n == 50 && m <= 1e-5) }' || fail "$4: loss curves differ"
     if [ "$3" = 1 ]; then
-        "$ckpt_equal" "$1/last.ckpt" "$2/last.ckpt" --rtol "${5:-1e-5}" > "$work/equal.txt" 2>&1 ||
+        "$ckpt_equal" "$1/last.ckpt" "$2/last.ckpt" --rtol "${5:-1e-4}" > "$work/equal.txt" 2>&1 ||
             { cat "$work/equal.txt"; fail "$4: final weights differ"; }
         head -1 "$work/equal.txt" | sed 's/^/  /'
     fi
@@ -54,11 +54,11 @@ done
 # three ranks: uneven shards of the batch
 run="$base $lr --set model.agg=mean --set train.max_steps=50"
 $mpi -np 3 $seertrain "$config" $run --set output.run=three_meansum
-same_run one_meansum three_meansum 1 "3 ranks, agg=mean multi_task=sum"
+same_run one_meansum three_meansum 1 "3 ranks, agg=mean multi_task=sum (weights within 1e-4)" 1e-4
 # per_rank: 2 ranks x 8 graphs is the same step as one rank's 16
 run="$base $lr --set model.agg=mean --set train.max_steps=50"
 $mpi -np 2 $seertrain "$config" $run --set output.run=per_rank --set dist.batch=per_rank --set train.batch_size=8
-same_run one_meansum per_rank 1 "dist.batch=per_rank (2 x 8 against 16)"
+same_run one_meansum per_rank 1 "dist.batch=per_rank (2 x 8 against 16; weights within 1e-4)" 1e-4
 
 echo "2. each rank read only its shard, with one hyperslab per dataset"
 /usr/bin/python3 - "$work/two_meansum/summary.json" "$data" <<'PY'
