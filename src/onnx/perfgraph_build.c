@@ -463,8 +463,7 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
     kept_bytes(out, eb, wb, dep, kept);
     x[19] = (float)log1p(kept[0]), x[20] = (float)log1p(kept[1]), x[21] = (float)log1p(kept[2]);
     free(dep);
-    free(fl)
-, free(mm), free(wb), free(eb), free(vid), free(keep), free(consumers);
+    free(fl), free(mm), free(wb), free(eb), free(vid), free(keep), free(consumers);
     free(mem_ptr), free(mem), free(fill);
 }
 
