@@ -330,10 +330,24 @@ NETS.update(ADDED13)
 NETS.update(ADDED14)
 NETS.update(ADDED15)
 NETS.update(ADDED16)
+# Named on 2026-12-04 (09:35 UTC), after ADDED16 was spent and before any of these was measured, to
+# judge the next candidate for cpu_epyc.seer, whichever it is, by the Seventeenth CPU run's rule with
+# these in ADDED15's place (datasets/space_cpu/README.md, "Twentieth CPU run"): two pools of timm
+# 0.9.16's models not measured before, timm.list_models("*efficientnet*") and
+# timm.list_models("*_224") (sorted), each put in the order random.Random(17).shuffle gives, the
+# first three of each that torch.onnx exports at opset 13, seerconvert reads and that have at most
+# 5 GFLOPs at batch 1 (seerconvert's count), at the model's own input side (timm's pretrained_cfg).
+# Measured on the EPYC only; until judged, HELD_OUT.
+ADDED17 = {
+    "timm-efficientnet_es": (224, {}), "timm-tf_efficientnet_b1": (240, {}), "timm-efficientnet_lite2": (260, {}),
+    "timm-tiny_vit_11m_224": (224, {}), "timm-xcit_nano_12_p16_224": (224, {}), "timm-vit_tiny_patch16_224": (224, {}),
+}
+NETS.update(ADDED17)
 # measured but scored by nobody until the candidate they wait for is judged on them
 # (real_ablation.py --judge ADDED11 is the one way to score them): this script's report and
 # real_ablation.py leave them out
-HELD_OUT = set(ADDED11)
+HELD_OUT = set(ADDED11) | set(ADDED17)
+
 
 
 
