@@ -15,7 +15,9 @@
  *   - roofline_kept (roofline_weights and the bytes kept for the backward pass) recovers a cost
  *     built on the kept bytes, which roofline_weights cannot follow; its norm.target round-trips;
  *     a dataset without log_mem_kept is refused naming it; roofline_kept_silu the same on
- *     log_mem_kept_silu, roofline_kept_acts on log_mem_kept_acts;
+ *     log_mem_kept_silu, roofline_kept_acts on log_mem_kept_acts; roofline_peak (a seventh term,
+ *     the mean activation tensor's bytes) recovers a cost built with it, which six terms cannot
+ *     follow, round-trips (the six-term length refused), and names log_tensor_bytes_mean when absent;
  *   - a dataset without the three global features is refused with a message naming one;
  *   - clamping puts out-of-range values on the training bounds and leaves the rest alone. */
 #include "testutil.h"
@@ -32,44 +34,47 @@ static double worst_log_error(const norm_stats *s, const pg_dataset *ds) {
     return w;
 }
 
-/* A six-term cost (roofline_light, roofline_kept) on d, whose labels were built from truth (label 0):
- * its columns are want_col, its terms are recovered, it explains label 0 where roofline_weights's
- * five terms cannot, and its norm.target (5 columns, 6 terms) round-trips; then, the feature its
- * sixth term reads renamed in d (column want_col[4]), a fit is refused with one message naming
- * the feature, the target and the date of the converter that added it. Returns the fitted stats
- * in *out (the caller frees them). */
-static void check_six_terms(pg_dataset *d, int target, const double truth[6], const int want_col[5],
-                            const char *feature, const char *date, norm_stats *out) {
+/* An R-term cost (6: roofline_light, roofline_kept*, 7: roofline_peak) on d, whose labels were
+ * built from truth (label 0): its columns are want_col, its terms are recovered, it explains label 0
+ * where the cost of one term fewer (fewer: roofline_weights, roofline_kept_acts) cannot, and its
+ * norm.target (R - 1 columns, R terms) round-trips and refuses the shorter length; then, the
+ * feature its last term reads renamed in d (column want_col[R - 2]), a fit is refused with one
+ * message naming the feature, the target and (date, where not NULL) the date of the converter that
+ * added it. Returns the fitted stats in *out (the caller frees them). */
+static void check_terms(pg_dataset *d, int target, int R, int fewer, const double *truth, const int *want_col,
+                        const char *feature, const char *date, norm_stats *out) {
     static const int cols[2] = {0, 1};
     int8_t *all = calloc((size_t)d->G, 1);
-    norm_stats W5, u = {.M = 2, .Fg = d->Fg}, bad;
+    norm_stats F, u = {.M = 2, .Fg = d->Fg}, bad;
     seer_err err;
     const char *name = norm_target_name(target);
+    CHECK(norm_roof_terms(target) == R && norm_roof_terms(fewer) == R - 1, "%s: %d terms", name, norm_roof_terms(target));
     CHECK(norm_fit(out, d, all, cols, 2, target, "test", NULL, &err) == 0, "fit %s: %s", name, err.msg);
-    CHECK(norm_fit(&W5, d, all, cols, 2, TARGET_ROOFLINE_W, "test", NULL, &err) == 0, "fit 5 (%s): %s", name, err.msg);
-    for (int k = 0; k < 5; k++)
+    CHECK(norm_fit(&F, d, all, cols, 2, fewer, "test", NULL, &err) == 0, "fit %d (%s): %s", R - 1, name, err.msg);
+    for (int k = 0; k < R - 1; k++)
         CHECK(out->roof_col[k] == want_col[k], "%s column %d: %d, want %d", name, k, out->roof_col[k], want_col[k]);
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < R; k++)
         CHECK(fabs(out->roof[k] - truth[k]) <= (truth[k] > 0 ? 2e-3 * truth[k] : 1e-6),
               "%s term %d: %g, built with %g", name, k, out->roof[k], truth[k]);
-    double off6 = worst_log_error(out, d), off5 = worst_log_error(&W5, d);
-    CHECK(off6 < 1e-4 && off5 > 0.05, "%s's sixth term explains nothing: worst log error %g (six terms) vs %g (five)",
-          name, off6, off5);
+    double offR = worst_log_error(out, d), off1 = worst_log_error(&F, d);
+    CHECK(offR < 1e-4 && off1 > 0.05, "%s's last term explains nothing: worst log error %g (%d terms) vs %g (%d)",
+          name, offR, R, off1, R - 1);
     double v[NORM_TARGET_MAX(2)];
     int64_t n = norm_target_pack(out, v);
-    CHECK(n == 2 + 5 + 2 * 6 && n <= NORM_TARGET_MAX(2), "%s packed %lld values", name, (long long)n);
+    CHECK(n == 2 + (R - 1) + 2 * R && n <= NORM_TARGET_MAX(2), "%s packed %lld values", name, (long long)n);
     CHECK(norm_target_unpack(&u, v, n, "test", &err) == 0, "unpack %s: %s", name, err.msg);
-    CHECK(u.target == target && u.roof_col[4] == want_col[4] && !memcmp(u.roof, out->roof, sizeof(double) * 12) &&
-              fabs(norm_log_cost(&u, 0, d->global_x + d->Fg) - norm_log_cost(out, 0, d->global_x + d->Fg)) < 1e-15,
+    CHECK(u.target == target && u.roof_col[R - 2] == want_col[R - 2] && !memcmp(u.roof, out->roof, sizeof(double) * 2 * R) &&
+              fabs(norm_log_cost(&u, 0, d->global_x + d->Fg) - norm_log_cost(out, 0, d->global_x + d->Fg)) < 1e-15 &&
+              fabs(norm_log_cost(&u, 1, d->global_x + d->Fg) - norm_log_cost(out, 1, d->global_x + d->Fg)) < 1e-15,
           "%s round trip differs", name);
-    CHECK(norm_target_unpack(&u, v, 2 + 4 + 2 * 5, "test", &err) != 0 && strstr(err.msg, "needs"),
-          "a %s array of the five-term length was accepted (%s)", name, err.msg);
+    CHECK(norm_target_unpack(&u, v, 2 + (R - 2) + 2 * (R - 1), "test", &err) != 0 && strstr(err.msg, "needs"),
+          "a %s array of the %d-term length was accepted (%s)", name, R - 1, err.msg);
     // a dataset from a converter without the feature: one line naming it
-    free(d->global_features[want_col[4]]), d->global_features[want_col[4]] = seer_strdup("other");
+    free(d->global_features[want_col[R - 2]]), d->global_features[want_col[R - 2]] = seer_strdup("other");
     CHECK(norm_fit(&bad, d, all, cols, 2, target, "test", NULL, &err) != 0 && strstr(err.msg, feature) &&
-              strstr(err.msg, name) && strstr(err.msg, date),
+              strstr(err.msg, name) && (!date || strstr(err.msg, date)),
           "a dataset without %s was accepted (%s)", feature, err.msg);
-    norm_free(&W5), free(all);
+    norm_free(&F), free(all);
 }
 
 int main(void) {
@@ -168,9 +173,9 @@ int main(void) {
           "roofline_weights round trip differs");
     CHECK(norm_target_unpack(&uw, vw, n, "test", &err) != 0 && strstr(err.msg, "needs"),
           "a roofline_weights array of the four-term length was accepted (%s)", err.msg);
-    vw[0] = TARGET_ROOFLINE_KA + 1;
+    vw[0] = TARGET_LAST + 1;
     CHECK(norm_target_unpack(&uw, vw, nw, "test", &err) != 0 && strstr(err.msg, "kind"),
-          "target kind %d was accepted (%s)", TARGET_ROOFLINE_KA + 1, err.msg);
+          "target kind %d was accepted (%s)", TARGET_LAST + 1, err.msg);
 
     norm_free(&w), norm_free(&f4);
 
@@ -202,7 +207,7 @@ int main(void) {
         float xg[5];
         memcpy(xg, dl.global_x, sizeof xg);
         xg[1] = xg[3] + 1;
-        check_six_terms(&dl, TARGET_ROOFLINE_L, l_true, l_col, "log_mem_light", "2026-12-03", &L);
+        check_terms(&dl, TARGET_ROOFLINE_L, 6, TARGET_ROOFLINE_W, l_true, l_col, "log_mem_light", "2026-12-03", &L);
         CHECK(isfinite(norm_log_cost(&L, 0, xg)) && norm_log_cost(&L, 0, xg) > log(l_true[0]) - 1e-9,
               "light bytes above the total give log cost %g", norm_log_cost(&L, 0, xg));
         CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_L), "roofline_light"), "target name %s",
@@ -234,28 +239,60 @@ int main(void) {
         }
         norm_stats K;
         static const int k_col[5] = {3, 5, 4, 1, 0};
-        check_six_terms(&dk, TARGET_ROOFLINE_K, k_true, k_col, "log_mem_kept", "2026-12-04", &K);
+        check_terms(&dk, TARGET_ROOFLINE_K, 6, TARGET_ROOFLINE_W, k_true, k_col, "log_mem_kept", "2026-12-04", &K);
         CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_K), "roofline_kept"), "target name %s",
               norm_target_name(TARGET_ROOFLINE_K));
         // roofline_kept_silu: the same cost on the SiLU-aware count, wherever the file puts it
         norm_stats KS;
         free(dk.global_features[0]), dk.global_features[0] = seer_strdup("log_mem_kept_silu");
-        check_six_terms(&dk, TARGET_ROOFLINE_KS, k_true, k_col, "log_mem_kept_silu", "2026-12-04", &KS);
+        check_terms(&dk, TARGET_ROOFLINE_KS, 6, TARGET_ROOFLINE_W, k_true, k_col, "log_mem_kept_silu", "2026-12-04", &KS);
         CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_KS), "roofline_kept_silu"), "target name %s",
               norm_target_name(TARGET_ROOFLINE_KS));
         norm_free(&KS);
         // roofline_kept_acts: the same on the count without the weights computed at run time
         norm_stats KA;
         free(dk.global_features[0]), dk.global_features[0] = seer_strdup("log_mem_kept_acts");
-        check_six_terms(&dk, TARGET_ROOFLINE_KA, k_true, k_col, "log_mem_kept_acts", "2026-12-04", &KA);
+        check_terms(&dk, TARGET_ROOFLINE_KA, 6, TARGET_ROOFLINE_W, k_true, k_col, "log_mem_kept_acts", "2026-12-04", &KA);
         CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_KA), "roofline_kept_acts"), "target name %s",
               norm_target_name(TARGET_ROOFLINE_KA));
-        CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_KA + 1), "unknown"), "kind %d has a name: %s",
-              TARGET_ROOFLINE_KA + 1, norm_target_name(TARGET_ROOFLINE_KA + 1));
         norm_free(&KA);
         norm_free(&K), pg_free(&dk);
-
     }
+
+    // roofline_peak: roofline_kept_acts's six terms and the mean activation tensor's bytes; a
+    // cost built with a price on it (the backward pass's working set) is recovered, which six terms
+    // cannot follow; 6 columns, 7 terms, log_tensor_bytes_mean last
+    {
+        pg_dataset dp;
+        tg_build(&dp, 40, 2, 1, 7, 2, 13);
+        static const char *const pn[7] = {"log_tensor_bytes_mean", "log_mem_kept_acts", "log_weight_total",
+                                          "log_nodes", "log_mem_total", "log_flops_total", "log_mem_light"};
+        for (int k = 0; k < 7; k++) free(dp.global_features[k]), dp.global_features[k] = seer_strdup(pn[k]);
+        double p_true[7] = {1, 0, 1e-9, 0, 3e-6, 1.1e-5, 9e-5}; // 1, nodes, FLOPs, bytes, weights, kept, mean tensor
+        for (int64_t g = 0; g < dp.G; g++) {
+            float *x = dp.global_x + g * dp.Fg;
+            double all = 1e6 * (double)((g * 13) % 11 + 1), kept = all * (0.05 + 0.15 * (double)((g * 5) % 7));
+            x[0] = (float)log1p(all / (double)((g * 3) % 17 + 4)), x[1] = (float)log1p(kept);
+            x[2] = (float)log1p(1e5 * (double)((g * 7) % 13 + 1)), x[3] = (float)log1p(1.0 + (double)g);
+            x[4] = (float)log1p(all), x[5] = (float)log1p(1e6 * (double)(g % 7 + 1) * (double)(g + 3));
+            x[6] = (float)log1p(0.3 * all);
+            double v[7] = {1, expm1((double)x[3]), expm1((double)x[5]), expm1((double)x[4]), expm1((double)x[2]),
+                           expm1((double)x[1]), expm1((double)x[0])};
+            double y = 0;
+            for (int k = 0; k < 7; k++) y += p_true[k] * v[k];
+            dp.label_y[g * 2] = (float)y, dp.label_y[g * 2 + 1] = (float)(1.0 + 1e-8 * v[2]);
+        }
+        static const int p_col[6] = {3, 5, 4, 2, 1, 0};
+        norm_stats P;
+        // (a file without the mean tensor's bytes is not one seerconvert writes: no date to name)
+        check_terms(&dp, TARGET_ROOFLINE_P, 7, TARGET_ROOFLINE_KA, p_true, p_col, "log_tensor_bytes_mean", NULL, &P);
+        CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_P), "roofline_peak"), "target name %s",
+              norm_target_name(TARGET_ROOFLINE_P));
+        CHECK(!strcmp(norm_target_name(TARGET_LAST + 1), "unknown"), "kind %d has a name: %s",
+              TARGET_LAST + 1, norm_target_name(TARGET_LAST + 1));
+        norm_free(&P), pg_free(&dp);
+    }
+
 
     // target = log: no cost, the same as before the option
 

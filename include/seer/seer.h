@@ -130,7 +130,8 @@ SEER_API int seer_n_op_types(const seer_model *m);
 SEER_API const char *seer_op_name(const seer_model *m, int i);
 SEER_API int seer_uses_op_types(const seer_model *m);
 /* Metadata by key: "model" (architecture name), "dtype" (fp32/fp16/int8), "target" ([model]
- * target: log, roofline, roofline_weights, roofline_light, roofline_kept, roofline_kept_silu, roofline_kept_acts; "mixed" for an ensemble whose members
+ * target: log, roofline, roofline_weights, roofline_light, roofline_kept, roofline_kept_silu, roofline_kept_acts,
+ * roofline_peak; "mixed" for an ensemble whose members
  * differ), "dataset", "device", "trained_step", "exported_at", "checkpoint", "val_mape" (per metric,
  * comma separated), ...; NULL when absent. */
 SEER_API const char *seer_info(const seer_model *m, const char *key);

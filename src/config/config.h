@@ -41,8 +41,8 @@
     X(model, agg, ENUM, "mean", "mean|synmm", "node aggregation of incoming edge messages")         \
     X(model, head_hidden, INT, "0", NULL, "hidden width of the output MLP (0 = model.hidden)")     \
     X(model, target, ENUM, "log",                                                                \
-      "log|roofline|roofline_weights|roofline_light|roofline_kept|roofline_kept_silu|roofline_kept_acts",             \
-      "what the network learns: the standardised log label (log; PerfSeer), or the log ratio of the label to a roofline cost c0 + c1 nodes + c2 FLOPs + c3 bytes fitted per label on the training split (roofline: the scale comes from the graph, so predictions extrapolate to networks larger or smaller than any trained on); roofline_weights adds c4 weight bytes (what a training step reads, updates and keeps gradients of whatever the batch: AlexNet's and VGG's memory); roofline_light also prices the light operators' bytes (elementwise arithmetic and views: the global feature log_mem_light, which a runtime fuses, does in place or never copies) apart from the rest's, c3 (bytes - light) + c5 light; roofline_kept adds to roofline_weights c5 times the bytes a training step keeps for the backward pass (the global feature log_mem_kept: a convolution keeps its input, a ReLU its output, a sum nothing), which follow peak training memory across network families; roofline_kept_silu the same with SiLU (exported as a sigmoid and a product) keeping its input alone, as PyTorch's does (log_mem_kept_silu); roofline_kept_acts that count less the tensors computed from weights alone, such as a weight transposed at run time (log_mem_kept_acts)") \
+      "log|roofline|roofline_weights|roofline_light|roofline_kept|roofline_kept_silu|roofline_kept_acts|roofline_peak", \
+      "what the network learns: the standardised log label (log; PerfSeer), or the log ratio of the label to a roofline cost c0 + c1 nodes + c2 FLOPs + c3 bytes fitted per label on the training split (roofline: the scale comes from the graph, so predictions extrapolate to networks larger or smaller than any trained on); roofline_weights adds c4 weight bytes (what a training step reads, updates and keeps gradients of whatever the batch: AlexNet's and VGG's memory); roofline_light also prices the light operators' bytes (elementwise arithmetic and views: the global feature log_mem_light, which a runtime fuses, does in place or never copies) apart from the rest's, c3 (bytes - light) + c5 light; roofline_kept adds to roofline_weights c5 times the bytes a training step keeps for the backward pass (the global feature log_mem_kept: a convolution keeps its input, a ReLU its output, a sum nothing), which follow peak training memory across network families; roofline_kept_silu the same with SiLU (exported as a sigmoid and a product) keeping its input alone, as PyTorch's does (log_mem_kept_silu); roofline_kept_acts that count less the tensors computed from weights alone, such as a weight transposed at run time (log_mem_kept_acts); roofline_peak adds to roofline_kept_acts c6 times the mean activation tensor's bytes (log_tensor_bytes_mean: the gradients a backward pass holds beside what it keeps, and what the allocator retains of them, scale with the size of a typical tensor)") \
     X(model, readout, ENUM, "pooled", "pooled|additive",                                         \
       "pooled: each head reads the pooled graph embedding (the papers); additive: beside it, per label a small MLP on each node's own features gives a log contribution and the graph adds their log-sum-exp (a sum of positive per-node terms), so the output grows with the work in the graph instead of averaging it away") \
     X(model, clamp, ENUM, "off", "off|range",                                                    \
@@ -109,8 +109,10 @@ enum { // model.target
     CFG_TARGET_ROOFLINE_L,
     CFG_TARGET_ROOFLINE_K,
     CFG_TARGET_ROOFLINE_KS,
-    CFG_TARGET_ROOFLINE_KA
+    CFG_TARGET_ROOFLINE_KA,
+    CFG_TARGET_ROOFLINE_P
 };
+
 enum { CFG_CLAMP_OFF, CFG_CLAMP_RANGE };                        // model.clamp
 enum { CFG_READOUT_POOLED, CFG_READOUT_ADDITIVE };              // model.readout
 enum { CFG_MULTI_SUM, CFG_MULTI_PCGRAD, CFG_MULTI_SINGLE };     // train.multi_task

@@ -115,14 +115,16 @@ static const char *const ROOF_FEATURES[ROOF_TERMS_MAX - 1] = {"log_nodes", "log_
                                                               "log_mem_light"};
 static const char *const TARGET_NAMES[] = {"log", "roofline", "roofline_weights", "roofline_light",
                                            "roofline_kept", "roofline_kept_silu",
-                                           "roofline_kept_acts"};
+                                           "roofline_kept_acts", "roofline_peak"};
 
 /* The global feature the cost's term k + 1 reads: roofline_kept's sixth term is log_mem_kept,
- * roofline_kept_silu's log_mem_kept_silu, roofline_kept_acts's log_mem_kept_acts. */
+ * roofline_kept_silu's log_mem_kept_silu, roofline_kept_acts's and roofline_peak's
+ * log_mem_kept_acts; roofline_peak's seventh the mean activation tensor's bytes. */
 static const char *roof_feature(int target, int k) {
     if (k == 4 && target == TARGET_ROOFLINE_K) return "log_mem_kept";
     if (k == 4 && target == TARGET_ROOFLINE_KS) return "log_mem_kept_silu";
-    if (k == 4 && target == TARGET_ROOFLINE_KA) return "log_mem_kept_acts";
+    if (k == 4 && (target == TARGET_ROOFLINE_KA || target == TARGET_ROOFLINE_P)) return "log_mem_kept_acts";
+    if (k == 5) return "log_tensor_bytes_mean";
     return ROOF_FEATURES[k];
 }
 
@@ -147,9 +149,9 @@ int norm_roof_columns(char *const *global_names, int Fg, int target, int col[ROO
     return 0;
 }
 
-/* The cost's terms of one graph: 1, nodes, FLOPs, bytes[, weight bytes[, light bytes]] (the raw
- * features are log1p; roofline_light's bytes term is the rest's, all bytes less the light ones);
- * returns their count. */
+/* The cost's terms of one graph: 1, nodes, FLOPs, bytes[, weight bytes[, light or kept bytes[,
+ * mean activation tensor bytes]]] (the raw features are log1p; roofline_light's bytes term is the
+ * rest's, all bytes less the light ones); returns their count. */
 static int roof_terms(const norm_stats *s, const float *xg, double x[ROOF_TERMS_MAX]) {
     int R = norm_roof_terms(s->target);
     x[0] = 1;
@@ -159,7 +161,7 @@ static int roof_terms(const norm_stats *s, const float *xg, double x[ROOF_TERMS_
 }
 
 const char *norm_target_name(int target) {
-    return target >= 0 && target <= TARGET_ROOFLINE_KA ? TARGET_NAMES[target] : "unknown";
+    return target >= 0 && target <= TARGET_LAST ? TARGET_NAMES[target] : "unknown";
 }
 
 double norm_interp(const double *x, const double *y, int n, double v) {
@@ -355,10 +357,11 @@ int64_t norm_target_pack(const norm_stats *s, double *v) {
 }
 
 int norm_target_unpack(norm_stats *s, const double *v, int64_t n, const char *origin, seer_err *err) {
-    if (n < 2 || !(v[0] >= TARGET_LOG && v[0] <= TARGET_ROOFLINE_KA && v[0] == (int)v[0]) ||
+    if (n < 2 || !(v[0] >= TARGET_LOG && v[0] <= TARGET_LAST && v[0] == (int)v[0]) ||
         (v[1] != 0 && v[1] != 1))
         return seer_fail(err, "%s: norm.target: target kind %g or clamp %g is not one this "
-                              "library knows (kind 0 to 6; clamp 0 or 1)",
+                              "library knows (kind 0 to 7; clamp 0 or 1)",
+
                          origin, n ? v[0] : -1.0, n > 1 ? v[1] : -1.0);
     int target = (int)v[0], cols = target_cols(target), head = 2 + cols;
     if (n != target_count(target, s->M))

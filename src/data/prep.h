@@ -49,7 +49,8 @@ int64_t split_ids(const int8_t *which, int64_t G, int kind, int64_t *ids);
 // reads, updates and keeps gradients of, whatever the batch); roofline_light prices the light
 // operators' bytes apart from the rest's; roofline_kept adds the bytes kept for the backward pass
 // (roofline_kept_silu: with SiLU counted as one operator; roofline_kept_acts: and weights
-// transposed at run time left out)
+// transposed at run time left out); roofline_peak adds to roofline_kept_acts the mean activation
+// tensor's bytes (the gradients a backward pass holds beside what it keeps scale with it)
 enum {
     TARGET_LOG = 0,
     TARGET_ROOFLINE = 1,
@@ -57,18 +58,21 @@ enum {
     TARGET_ROOFLINE_L = 3,
     TARGET_ROOFLINE_K = 4,
     TARGET_ROOFLINE_KS = 5,
-    TARGET_ROOFLINE_KA = 6
+    TARGET_ROOFLINE_KA = 6,
+    TARGET_ROOFLINE_P = 7
 };
-#define ROOF_TERMS_MAX 6 // the most terms a cost has (roofline_light and the three roofline_kept*)
+#define TARGET_LAST TARGET_ROOFLINE_P // the highest kind this library knows
+#define ROOF_TERMS_MAX 7 // the most terms a cost has (roofline_peak)
 #define NORM_TARGET_HEAD 5 // norm.target for log and roofline: kind, clamp, three global columns
-#define NORM_TARGET_MAX(M) (NORM_TARGET_HEAD + 2 + ROOF_TERMS_MAX * (int64_t)(M)) // six terms
+#define NORM_TARGET_MAX(M) (NORM_TARGET_HEAD + 3 + ROOF_TERMS_MAX * (int64_t)(M)) // seven terms
 
 /* The cost's terms for a target kind: 0 (log), 4 (roofline), 5 (roofline_weights), 6
- * (roofline_light, roofline_kept, roofline_kept_silu, roofline_kept_acts). */
+ * (roofline_light, roofline_kept, roofline_kept_silu, roofline_kept_acts), 7 (roofline_peak). */
 static inline int norm_roof_terms(int target) {
     return target == TARGET_ROOFLINE     ? 4
            : target == TARGET_ROOFLINE_W ? 5
            : target >= TARGET_ROOFLINE_L && target <= TARGET_ROOFLINE_KA ? 6
+           : target == TARGET_ROOFLINE_P ? 7
                                          : 0;
 }
 
@@ -82,7 +86,9 @@ typedef struct {
                                       // log_mem_total (and log_weight_total: roofline_weights;
                                       // and log_mem_light: roofline_light; log_mem_kept:
                                       // roofline_kept; log_mem_kept_silu: roofline_kept_silu;
-                                      // log_mem_kept_acts: roofline_kept_acts)
+                                      // log_mem_kept_acts: roofline_kept_acts; it and
+                                      // log_tensor_bytes_mean: roofline_peak)
+
     double *roof; // (M, norm_roof_terms(target)) the fitted costs (the roofline targets)
     // seercalibrate's batch-dependent factors (calib.batch; libseer only, 0 knots: none): log y
     // gains calib_y[m * calib_n + j] where the raw global feature calib_col equals calib_x[j],

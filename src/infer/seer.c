@@ -33,7 +33,7 @@
 #include "model/model.h"
 #include "model/ridge.h"
 
-#define SEER_VERSION_STRING "0.10.0"
+#define SEER_VERSION_STRING "0.11.0"
 // One forward pass covers about 32 MiB of activations (a SeerNet keeps some 24 H-wide rows per
 // node or edge); larger batches run in chunks of whole graphs.
 #define CHUNK_FLOATS ((int64_t)8 << 20)
