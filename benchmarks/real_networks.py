@@ -250,6 +250,19 @@ ADDED16 = {
     "timm-davit_tiny": (224, {}), "timm-hgnet_tiny": (224, {}), "timm-nest_tiny": (224, {}),
     "timm-convnextv2_tiny": (224, {}), "timm-gcvit_tiny": (224, {}), "timm-coat_tiny": (224, {}),
 }
+# Named on 2026-12-04 (09:35 UTC), after ADDED16 was spent and before any of these was measured, to
+# judge the next candidate for cpu_epyc.seer, whichever it is, by the Seventeenth CPU run's rule with
+# these in ADDED15's place (datasets/space_cpu/README.md, "Twentieth CPU run"): two pools of timm
+# 0.9.16's models not measured before, timm.list_models("*efficientnet*") and
+# timm.list_models("*_224") (sorted), each put in the order random.Random(17).shuffle gives, the
+# first three of each that torch.onnx exports at opset 13, seerconvert reads and that have at most
+# 5 GFLOPs at batch 1 (seerconvert's count), at the model's own input side (timm's pretrained_cfg).
+# Measured on the EPYC only, twice. Judged that morning (the candidate, target = roofline_peak,
+# shipped: benchmarks/epyc_peak_retrain.md); this group is spent.
+ADDED17 = {
+    "timm-efficientnet_es": (224, {}), "timm-tf_efficientnet_b1": (240, {}), "timm-efficientnet_lite2": (260, {}),
+    "timm-tiny_vit_11m_224": (224, {}), "timm-xcit_nano_12_p16_224": (224, {}), "timm-vit_tiny_patch16_224": (224, {}),
+}
 # (name, networks, what they tested) in the order they were added; the first group is every network
 # of NETS in none of the later ones
 BATCHES_OF_NETS = [("first", None, ""),
@@ -298,7 +311,11 @@ BATCHES_OF_NETS = [("first", None, ""),
                    ("timm `_tiny` held out on the EPYC", ADDED16,
                     "on 2026-12-04 (`ADDED16`, timm's `_tiny` models, named before they were measured), to "
                     "judge the converter's fold of weights computed from weights (it did not stay, "
-                    "`benchmarks/fold_judge.md`)")]
+                    "`benchmarks/fold_judge.md`)"),
+                   ("timm EfficientNets and `_224` models held out on the EPYC", ADDED17,
+                    "on 2026-12-04 (`ADDED17`, three of timm's EfficientNets and three of its `_224` models of at "
+                    "most 5 GFLOPs, named before they were measured), to judge the EPYC retrain on `target = "
+                    "roofline_peak` (it shipped, `benchmarks/epyc_peak_retrain.md`)")]
 # (a set named to judge the next candidate joins this list once it has judged it; until then it is
 # HELD_OUT)
 NETS.update(ADDED)
@@ -330,23 +347,11 @@ NETS.update(ADDED13)
 NETS.update(ADDED14)
 NETS.update(ADDED15)
 NETS.update(ADDED16)
-# Named on 2026-12-04 (09:35 UTC), after ADDED16 was spent and before any of these was measured, to
-# judge the next candidate for cpu_epyc.seer, whichever it is, by the Seventeenth CPU run's rule with
-# these in ADDED15's place (datasets/space_cpu/README.md, "Twentieth CPU run"): two pools of timm
-# 0.9.16's models not measured before, timm.list_models("*efficientnet*") and
-# timm.list_models("*_224") (sorted), each put in the order random.Random(17).shuffle gives, the
-# first three of each that torch.onnx exports at opset 13, seerconvert reads and that have at most
-# 5 GFLOPs at batch 1 (seerconvert's count), at the model's own input side (timm's pretrained_cfg).
-# Measured on the EPYC only; until judged, HELD_OUT.
-ADDED17 = {
-    "timm-efficientnet_es": (224, {}), "timm-tf_efficientnet_b1": (240, {}), "timm-efficientnet_lite2": (260, {}),
-    "timm-tiny_vit_11m_224": (224, {}), "timm-xcit_nano_12_p16_224": (224, {}), "timm-vit_tiny_patch16_224": (224, {}),
-}
 NETS.update(ADDED17)
 # measured but scored by nobody until the candidate they wait for is judged on them
 # (real_ablation.py --judge ADDED11 is the one way to score them): this script's report and
 # real_ablation.py leave them out
-HELD_OUT = set(ADDED11) | set(ADDED17)
+HELD_OUT = set(ADDED11)
 
 
 
