@@ -15,7 +15,9 @@
 # roofline_light (the bytes split into the light operators' and the rest's); MODEL cost_light the
 # cost alone on it: a non-negative linear function of (1, nodes, FLOPs, bytes - light bytes,
 # weights, light bytes) to 1e-5. MODEL cost_kept the cost alone on [model] target = roofline_kept:
-# of (1, nodes, FLOPs, bytes, weights, the bytes kept for the backward pass) to 1e-5.
+# of (1, nodes, FLOPs, bytes, weights, the bytes kept for the backward pass) to 1e-5. MODEL
+# cost_peak the cost alone on [model] target = roofline_peak: of (1, nodes, FLOPs, bytes, weights,
+# the kept activations, the mean activation tensor's bytes) to 1e-5.
 # usage: test_e2e.sh SEERTRAIN DATA.h5 CONFIG WORKDIR PYTHON [MODEL [SEEREXPORT SEERPREDICT]]
 set -eu
 seertrain=$1 data=$2 config=$3 work=$4 python=$5 model=${6:-seernet} seerexport=${7:-} seerpredict=${8:-}
@@ -33,6 +35,7 @@ case $model in
               extra="--set model.hidden=16 --set model.blocks=2 --set model.op_embed=4 --set model.target=roofline_light" ;;
     cost_light) model=cost extra="--set model.target=roofline_light" ;;
     cost_kept) model=cost extra="--set model.target=roofline_kept" ;;
+    cost_peak) model=cost extra="--set model.target=roofline_peak" ;;
     additive) model=perfsage
               extra="--set model.hidden=16 --set model.blocks=2 --set model.op_embed=4 --set model.readout=additive" ;;
     *) extra="" ;;
@@ -101,7 +104,8 @@ with h5py.File(sys.argv[1], "r") as f:
     names = [x.decode() for x in f["schema/global_features"][:]]
     g = f["global/x"][:].astype(np.float64)
 t = {c: np.expm1(g[:, names.index(c)]) for c in
-     ("log_nodes", "log_flops_total", "log_mem_total", "log_weight_total", "log_mem_light", "log_mem_kept")}
+     ("log_nodes", "log_flops_total", "log_mem_total", "log_weight_total", "log_mem_light", "log_mem_kept",
+      "log_mem_kept_acts", "log_tensor_bytes_mean")}
 terms = [t["log_nodes"], t["log_flops_total"], t["log_mem_total"], t["log_weight_total"]]
 if sys.argv[3] == "cost_light":  # the rest's bytes and the light operators' apart
     terms = terms[:2] + [np.maximum(t["log_mem_total"] - t["log_mem_light"], 0), t["log_weight_total"],
@@ -110,6 +114,9 @@ if sys.argv[3] == "cost_light":  # the rest's bytes and the light operators' apa
 if sys.argv[3] == "cost_kept":  # the bytes kept for the backward pass, a sixth term
     terms = terms + [t["log_mem_kept"]]
     assert (t["log_mem_kept"] > 0).any(), "no graph keeps bytes: the sixth term is not tested"
+if sys.argv[3] == "cost_peak":  # the kept activations and the mean activation tensor, a seventh term
+    terms = terms + [t["log_mem_kept_acts"], t["log_tensor_bytes_mean"]]
+    assert (t["log_tensor_bytes_mean"] > 0).any(), "no graph has tensors: the seventh term is not tested"
 A = np.column_stack([np.ones(len(g))] + terms)[:len(rows)]
 labels = [k for k in rows[0] if k.endswith("_ms")]
 assert labels, rows[0].keys()
@@ -134,7 +141,8 @@ for k in labels:
                 worst, c = w, full
     assert worst < 1e-5, (k, worst, c)
     print("cost %s: libseer's predictions are c . (1, nodes, FLOPs, %s) to %.1g, c >= 0" % (
-        k, {"cost_light": "bytes - light, weights, light", "cost_kept": "bytes, weights, kept"}.get(
+        k, {"cost_light": "bytes - light, weights, light", "cost_kept": "bytes, weights, kept",
+         "cost_peak": "bytes, weights, kept activations, mean tensor"}.get(
             sys.argv[3], "bytes, weights"), worst))
 PY
     fi
