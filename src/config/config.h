@@ -112,7 +112,6 @@ enum { // model.target
     CFG_TARGET_ROOFLINE_KA,
     CFG_TARGET_ROOFLINE_P
 };
-
 enum { CFG_CLAMP_OFF, CFG_CLAMP_RANGE };                        // model.clamp
 enum { CFG_READOUT_POOLED, CFG_READOUT_ADDITIVE };              // model.readout
 enum { CFG_MULTI_SUM, CFG_MULTI_PCGRAD, CFG_MULTI_SINGLE };     // train.multi_task

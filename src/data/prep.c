@@ -361,7 +361,6 @@ int norm_target_unpack(norm_stats *s, const double *v, int64_t n, const char *or
         (v[1] != 0 && v[1] != 1))
         return seer_fail(err, "%s: norm.target: target kind %g or clamp %g is not one this "
                               "library knows (kind 0 to 7; clamp 0 or 1)",
-
                          origin, n ? v[0] : -1.0, n > 1 ? v[1] : -1.0);
     int target = (int)v[0], cols = target_cols(target), head = 2 + cols;
     if (n != target_count(target, s->M))

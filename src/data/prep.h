@@ -88,7 +88,6 @@ typedef struct {
                                       // roofline_kept; log_mem_kept_silu: roofline_kept_silu;
                                       // log_mem_kept_acts: roofline_kept_acts; it and
                                       // log_tensor_bytes_mean: roofline_peak)
-
     double *roof; // (M, norm_roof_terms(target)) the fitted costs (the roofline targets)
     // seercalibrate's batch-dependent factors (calib.batch; libseer only, 0 knots: none): log y
     // gains calib_y[m * calib_n + j] where the raw global feature calib_col equals calib_x[j],
