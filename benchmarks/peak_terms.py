@@ -18,7 +18,7 @@ bytes, the bytes kept for the backward pass), then with a seventh: the largest o
 (`log_mem_max`) or the mean activation tensor's (`log_tensor_bytes_mean`, what `target =
 roofline_peak` adds); each fitted per metric as prep.c fits it (real_ablation.cost_fit: every
 subset of terms, non-negative, least relative squares), on every design-space graph and on its CNNs
-alone (families without vit, deit, mixer, convnext or hybrid). Columns: memory MAPE % on the design
+alone (cost_terms.is_cnn: families of CNN stage styles only). Columns: memory MAPE % on the design
 space (the fit's own graphs) and on the real networks, all and by group (EfficientNets; other CNNs;
 token networks: ViT, Swin, ConvNeXt, MaxViT and timm's attention models), the median predicted /
 measured of each group, and the time MAPEs (training step / inference) on the real networks.
@@ -31,6 +31,7 @@ import types
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cost_terms  # noqa: E402
 import real_ablation as ra  # noqa: E402
 import real_networks as rn  # noqa: E402
 
@@ -38,10 +39,10 @@ SIX = ["log_nodes", "log_flops_total", "log_mem_total", "log_weight_total", "log
 VARIANTS = [("roofline_kept_acts (six terms)", SIX),
             ("+ the largest operator's bytes (log_mem_max)", SIX + ["log_mem_max"]),
             ("+ the mean activation tensor's bytes (roofline_peak)", SIX + ["log_tensor_bytes_mean"])]
-TOKENS = ("vit", "swin", "convnext", "maxvit", "timm-vit", "timm-swin", "timm-coat", "timm-davit", "timm-nest",
-          "timm-edgenext", "timm-caformer", "timm-flexivit", "timm-gcvit", "timm-pit", "timm-levit",
-          "timm-mobilevit", "timm-convnextv2")
-NOT_CNN = ("vit", "deit", "mixer", "convnext", "hybrid")
+# torchvision's attention and ConvNeXt networks (real_ablation.TRANSFORMERS) and timm's
+TOKENS = ra.TRANSFORMERS + ("timm-vit", "timm-swin", "timm-coat", "timm-davit", "timm-nest", "timm-edgenext",
+                            "timm-caformer", "timm-flexivit", "timm-gcvit", "timm-pit", "timm-levit",
+                            "timm-mobilevit", "timm-convnextv2")
 
 
 def real_group(name):
@@ -68,10 +69,10 @@ def main():
         ns = types.SimpleNamespace(real=a.real, real2=a.real2, onnx=a.onnx, include_held_out=True, judge="",
                                    ref_normalize=0, measurements="", work=a.work, build=a.build)
         ra.real_h5(ns, ra.real_truth(ns), device=a.device, name="real_" + a.device)
-    _, dg, dy, dfam = ra.read_graphs(a.space, a.device, families=True)
+    _, dg, dy = ra.read_graphs(a.space, a.device)
     names, rg, ry = ra.read_graphs(real, a.device)
     groups = np.array([real_group(n) for n in names])
-    cnn = np.array([not any(t in f for t in NOT_CNN) for f in dfam])
+    cnn = np.array([cost_terms.is_cnn(f) for f in cost_terms.families(a.space)])
     mb, ms, mi = (rn.METRICS.index(m) for m in ("train_mb", "train_ms", "infer_ms"))
     lines = ["| cost | fitted on | memory: design space | real, all (%d) | EfficientNets (%d) | CNNs (%d) | "
              "token networks (%d) | predicted / measured: EfficientNets, CNNs, tokens | time, real: training "

@@ -203,18 +203,16 @@ def score(a, seer, truth, device="cpu_epyc"):
     return rows
 
 
-def read_graphs(path, device="cpu_epyc", families=False):
+def read_graphs(path, device="cpu_epyc"):
     """A PerfGraph file's graph names, raw global features by name (log1p values) and <device>_*
-    labels, in rn.METRICS order (and, with families, /graph/family)."""
+    labels, in rn.METRICS order."""
     import h5py
     with h5py.File(path, "r") as f:
         dec = lambda xs: [x.decode() if isinstance(x, bytes) else x for x in xs]  # noqa: E731
         names, labels = dec(f["/graph/name"][:]), dec(f["/schema/labels"][:])
         g = dict(zip(dec(f["/schema/global_features"][:]), f["/global/x"][:].astype(np.float64).T))
         y = f["/label/y"][:]
-        fam = dec(f["/graph/family"][:]) if families else None
-    y = np.stack([y[:, labels.index(device + "_" + m)] for m in rn.METRICS], 1).astype(np.float64)
-    return (names, g, y, fam) if families else (names, g, y)
+    return names, g, np.stack([y[:, labels.index(device + "_" + m)] for m in rn.METRICS], 1).astype(np.float64)
 
 
 def cost_fit(X, y):
