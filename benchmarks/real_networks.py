@@ -347,18 +347,25 @@ NETS.update(ADDED13)
 NETS.update(ADDED14)
 NETS.update(ADDED15)
 NETS.update(ADDED16)
+# Named on 2026-12-04 (13:20 UTC), after ADDED17 was spent and before any of these was measured, to
+# judge the next candidate for cpu_epyc.seer, the retrain with specs_g.jsonl's GhostNet and
+# ShuffleNetV2 stages measured on the EPYC (datasets/space_cpu/README.md, "Twenty-first CPU run"),
+# by the Seventeenth CPU run's rule with these in ADDED15's place: timm 0.9.16's CSP and Ghost
+# designs (timm.list_models of cs3*, cspresnet*, cspdarknet* and ghostnet*, sorted; their blocks
+# split channels with Slice or Split), not measured before, in the order random.Random(18).shuffle
+# gives, the first six that torch.onnx exports at opset 13, seerconvert reads and that have at most
+# 5 GFLOPs at batch 1 (seerconvert's count), at the model's own input side (timm's pretrained_cfg).
+# Measured on the EPYC only; until judged, HELD_OUT.
+ADDED18 = {
+    "timm-ghostnetv2_130": (224, {}), "timm-ghostnetv2_160": (224, {}), "timm-cs3darknet_focus_m": (256, {}),
+    "timm-cs3darknet_focus_s": (256, {}), "timm-ghostnetv2_100": (224, {}), "timm-ghostnet_130": (224, {}),
+}
 NETS.update(ADDED17)
+NETS.update(ADDED18)
 # measured but scored by nobody until the candidate they wait for is judged on them
 # (real_ablation.py --judge ADDED11 is the one way to score them): this script's report and
 # real_ablation.py leave them out
-HELD_OUT = set(ADDED11)
-
-
-
-
-
-
-
+HELD_OUT = set(ADDED11) | set(ADDED18)
 
 
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
@@ -434,10 +441,17 @@ def measured(path):
     return {(r["name"], r["batch"]): r for r in json_lines(path)}
 
 
-def measure_missing(a, nets, batches):
-    """Measures every (network, batch) not in a.measurements, appending a line each."""
+def noisy(path, above):
+    """{(network, batch)} whose measurement in path spread above `above` (training step or
+    inference, (q75 - q25) / median of its repeats): the configurations a second pass retakes first."""
+    return {(r["name"], r["batch"]) for r in json_lines(path)
+            if "train_time_ms" in r and max(r["train_spread"], r["infer_spread"]) > above}
+
+
+def measure_missing(a, nets, batches, only=None):
+    """Measures every (network, batch) not in a.measurements (of `only`, when given), appending a line each."""
     done = measured(a.measurements)
-    todo = [(n, b) for b in batches for n in nets if (n, b) not in done]  # batch by batch: a stopped run covers every network alike
+    todo = [(n, b) for b in batches for n in nets if (n, b) not in done and (only is None or (n, b) in only)]  # batch by batch: a stopped run covers every network alike
     if not todo:
         return
     import torch
@@ -542,6 +556,11 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks/real_networks.md"))
     ap.add_argument("--report-only", action="store_true", help="measure nothing; report what is measured")
+    ap.add_argument("--spread-above", type=float, default=None, metavar="F",
+                    help="measure only the configurations whose line in --first spread above F "
+                         "((q75 - q25) / median, e.g. 0.1): a second pass's noisiest first")
+    ap.add_argument("--first", default=os.path.join(ROOT, "benchmarks/real_networks_epyc.jsonl"),
+                    help="the first pass --spread-above reads")
     a = ap.parse_args()
     nets = [n for n in a.nets.split(",") if n]
     for n in nets:
@@ -569,7 +588,10 @@ def main():
     # process, so every model built here first would raise the memory of every configuration
     # measured after it (each line records parent_mem_mb, this process's RSS at the fork)
     if not a.report_only:
-        measure_missing(a, nets, batches)
+        if a.spread_above is not None and not os.path.exists(a.first):
+            sys.exit("real_networks.py: --first %s missing (--spread-above reads it)" % a.first)
+        measure_missing(a, nets, batches, noisy(a.first, a.spread_above) if a.spread_above is not None else None)
+
     errors = {}
     for n in nets:
         e = export_onnx(n, os.path.join(a.work, n + ".onnx"))
