@@ -441,11 +441,13 @@ def measured(path):
     return {(r["name"], r["batch"]): r for r in json_lines(path)}
 
 
-def noisy(path, above):
+def retake(path, above=None, kernel=None):
     """{(network, batch)} whose measurement in path spread above `above` (training step or
-    inference, (q75 - q25) / median of its repeats): the configurations a second pass retakes first."""
+    inference, (q75 - q25) / median of its repeats) and was taken under `kernel` (either test
+    skipped when None): the configurations a later pass retakes."""
     return {(r["name"], r["batch"]) for r in json_lines(path)
-            if "train_time_ms" in r and max(r["train_spread"], r["infer_spread"]) > above}
+            if "train_time_ms" in r and (above is None or max(r["train_spread"], r["infer_spread"]) > above)
+            and (kernel is None or r.get("kernel") == kernel)}
 
 
 def measure_missing(a, nets, batches, only=None):
@@ -559,8 +561,11 @@ def main():
     ap.add_argument("--spread-above", type=float, default=None, metavar="F",
                     help="measure only the configurations whose line in --first spread above F "
                          "((q75 - q25) / median, e.g. 0.1): a second pass's noisiest first")
+    ap.add_argument("--kernel", default=None, metavar="K",
+                    help="measure only the configurations whose line in --first was measured under "
+                         "kernel K (its `kernel` field): a period of the machine measured again")
     ap.add_argument("--first", default=os.path.join(ROOT, "benchmarks/real_networks_epyc.jsonl"),
-                    help="the first pass --spread-above reads")
+                    help="the first pass --spread-above and --kernel read")
     a = ap.parse_args()
     nets = [n for n in a.nets.split(",") if n]
     for n in nets:
@@ -588,9 +593,11 @@ def main():
     # process, so every model built here first would raise the memory of every configuration
     # measured after it (each line records parent_mem_mb, this process's RSS at the fork)
     if not a.report_only:
-        if a.spread_above is not None and not os.path.exists(a.first):
-            sys.exit("real_networks.py: --first %s missing (--spread-above reads it)" % a.first)
-        measure_missing(a, nets, batches, noisy(a.first, a.spread_above) if a.spread_above is not None else None)
+        some = a.spread_above is not None or a.kernel is not None
+        if some and not os.path.exists(a.first):
+            sys.exit("real_networks.py: --first %s missing (--spread-above and --kernel read it)" % a.first)
+        measure_missing(a, nets, batches, retake(a.first, a.spread_above, a.kernel) if some else None)
+
 
     errors = {}
     for n in nets:
@@ -623,6 +630,8 @@ def main():
                          "in_range": in_range, "why": names, "count": count, "member_spread": spread,
                          "disagree": {m: spread[m] > warn[m] for m in METRICS}, "warn": warn, "dist": dist,
                          "spread": max(r["train_spread"], r["infer_spread"]), "ref_ms": r.get("ref_ms"),
+                         "machine": "%s, kernel %s" % (r.get("cpu_id", "cpu_id unrecorded"), r.get("kernel", "?")),
+
                          "load": r.get("other_load")})
     again = measured(a.repeat) if a.repeat and os.path.exists(a.repeat) and \
         os.path.abspath(a.repeat) != os.path.abspath(a.measurements) else {}
@@ -686,6 +695,34 @@ def by_batch(rows, batches):
         L.append("| %d%s | %d | %s | %s | %d of %d |" % (b, "" if b in batches else " (never measured in the design space)",
                                                        len(rs), cell("pred"), cell("reg"),
                                                        sum(not r["in_range"] for r in rs), len(rs)))
+    return L
+
+
+def by_machine(rows):
+    """MAPE % and median signed error by what measured each configuration's first line: its
+    processor (cpu_id; unrecorded on lines written before measure.py recorded it) and kernel. Two
+    processors can share a model name, and one virtual machine's speed can change between sessions:
+    the reference network's median time says how fast each period ran."""
+    keys = sorted({r["machine"] for r in rows})
+    if len(keys) < 2:
+        return []
+    L = ["", "## By what measured them", "",
+         "The configurations by the processor (`cpu_id`) and kernel their first measurement records; "
+         "*reference*: the median `ref_ms` of those lines (a fixed small network timed before each "
+         "configuration: how fast the machine ran then). MAPE %, then the median of (predicted - "
+         "measured) / measured, training step / inference / training memory.", "",
+         "| measured on | configurations | networks | reference ms | predictor MAPE | predictor, median signed | regression MAPE |",
+         "|---|---|---|---|---|---|---|"]
+    for k in keys:
+        rs = [r for r in rows if r["machine"] == k]
+        refs = [r["ref_ms"] for r in rs if r.get("ref_ms")]
+        cell = lambda f: " / ".join("%+.0f%%" % f([100 * (r["pred"][m] - r["y"][m]) / r["y"][m] for r in rs])  # noqa: E731
+                                    for m in ("train_ms", "infer_ms", "train_mb"))
+        L.append("| %s | %d | %d | %s | %s | %s | %s |" % (
+            k, len(rs), len({r["name"] for r in rs}), "%.2f" % np.median(refs) if refs else "-",
+            " / ".join("%.1f" % np.mean([ape(r["pred"][m], r["y"][m]) for r in rs]) for m in ("train_ms", "infer_ms", "train_mb")),
+            cell(np.median), " / ".join("%.1f" % np.mean([ape(r["reg"][m], r["y"][m]) for r in rs])
+                                        for m in ("train_ms", "infer_ms", "train_mb"))))
     return L
 
 
@@ -824,6 +861,7 @@ def report(a, nets, batches, rows_all, errors, n_reg, meas):
     # with --batches 32 measures beyond them
     space_batches = sorted({r["batch"] for r in json_lines(a.space) if "train_time_ms" in r})
     L += by_batch(rows_all, space_batches)
+    L += by_machine(rows_all)
     L += ["", "## Each network", "",
           "Measured time (ms) and peak memory (MB), the predictor's error and the regression's (%); "
           "*spread*: the larger of the two timings' (q75 - q25) / median.", "",

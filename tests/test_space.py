@@ -385,6 +385,15 @@ def main():
     rc = subprocess.run(cmd[:4] + [other] + cmd[5:] + ["--limit", "1"], capture_output=True, text=True)
     check(rc.returncode != 0 and "GenuineIntel 6/1/1" in rc.stderr and "own file" in rc.stderr,
           "a file of the same model name with another cpu_id: rc %d, %s" % (rc.returncode, rc.stderr))
+    # lines without cpu_id (written before it was recorded): appended to, with a warning that says so
+    old_lines = os.path.join(work, "m_no_cpu_id.jsonl")
+    with open(old_lines, "w") as f:
+        for r in rows:
+            f.write(json.dumps({k: v for k, v in r.items() if k != "cpu_id"}) + "\n")
+    rc = subprocess.run(cmd[:4] + [old_lines] + cmd[5:] + ["--limit", "1"], capture_output=True, text=True)
+    check(rc.returncode == 0 and "warning: %d lines" % len(rows) in rc.stderr and "--cpu-id" in rc.stderr,
+          "a file of lines without cpu_id: rc %d, %s" % (rc.returncode, rc.stderr))
+
     # one file, one allocator: a resume under other MALLOC_* settings refuses, the file unchanged
     check(rows[0].get("allocator") == space.allocator() and space.allocator({}) == "glibc"
           and space.allocator({"MALLOC_MMAP_THRESHOLD_": "65536"}) == "glibc MALLOC_MMAP_THRESHOLD_=65536"
@@ -460,6 +469,31 @@ def main():
                         capture_output=True, text=True)
     check(rc.returncode != 0 and "under the allocator 'glibc MALLOC_MMAP_THRESHOLD_=4294967296'" in rc.stderr
           and not os.path.exists(h5d + ".heap"), "two allocators' lines in one dataset: rc %d, %s" % (rc.returncode, rc.stderr))
+    # lines written before cpu_id was recorded cannot be told from this processor's: read with a
+    # warning; --cpu-id keeps one processor's lines (the AMD EPYC file holds two processors)
+    unrec = os.path.join(work, "m_unrecorded.jsonl")
+    with open(unrec, "w") as f:
+        for r in rows:  # twice as slow, so that a label averaged with them shows it
+            u = {k: v for k, v in r.items() if k != "cpu_id"}
+            u.update({m: 2 * r[m] for m in ("train_time_ms", "infer_time_ms") if r.get(m)})
+            f.write(json.dumps(u) + "\n")
+
+    rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
+                         "--measurements", out + "," + unrec, "-o", h5d + ".unrec", "--seerconvert", seerconvert],
+                        capture_output=True, text=True)
+    check(rc.returncode == 0 and "warning" in rc.stderr and "unrecorded %d" % len(rows) in rc.stderr
+          and "--cpu-id" in rc.stderr, "lines with and without cpu_id: rc %d, %s" % (rc.returncode, rc.stderr))
+    yc, _ = dataset("space_cpu_id", out + "," + unrec, "--cpu-id", rows[0]["cpu_id"])
+    check(np.array_equal(yc, y, equal_nan=True), "--cpu-id: other labels than the processor's own lines")
+    card_c = open(os.path.join(work, "README-space_cpu_id.md")).read()
+    check("unrecorded %d" % len(rows) in card_c and "%d lines of the others left out" % len(rows) in card_c,
+          "--cpu-id: the card does not count the processors' lines")
+    rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
+                         "--measurements", out, "-o", h5d + ".none", "--seerconvert", seerconvert, "--cpu-id", "unrecorded"],
+                        capture_output=True, text=True)
+    check(rc.returncode != 0 and "no line" in rc.stderr and not os.path.exists(h5d + ".none"),
+          "--cpu-id of no line: rc %d, %s" % (rc.returncode, rc.stderr))
+
     # --ref-normalize: each time scaled by median(ref_ms) / its ref_ms
 
     yr, names_r = dataset("space_ref", out, "--ref-normalize")

@@ -364,6 +364,7 @@ def main():
     done = {}  # pass -> {(id, batch)}
     others = {}  # device_name -> lines measured on it, when not this machine's
     mixed = {}  # allocator -> lines measured under it, when not this process's
+    unrecorded = 0  # lines written before measure.py recorded cpu_id
     if os.path.exists(a.out):
         with open(a.out) as f:
             for line in f:
@@ -372,6 +373,8 @@ def main():
                     done.setdefault(r.get("pass", 1), set()).add((r["id"], r["batch"]))
                 except (ValueError, KeyError):
                     continue  # a line cut by a crash: measured again
+                if "cpu_id" not in r:
+                    unrecorded += 1
                 theirs = r.get("device_name", info["device_name"])
                 if not space.same_machine(dict(r, device_name=theirs), info):
                     key = "%s (%s)" % (theirs, r["cpu_id"]) if "cpu_id" in r else theirs
@@ -390,7 +393,14 @@ def main():
         sys.exit("measure.py: error: %s: %d lines were measured on %r, this machine is %r; write this "
                  "machine's measurements to their own file (-o ...)" % (a.out, n, name, "%s (%s)" % (
                      info["device_name"], info.get("cpu_id", "?"))))
+    if unrecorded and "cpu_id" in info:
+        print("measure.py: warning: %d lines of %s record no cpu_id (written before measure.py recorded "
+              "it): whether they were measured on this processor (%s) cannot be checked, and two "
+              "processors can share a model name (the AMD EPYC file holds two: "
+              "datasets/space_cpu/README.md); make_dataset.py --cpu-id keeps one processor's lines"
+              % (unrecorded, a.out, info["cpu_id"]), file=sys.stderr)
     t0, n_new = time.time(), 0
+
     mine_done, first = done.get(a.pass_no, set()), done.get(1, set())
     todo = [(s, b) for s in specs for b in batches if (s["id"], b) not in mine_done
             and (a.pass_no == 1 or (s["id"], b) in first)]

@@ -89,7 +89,18 @@ def smooth_refs(records, window):
         records[i]["ref_window_ms"] = w[len(w) // 2] if len(w) % 2 else 0.5 * (w[len(w) // 2 - 1] + w[len(w) // 2])
 
 
+def processor(r):
+    """A line's processor as --cpu-id names it: its cpu_id, or "unrecorded"."""
+    return r.get("cpu_id") or "unrecorded"
+
+
+def processors_text(counts):
+    """{processor: lines} as "AuthenticAMD 25/1/1 3,352, unrecorded 12,182" (most lines first)."""
+    return ", ".join("%s %s" % (p, format(n, ",")) for p, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
 def pass_disagreement(v):
+
     """(max - min) / mean of one configuration's times from separate passes."""
     return (max(v) - min(v)) / (sum(v) / len(v))
 
@@ -173,6 +184,10 @@ def main():
                          "older than N empty (NaN: not learned from, not scored): measure.py records "
                          "space.TORCH_BUILDER per line, lines without it are version 1, whose no-grad "
                          "forward pass held every activation (space.py says why 2 is the one to use)")
+    ap.add_argument("--cpu-id", default=None, metavar="ID",
+                    help="keep only the lines measured on this processor (their cpu_id, e.g. "
+                         "'AuthenticAMD 25/1/1'; 'unrecorded': the lines written before measure.py "
+                         "recorded one); the card counts every processor's lines either way")
     ap.add_argument("--label-prefix", default="",
                     help="name the labels in DESIGN.md's convention <device>_<metric>_<unit> with this "
                          "device (cpu_xeon: cpu_xeon_train_ms, cpu_xeon_infer_mb, ...), which "
@@ -201,6 +216,7 @@ def main():
     else:
         specs = read_specs(a.specs)
         device = None
+        a.processors = {}  # processor(r) -> lines read
         passes = {}  # (id, batch) -> the records of its passes, in file order
         first = None  # (the first line's record, where it is)
         for mpath in a.measurements.split(","):
@@ -216,6 +232,11 @@ def main():
                               "left out" % mpath, file=sys.stderr)
                         continue
                     sys.exit("make_dataset.py: %s:%d: not a JSON line" % (mpath, i + 1))
+            for _, r in recs:
+                a.processors[processor(r)] = a.processors.get(processor(r), 0) + 1
+            if a.cpu_id is not None:  # another processor's lines: left out before they time anything
+                a.other_cpu = getattr(a, "other_cpu", 0) + sum(1 for _, r in recs if processor(r) != a.cpu_id)
+                recs = [(i, r) for i, r in recs if processor(r) == a.cpu_id]
             if a.ref_window > 1:  # every line of the file, the ones left out below too, times the machine
                 smooth_refs([r for _, r in recs], a.ref_window)
             for i, r in recs:
@@ -260,6 +281,14 @@ def main():
                     del passes[key]
         for (sid, b), rs in passes.items():
             rows.append((specs[sid], b, combine_passes(rs)))
+        if a.cpu_id is None and len(a.processors) > 1:
+            print("make_dataset.py: warning: the lines read come from %s: lines without a cpu_id were "
+                  "measured before measure.py recorded it, so whether they share a processor with the "
+                  "others cannot be checked (the AMD EPYC file holds two: datasets/space_cpu/README.md); "
+                  "--cpu-id ID keeps one processor's lines" % processors_text(a.processors), file=sys.stderr)
+        if a.cpu_id is not None and not rows:
+            sys.exit("make_dataset.py: --cpu-id %r: no line of %s was measured on it (the lines' processors: %s)"
+                     % (a.cpu_id, a.measurements, processors_text(a.processors)))
     written = set()
     for s, _, _ in rows:
         if s["id"] not in written:
@@ -299,6 +328,10 @@ def write_card(path, out, rows, labels, device, a):
                      "left out: %d" % (a.ref_normalize, a.ref_normalize, a.ref_median, a.no_ref)
                      + ("; each line's ref_ms the median of the %d lines of its file measured nearest it "
                         "(--ref-window)" % a.ref_window if a.ref_window > 1 else ""))
+    if getattr(a, "processors", None):
+        lines.append("- processors of the lines read (cpu_id, lines): %s" % processors_text(a.processors)
+                     + ("; kept: %s only (--cpu-id), %d lines of the others left out" % (a.cpu_id, a.other_cpu)
+                        if a.cpu_id is not None else ""))
     if a.max_other_load is not None:
         lines.append("- left out: %d configurations measured while the other cores were more than "
                      "%.0f%% busy (--max-other-load)" % (getattr(a, "left_out", 0), 100 * a.max_other_load))
