@@ -12,7 +12,8 @@ no-grad forward passes; the median) with the two copies' steps interleaved: one 
 default (subnormals computed), the other with flush-to-zero (`torch.set_flush_denormal(True)`,
 switched on and off around its steps: subnormal results and inputs read as 0). Each copy follows
 its own values, and the machine's drift falls on both alike. The ratio default / flushed of the
-medians is the slowdown subnormals cause.
+medians is the slowdown subnormals cause. Measured on 2026-12-04 (benchmarks/denormals.md): x1.01 to
+x1.04 in the median over design-space and real networks, not what moves Seer's CPU labels.
 
     taskset -c 0 /usr/bin/python3 benchmarks/denormals.py [--real resnet18,timm-ghostnet_100]
         [--space datasets/space_cpu/specs_r.jsonl --space-n 40] [--batches 1,4] [--out FILE.md]
