@@ -597,8 +597,6 @@ def main():
         if some and not os.path.exists(a.first):
             sys.exit("real_networks.py: --first %s missing (--spread-above and --kernel read it)" % a.first)
         measure_missing(a, nets, batches, retake(a.first, a.spread_above, a.kernel) if some else None)
-
-
     errors = {}
     for n in nets:
         e = export_onnx(n, os.path.join(a.work, n + ".onnx"))
@@ -631,7 +629,6 @@ def main():
                          "disagree": {m: spread[m] > warn[m] for m in METRICS}, "warn": warn, "dist": dist,
                          "spread": max(r["train_spread"], r["infer_spread"]), "ref_ms": r.get("ref_ms"),
                          "machine": "%s, kernel %s" % (r.get("cpu_id", "cpu_id unrecorded"), r.get("kernel", "?")),
-
                          "load": r.get("other_load")})
     again = measured(a.repeat) if a.repeat and os.path.exists(a.repeat) and \
         os.path.abspath(a.repeat) != os.path.abspath(a.measurements) else {}

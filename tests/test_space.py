@@ -393,7 +393,6 @@ def main():
     rc = subprocess.run(cmd[:4] + [old_lines] + cmd[5:] + ["--limit", "1"], capture_output=True, text=True)
     check(rc.returncode == 0 and "warning: %d lines" % len(rows) in rc.stderr and "--cpu-id" in rc.stderr,
           "a file of lines without cpu_id: rc %d, %s" % (rc.returncode, rc.stderr))
-
     # one file, one allocator: a resume under other MALLOC_* settings refuses, the file unchanged
     check(rows[0].get("allocator") == space.allocator() and space.allocator({}) == "glibc"
           and space.allocator({"MALLOC_MMAP_THRESHOLD_": "65536"}) == "glibc MALLOC_MMAP_THRESHOLD_=65536"
@@ -477,7 +476,6 @@ def main():
             u = {k: v for k, v in r.items() if k != "cpu_id"}
             u.update({m: 2 * r[m] for m in ("train_time_ms", "infer_time_ms") if r.get(m)})
             f.write(json.dumps(u) + "\n")
-
     rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
                          "--measurements", out + "," + unrec, "-o", h5d + ".unrec", "--seerconvert", seerconvert],
                         capture_output=True, text=True)
@@ -493,7 +491,6 @@ def main():
                         capture_output=True, text=True)
     check(rc.returncode != 0 and "no line" in rc.stderr and not os.path.exists(h5d + ".none"),
           "--cpu-id of no line: rc %d, %s" % (rc.returncode, rc.stderr))
-
     # --ref-normalize: each time scaled by median(ref_ms) / its ref_ms
 
     yr, names_r = dataset("space_ref", out, "--ref-normalize")

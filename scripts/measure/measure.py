@@ -400,7 +400,6 @@ def main():
               "datasets/space_cpu/README.md); make_dataset.py --cpu-id keeps one processor's lines"
               % (unrecorded, a.out, info["cpu_id"]), file=sys.stderr)
     t0, n_new = time.time(), 0
-
     mine_done, first = done.get(a.pass_no, set()), done.get(1, set())
     todo = [(s, b) for s in specs for b in batches if (s["id"], b) not in mine_done
             and (a.pass_no == 1 or (s["id"], b) in first)]

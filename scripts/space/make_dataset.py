@@ -100,7 +100,6 @@ def processors_text(counts):
 
 
 def pass_disagreement(v):
-
     """(max - min) / mean of one configuration's times from separate passes."""
     return (max(v) - min(v)) / (sum(v) / len(v))
 
