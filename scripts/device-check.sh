@@ -165,7 +165,7 @@ if want bench_ops; then
 fi
 
 # the model and batch of bench_gpu.sh (SeerNet H = 256, L = 1, SynMM, batch 128) on NB201
-bench_args="configs/single.ini --quiet --set data.path=$data --set data.labels=titan_rtx_256_ms
+bench_args="configs/single.ini --quiet --set data.path=${data:-} --set data.labels=titan_rtx_256_ms
     --set model.hidden=256 --set model.blocks=1 --set model.agg=synmm --set model.head_hidden=256
     --set train.batch_size=128 --set train.early_stop=0 --set train.schedule=none
     --set backend.device=cuda --set output.dir=/tmp/seer-profile"
@@ -233,11 +233,16 @@ if want measure; then
     elif "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
         "$py" -c "import pynvml" 2>/dev/null || echo "no pynvml: utilisation and energy not measured"
         "$py" scripts/space/space.py sample -n 2000 --seed 1 -o "$out/specs.jsonl"
+        # resume the committed H200 file: measure.py skips every (architecture, batch) in it, so each
+        # lent session adds new architectures of the same sample (lines without "lease" are new)
+        if [ -f datasets/space_h200/measurements.jsonl ]; then
+            cp datasets/space_h200/measurements.jsonl "$out/measurements.jsonl"
+        fi
         "$py" scripts/measure/measure.py "$out/specs.jsonl" -o "$out/measurements.jsonl" --device cuda \
             --batches 1,2,4,8,16,32,64,128,256 --repeats 10 --warmup 5 --time-budget "$budget" 2>&1 | tail -n 5
         "$py" - "$out/measurements.jsonl" <<'PY' | tee "$logs/measure_summary.txt"
 import json, statistics, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+rows = [r for r in map(json.loads, open(sys.argv[1])) if "lease" not in r]  # this call's lines
 ok = [r for r in rows if "train_time_ms" in r]
 sp = lambda k: "%.2f%%" % (100 * statistics.median(r[k] for r in ok)) if ok else "-"
 print("%d configurations, %d out of memory, %d architectures, median spread train %s infer %s, "
