@@ -437,6 +437,23 @@ def main():
                        check=True)
         with h5py.File(h5x, "r") as f:
             return f["label/y"][:], [x.decode() for x in f["graph/name"][:]]
+    # NVML's readings of 0 (no busy sample, an energy counter that did not tick): left empty, counted
+    nv = os.path.join(work, "m_nvml.jsonl")
+    first = [r for r in rows if "pass" not in r]
+    with open(nv, "w") as f:
+        for i, r in enumerate(first):
+            f.write(json.dumps(dict(r, train_util_pct=[0.0, 40.0][i % 2], train_energy_mj=[0.0, 5.0][i % 2])) + "\n")
+    ynv, nnv = dataset("nvml", nv, "--card", os.path.join(work, "card_nvml.md"))
+    with h5py.File(os.path.join(work, "nvml.h5"), "r") as f:
+        lnv = [x.decode() for x in f["schema/labels"][:]]
+    for i, r in enumerate(first):
+        row = ynv[nnv.index("space/%s@bs%d" % (r["id"], r["batch"]))]
+        u, e = row[lnv.index("train_util_pct")], row[lnv.index("train_energy_mj")]
+        check((np.isnan(u) and np.isnan(e)) if i % 2 == 0 else (u == 40.0 and e == 5.0),
+              "NVML reading %d: utilisation %s, energy %s" % (i, u, e))
+    zeros = (len(first) + 1) // 2
+    check("NVML readings of 0 left empty (not resolved over the timed steps): train_energy_mj %d, train_util_pct %d"
+          % (zeros, zeros) in open(os.path.join(work, "card_nvml.md")).read(), "the card counts the NVML zeros")
     # --specs FOLDER: every specs*.jsonl in it, the same dataset; an id in two files is refused
     import shutil
     sdir = os.path.join(work, "specs_dir")
@@ -587,19 +604,29 @@ def main():
     check("separate passes" in card and "2 configurations" in card, "the card does not report the two passes")
     # --infer-builder: inference times of lines from an older builder left empty, the rest kept
     old = os.path.join(work, "m_old.jsonl")
+    keys = [(r["id"], r["batch"]) for r in rows]
+    gpu = next(r for r in rows if r is not rows[0] and keys.count((r["id"], r["batch"])) == 1)  # measured once
     with open(old, "w") as f:
         for r in rows:
+            if r is gpu:  # as a GPU line records it (the forward pass's own memory): all its inference labels go
+                r = dict({k: v for k, v in r.items() if k != "builder"}, infer_reserved_mb=r["train_mem_mb"])
             f.write(json.dumps({k: v for k, v in r.items() if k != "builder"} if r is rows[0] else r) + "\n")
     yb, names_b = dataset("space_builder", old, "--infer-builder", "2")
+    ig, im = names_b.index("space/%s@bs%d" % (gpu["id"], gpu["batch"])), labels.index("infer_mem_mb")
+    check(np.isnan(yb[ig, labels.index("infer_time_ms")]) and np.isnan(yb[ig, im])
+          and not np.isnan(yb[ig, labels.index("train_mem_mb")]),
+          "--infer-builder 2 on a GPU line: inference time %g, memory %g" % (yb[ig, labels.index("infer_time_ms")], yb[ig, im]))
     k0 = (rows[0]["id"], rows[0]["batch"])
     i0, it, tt = names_b.index("space/%s@bs%d" % k0), labels.index("infer_time_ms"), labels.index("train_time_ms")
     two0 = [r for r in rows if (r["id"], r["batch"]) == k0 and r is not rows[0]]  # its pass-2 line keeps it
     want = two0[0]["infer_time_ms"] if two0 else None
     check((np.isnan(yb[i0, it]) if want is None else abs(yb[i0, it] - want) <= 1e-4 * want) and not np.isnan(yb[i0, tt]),
           "--infer-builder 2: the builder-1 line's inference %g (want %s), training %g" % (yb[i0, it], want, yb[i0, tt]))
-    others = [i for i, n in enumerate(names_b) if n != "space/%s@bs%d" % k0]
+    check(not np.isnan(yb[i0, im]), "--infer-builder 2 emptied a CPU line's memory (the training step's peak)")
+    others = [i for i, n in enumerate(names_b) if n not in ("space/%s@bs%d" % k0, "space/%s@bs%d" % (gpu["id"], gpu["batch"]))]
     check(not np.isnan(yb[others, it]).any(), "--infer-builder 2 emptied builder-2 inference times")
-    check("1 measurements' inference times left empty" in open(os.path.join(work, "README-space_builder.md")).read(),
+    check("2 measurements' inference times (and on a GPU their memory, utilisation and energy) left empty"
+          in open(os.path.join(work, "README-space_builder.md")).read(),
           "the card does not count the emptied inference times")
     # builder_calibrate.py: each pass-1 configuration measured again by builder 2 on a machine 1.25x
     # slower, inference 0.8x by the builder: the effect comes out 0.8, and the shipped CPU predictor's

@@ -35,6 +35,7 @@ import space  # noqa: E402
 
 METRICS = ["train_time_ms", "infer_time_ms", "train_mem_mb", "infer_mem_mb", "train_util_pct",
            "infer_util_pct", "train_energy_mj", "infer_energy_mj"]
+INFER_GPU = ["infer_time_ms", "infer_mem_mb", "infer_util_pct", "infer_energy_mj"]
 
 
 def label_name(metric, prefix):
@@ -150,6 +151,17 @@ def fmt(v):
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else "%.9g" % v
 
 
+def unresolved(metric, v, a):
+    """NVML's readings (utilisation, energy) of 0: the 20 ms utilisation sampler saw no busy sample,
+    or the energy counter did not tick over ten short steps (datasets/space_h200/README.md): not
+    measured, so left empty (masked in training) and counted per metric for the card."""
+    if v is not None and v <= 0 and (metric.endswith("_util_pct") or metric.endswith("_energy_mj")):
+        a.unresolved = getattr(a, "unresolved", {})
+        a.unresolved[metric] = a.unresolved.get(metric, 0) + 1
+        return None
+    return v
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--specs", help="specs file(s) from space.py sample, comma-separated, or a folder "
@@ -262,8 +274,13 @@ def main():
                     continue
                 if a.infer_builder is not None and r.get("builder", 1) < a.infer_builder \
                         and r.get("infer_time_ms") is not None:
-                    r = dict(r, infer_time_ms=None)
+                    # a GPU line measured the forward pass's own memory, utilisation and energy,
+                    # which the old builder's held activations moved too (on a CPU the memory
+                    # is the training step's peak, the same under either builder)
+                    gone = INFER_GPU if "infer_reserved_mb" in r else ["infer_time_ms"]
+                    r = dict(r, **{m: None for m in gone})
                     a.infer_dropped = getattr(a, "infer_dropped", 0) + 1
+                r = dict(r, **{m: unresolved(m, r.get(m), a) for m in METRICS})
                 passes.setdefault((r["id"], r["batch"]), []).append(r)
         if a.ref_normalize is not None:
             refs = sorted(r["ref_ms"] for rs in passes.values() for r in rs if r.get("ref_ms"))
@@ -318,9 +335,13 @@ def write_card(path, out, rows, labels, device, a):
              "stages, ConvNeXt, ViT, DeiT, MLP-Mixer), %s." % ("with synthetic labels (throughput benchmarks only)" if a.scale
                                                     else "measured on %s" % device), ""]
     archs = len({s["id"] for s, _, _ in rows})
+    if getattr(a, "unresolved", None):
+        lines.append("- NVML readings of 0 left empty (not resolved over the timed steps): %s"
+                     % ", ".join("%s %d" % kv for kv in sorted(a.unresolved.items())))
     if getattr(a, "infer_builder", None) is not None:
-        lines.append("- inference times only from PyTorch builder version %d or later (--infer-builder): "
-                     "%d measurements' inference times left empty" % (a.infer_builder, getattr(a, "infer_dropped", 0)))
+        lines.append("- inference labels only from PyTorch builder version %d or later (--infer-builder): "
+                     "%d measurements' inference times (and on a GPU their memory, utilisation and "
+                     "energy) left empty" % (a.infer_builder, getattr(a, "infer_dropped", 0)))
     if getattr(a, "ref_normalize", None) is not None:
         lines.append("- times normalised to the reference network's median speed (--ref-normalize %g: x "
                      "(median(ref_ms) / ref_ms)^%g; median ref_ms %.3f ms); measurements without ref_ms "
