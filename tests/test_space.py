@@ -454,6 +454,18 @@ def main():
     zeros = (len(first) + 1) // 2
     check("NVML readings of 0 left empty (not resolved over the timed steps): train_energy_mj %d, train_util_pct %d"
           % (zeros, zeros) in open(os.path.join(work, "card_nvml.md")).read(), "the card counts the NVML zeros")
+    # a line whose recorded FLOPs are not its spec's (measured from another sample sharing the ids): refused
+    wrong = os.path.join(work, "m_wrong_sample.jsonl")
+    with open(wrong, "w") as f:
+        for i, r in enumerate(first):
+            f.write(json.dumps(dict(r, flops=r["flops"] * 2) if i == 1 else r) + "\n")
+    rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
+                         "--measurements", wrong, "-o", os.path.join(work, "wrong.h5"), "--seerconvert", seerconvert],
+                        capture_output=True, text=True)
+    check(rc.returncode != 0 and "m_wrong_sample.jsonl:2: architecture %s at batch %d was measured with"
+          % (first[1]["id"], first[1]["batch"]) in rc.stderr and "another sample" in rc.stderr
+          and not os.path.exists(os.path.join(work, "wrong.h5")),
+          "a line of another sample: rc %d, %s" % (rc.returncode, rc.stderr[-300:]))
     # --specs FOLDER: every specs*.jsonl in it, the same dataset; an id in two files is refused
     import shutil
     sdir = os.path.join(work, "specs_dir")

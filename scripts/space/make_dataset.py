@@ -229,6 +229,7 @@ def main():
         device = None
         a.processors = {}  # processor(r) -> lines read
         passes = {}  # (id, batch) -> the records of its passes, in file order
+        flops_ok = set()  # (id, batch) whose recorded FLOPs matched the spec
         first = None  # (the first line's record, where it is)
         for mpath in a.measurements.split(","):
             lines, recs = open(mpath).read().split("\n"), []
@@ -254,6 +255,18 @@ def main():
                 if r["id"] not in specs:
                     sys.exit("make_dataset.py: %s: measured architecture %s is in none of the specs files %s"
                              % (mpath, r["id"], a.specs))
+                # the FLOPs measure.py recorded must be the spec's: two samples can share an id
+                # (space.py sample numbers each from s000000), so a line read against another
+                # sample's specs would give its label to a different network
+                key = (r["id"], r["batch"])
+                if "flops" in r and key not in flops_ok:
+                    want = space.flops(specs[r["id"]], r["batch"])
+                    if abs(want - r["flops"]) > 1e-9 * max(1.0, abs(r["flops"])):
+                        sys.exit("make_dataset.py: %s:%d: architecture %s at batch %d was measured with %.6g FLOPs, "
+                                 "but the spec of that id in %s has %.6g: these measurements come from another "
+                                 "sample; give the specs file they were measured from (--specs)"
+                                 % (mpath, i + 1, r["id"], r["batch"], r["flops"], a.specs, want))
+                    flops_ok.add(key)
                 device = device or r.get("device_name")
                 # one dataset, one device: another machine's line would be averaged with this one's
                 # as a second pass

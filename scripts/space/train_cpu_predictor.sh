@@ -1,7 +1,7 @@
 #!/bin/sh
 # A CPU predictor from one machine's design-space measurements, the shipped CPU recipe, one command.
 #
-#   sh scripts/space/train_cpu_predictor.sh --label DEVICE --measurements F[,F...] [--work DIR] [-o OUT.seer]
+#   sh scripts/space/train_cpu_predictor.sh --label DEVICE --measurements F[,F...] [--specs S] [--work DIR] [-o OUT.seer]
 #        [--epochs 120] [--infer-builder 2] [--target roofline_light] [--cost-target T] [--seeds 1,2,3]
 #        [--jobs 2] [--keep]
 #        [--ref-normalize 1 --ref-window 201]
@@ -20,6 +20,8 @@
 #      on the same training split: WORK/cost5.seer;
 #   4. seerexport --ensemble: the pair at half the weight, the cost at the other half: OUT
 #      (default WORK/DEVICE.seer).
+# --specs S: the architectures the measurements are of (default datasets/space_cpu, every specs*.jsonl
+# in it; datasets/space_h200/specs.jsonl for the H200's, a sample of its own whose ids the CPU's reuse).
 # --ref-normalize P [--ref-window K] pass to make_dataset.py: each time label scaled by (median ref_ms /
 # the line's reference)^P, the reference the median ref_ms of the K lines measured nearest it, which
 # takes the machine's drift out (scripts/measure/ref_check.py --windows chooses K and P on lines
@@ -52,6 +54,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 PY=${PYTHON:-$(command -v /usr/bin/python3 || echo python3)}
 LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2 TARGET= SEEDS=1 JOBS=1 KEEP=0 REFN= REFW=1 CTARGET=
+SPECS=$ROOT/datasets/space_cpu
 ARGS="$*"
 while [ $# -gt 0 ]; do
     case "$1" in -h|--help|--keep) ;; -*) [ $# -ge 2 ] || { echo "train_cpu_predictor: $1 needs a value (--help)" >&2; exit 2; } ;; esac
@@ -59,6 +62,7 @@ while [ $# -gt 0 ]; do
     -h|--help) usage; exit 0 ;;
     --label) LABEL=$2; shift 2 ;;
     --measurements) MEAS=$2; shift 2 ;;
+    --specs) SPECS=$2; shift 2 ;;
     --h5) H5=$2; shift 2 ;;
     --members) MEMBERS=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
@@ -152,7 +156,7 @@ pair() {
 if [ -n "$MEAS" ]; then
     H5=$WORK/$LABEL.h5
     echo "train_cpu_predictor: 1/4 the dataset $H5 (ONNX exports in $WORK/onnx)"
-    OMP_NUM_THREADS=1 "$PY" "$ROOT/scripts/space/make_dataset.py" --specs "$ROOT/datasets/space_cpu" \
+    OMP_NUM_THREADS=1 "$PY" "$ROOT/scripts/space/make_dataset.py" --specs "$SPECS" \
         --measurements "$MEAS" -o "$H5" --label-prefix "$LABEL" --infer-builder "$BUILDER" --onnx-dir "$WORK/onnx" \
         --card "$WORK/${LABEL}_card.md" --seerconvert "$BUILD/seerconvert" \
         ${REFN:+--ref-normalize $REFN --ref-window $REFW} > "$WORK/dataset.log" 2>&1 \
