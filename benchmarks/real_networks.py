@@ -427,13 +427,13 @@ def named_files(ap, values, flag):
     return files
 
 
-def measure_net(name, side, batch, a):
+def measure_net(name, side, batch, a, nvml=None):
     """measure.measure_model on the network, its loss's targets drawn below its own output width: 1000
     classes for torchvision's, timm's num_classes, or where timm builds a model without a classifier
     (num_classes 0, as vit_base_r50_s16_224: its pooled features) its num_features."""
     model = build(name)
     classes = getattr(model, "num_classes", 1000) or getattr(model, "num_features", 1000)
-    return measure.measure_model(model, [3, side, side], classes, batch, a, _NoNvml())
+    return measure.measure_model(model, [3, side, side], classes, batch, a, nvml or _NoNvml())
 
 
 def measured(path):
@@ -458,20 +458,40 @@ def measure_missing(a, nets, batches, only=None):
         return
     import torch
     torch.set_num_threads(a.threads)
-    m = argparse.Namespace(device="cpu", warmup=a.warmup, repeats=a.repeats, threads=a.threads,
+    gpu = a.torch_device == "cuda"
+    if gpu and not torch.cuda.is_available():
+        sys.exit("real_networks.py: --torch-device cuda: PyTorch sees no CUDA device here")
+    m = argparse.Namespace(device=a.torch_device, warmup=a.warmup, repeats=a.repeats, threads=a.threads,
                            reference=True)
-    info = measure.env_info(m, _NoNvml())
+    nvml = measure.NvmlSampler(0) if gpu else _NoNvml()
+    info = measure.env_info(m, nvml if gpu else _NoNvml())
+    theirs = {r.get("device_name") for r in done.values()} - {info["device_name"], None}
+    if theirs:  # one file, one machine, as measure.py keeps its files
+        sys.exit("real_networks.py: %s holds measurements of %s, this machine is %s: write this machine's "
+                 "measurements to a file of their own (--measurements)" % (a.measurements, ", ".join(sorted(map(str, theirs))), info["device_name"]))
     mine = set(os.sched_getaffinity(0))
-    t_start = time.time()
+    t_start, last = time.time(), 0.0
     print("real_networks.py: measuring %d configurations on %s, cores %s" %
           (len(todo), info["device_name"], info["cores"]), flush=True)
     with open(a.measurements, "a") as f:
         for i, (n, b) in enumerate(todo):
+            if a.time_budget and time.time() - t_start + last > a.time_budget:
+                print("real_networks.py: --time-budget %g s reached, %d of %d measured" % (a.time_budget, i, len(todo)))
+                break
+            t1 = time.time()
             c0 = measure.cpu_times()
             side = NETS[n][0]
-            res = measure.run_cpu_child(None, b, m, _NoNvml(), measure=lambda: measure_net(n, side, b, m))
-
-            res["other_load"] = measure.other_load(c0, measure.cpu_times(), mine)
+            if gpu:  # in this process: the GPU's own counters give the peak memory
+                try:
+                    res = measure_net(n, side, b, m, nvml)
+                except torch.cuda.OutOfMemoryError:
+                    res = {"oom": True}
+                finally:
+                    torch.cuda.empty_cache()
+            else:
+                res = measure.run_cpu_child(None, b, m, _NoNvml(), measure=lambda: measure_net(n, side, b, m))
+                res["other_load"] = measure.other_load(c0, measure.cpu_times(), mine)
+            last = time.time() - t1
             res.update(info)
             res.update({"name": n, "batch": b, "input": side})
             f.write(json.dumps(res, sort_keys=True) + "\n")
@@ -536,7 +556,7 @@ def regression(path, infer_builder=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--nets", default=",".join(NETS), help="torchvision model names, timm-NAME for timm's (default: all %d)" % len(NETS))
+    ap.add_argument("--nets", default=",".join(NETS), help="torchvision model names, timm-NAME for timm's, or torchvision for all of torchvision's (default: all %d)" % len(NETS))
     ap.add_argument("--batches", default="1,4,16")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--warmup", type=int, default=2)
@@ -558,6 +578,15 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks/real_networks.md"))
     ap.add_argument("--report-only", action="store_true", help="measure nothing; report what is measured")
+    ap.add_argument("--measure-only", action="store_true",
+                    help="measure, then stop (no ONNX export, no predictor): on a machine without Seer's "
+                         "build, e.g. the GPU machine (scripts/device-check.sh real)")
+    ap.add_argument("--torch-device", choices=["cpu", "cuda"], default="cpu",
+                    help="where PyTorch runs the networks: cpu (one pinned thread, each configuration in a "
+                         "forked child for its peak RSS) or cuda (in this process; peak memory from "
+                         "PyTorch's allocator, SM utilisation and energy from NVML, as measure.py --device cuda)")
+    ap.add_argument("--time-budget", type=float, default=0, metavar="S",
+                    help="stop measuring before S seconds have passed (0: no limit); a rerun resumes")
     ap.add_argument("--spread-above", type=float, default=None, metavar="F",
                     help="measure only the configurations whose line in --first spread above F "
                          "((q75 - q25) / median, e.g. 0.1): a second pass's noisiest first")
@@ -567,6 +596,8 @@ def main():
     ap.add_argument("--first", default=os.path.join(ROOT, "benchmarks/real_networks_epyc.jsonl"),
                     help="the first pass --spread-above and --kernel read")
     a = ap.parse_args()
+    if a.nets == "torchvision":  # every torchvision network (no timm: its models vary by release)
+        a.nets = ",".join(n for n in NETS if not n.startswith("timm-"))
     nets = [n for n in a.nets.split(",") if n]
     for n in nets:
         if n not in NETS:
@@ -575,7 +606,9 @@ def main():
         batches = [int(b) for b in a.batches.split(",")]
     except ValueError:
         sys.exit("real_networks.py: --batches %r: give batch sizes separated by commas" % a.batches)
-    for p in (a.predictor, a.space, os.path.join(a.build, "seerpredict")):
+    if a.measure_only and a.report_only:
+        sys.exit("real_networks.py: --measure-only and --report-only exclude each other")
+    for p in () if a.measure_only else (a.predictor, a.space, os.path.join(a.build, "seerpredict")):
         if not os.path.exists(p):
             sys.exit("real_networks.py: %s missing (see --help)" % p)
     try:
@@ -597,6 +630,8 @@ def main():
         if some and not os.path.exists(a.first):
             sys.exit("real_networks.py: --first %s missing (--spread-above and --kernel read it)" % a.first)
         measure_missing(a, nets, batches, retake(a.first, a.spread_above, a.kernel) if some else None)
+    if a.measure_only:
+        return
     errors = {}
     for n in nets:
         e = export_onnx(n, os.path.join(a.work, n + ".onnx"))

@@ -14,6 +14,12 @@
 #              time per kernel over 5 steps under ncu (NB201, H = 256, L = 1, batch 128)
 #   bench_gpu  benchmarks/bench_gpu.sh: epoch time against PyTorch Geometric on NB201 and a
 #              53k-graph design-space dataset
+#   real       torchvision's networks on the GPU at batch 1, 32 and 128 for SEER_REAL_BUDGET seconds
+#              (default 120), resuming datasets/space_h200/real_networks_h200.jsonl: real networks
+#              the H200 predictor never saw, scored back here with
+#                python3 benchmarks/real_networks.py --report-only --measurements \
+#                    datasets/space_h200/real_networks_h200.jsonl --predictor predictors/h200.seer \
+#                    --device h200 --space datasets/space_h200/measurements.jsonl --batches 1,32,128
 #   measure    the design-space measurement on the GPU for the time left (SEER_MEASURE_BUDGET
 #              seconds, or what is left of SEER_CHECK_SECONDS, default 540, for the whole
 #              script); built into a dataset back here:
@@ -27,7 +33,7 @@ export SEER_REQUIRE_GPU=1
 what=${1:-all}
 want() { # STAGE: is it asked for?
     case ",$what," in *,all,*) return 0 ;; *,"$1",*) return 0 ;; esac
-    [ "$1" != measure ] && case ",$what," in *,gpu,*) return 0 ;; esac
+    [ "$1" != measure ] && [ "$1" != real ] && case ",$what," in *,gpu,*) return 0 ;; esac
     return 1
 }
 out=${OUT:-/tmp/seer-device-out}
@@ -225,6 +231,22 @@ if want bench_gpu; then
     else
         row "bench_gpu" "SKIP" "no GPU or no torch_geometric"
     fi
+fi
+
+if want real; then
+    stage "real networks on the GPU (torchvision, batch 1, 32, 128)"
+    real="$out/real_networks_h200.jsonl"
+    if [ -f datasets/space_h200/real_networks_h200.jsonl ]; then
+        cp datasets/space_h200/real_networks_h200.jsonl "$real"
+    fi
+    before=$(cat "$real" 2>/dev/null | wc -l)
+    PYTHONUNBUFFERED=1 timeout $((${SEER_REAL_BUDGET:-120} + 120)) "$py" benchmarks/real_networks.py --measure-only \
+        --torch-device cuda --nets torchvision --batches 1,32,128 --repeats 10 --warmup 5 \
+        --measurements "$real" --time-budget "${SEER_REAL_BUDGET:-120}" > "$logs/real.txt" 2>&1
+    rc=$?
+    tail -4 "$logs/real.txt"
+    row "real networks (${SEER_REAL_BUDGET:-120} s)" "$([ $rc = 0 ] && echo done || echo "FAIL ($rc)")" \
+        "$(($(cat "$real" 2>/dev/null | wc -l) - before)) configurations measured, $(cat "$real" 2>/dev/null | wc -l) in all"
 fi
 
 if want measure; then
