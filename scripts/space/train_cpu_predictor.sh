@@ -247,19 +247,22 @@ for lab in labels.split(","):
     mape = 100 * np.mean(np.abs(p - y) / y)
     print("  %-24s n %4d  MAPE %5.1f  Spearman %.3f" % (lab, ok.sum(), mape, rho))
     rows.append("| `%s` | %d | %.1f | %.3f |" % (lab, ok.sum(), mape, rho))
-machines = set()
+machines, kind = set(), "a CPU"
 for f in meas.split(","):
     for line in open(f):
         try:
             r = json.loads(line)
         except ValueError:
             continue  # a line a running measure.py is still writing
-        machines.add("%s (cpu_id %s)" % (r.get("device_name", "?"), r.get("cpu_id", "not recorded")))
+        gpu = "infer_reserved_mb" in r  # a GPU's line: its host processor is not what was timed
+        machines.add(r.get("device_name", "?") if gpu else
+                     "%s (cpu_id %s)" % (r.get("device_name", "?"), r.get("cpu_id", "not recorded")))
+        kind = "a GPU" if gpu else "a CPU"
 dev = labels.split(",")[0][: -len("_train_ms")]
 name = os.path.basename(card)[:-3] + ".seer"
 data = [l for l in open(dcard).read().splitlines()
         if l.startswith(("- graphs", "- families", "- FLOPs per graph", "- timing spread", "- out of memory"))]
-L = ["# %s: a CPU predictor for `%s`" % (name, dev), "",
+L = ["# %s: %s predictor for `%s`" % (name, kind, dev), "",
      "Made on %s by `sh scripts/space/train_cpu_predictor.sh %s`: configs/cpu_xeon.ini's PerfSAGE (additive "
      "readout) and GCN, %s epochs each%s, 80/10/10 by architecture, joined by `seerexport --ensemble` at half the "
      "weight, and the roofline cost alone (`[model] name = cost`, `target = %s`) at the other half: %s." % (
