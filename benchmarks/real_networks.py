@@ -263,6 +263,20 @@ ADDED17 = {
     "timm-efficientnet_es": (224, {}), "timm-tf_efficientnet_b1": (240, {}), "timm-efficientnet_lite2": (260, {}),
     "timm-tiny_vit_11m_224": (224, {}), "timm-xcit_nano_12_p16_224": (224, {}), "timm-vit_tiny_patch16_224": (224, {}),
 }
+# Named on 2026-12-04 (13:20 UTC), after ADDED17 was spent and before any of these was measured, to
+# judge the next candidate for cpu_epyc.seer, the retrain with specs_g.jsonl's GhostNet and
+# ShuffleNetV2 stages measured on the EPYC (datasets/space_cpu/README.md, "Twenty-first CPU run"),
+# by the Seventeenth CPU run's rule with these in ADDED15's place: timm 0.9.16's CSP and Ghost
+# designs (timm.list_models of cs3*, cspresnet*, cspdarknet* and ghostnet*, sorted; their blocks
+# split channels with Slice or Split), not measured before, in the order random.Random(18).shuffle
+# gives, the first six that torch.onnx exports at opset 13, seerconvert reads and that have at most
+# 5 GFLOPs at batch 1 (seerconvert's count), at the model's own input side (timm's pretrained_cfg).
+# Measured on the EPYC only, twice. Judged that evening (the candidate shipped:
+# benchmarks/epyc_ghost_retrain.md); this group is spent.
+ADDED18 = {
+    "timm-ghostnetv2_130": (224, {}), "timm-ghostnetv2_160": (224, {}), "timm-cs3darknet_focus_m": (256, {}),
+    "timm-cs3darknet_focus_s": (256, {}), "timm-ghostnetv2_100": (224, {}), "timm-ghostnet_130": (224, {}),
+}
 # (name, networks, what they tested) in the order they were added; the first group is every network
 # of NETS in none of the later ones
 BATCHES_OF_NETS = [("first", None, ""),
@@ -315,7 +329,11 @@ BATCHES_OF_NETS = [("first", None, ""),
                    ("timm EfficientNets and `_224` models held out on the EPYC", ADDED17,
                     "on 2026-12-04 (`ADDED17`, three of timm's EfficientNets and three of its `_224` models of at "
                     "most 5 GFLOPs, named before they were measured), to judge the EPYC retrain on `target = "
-                    "roofline_peak` (it shipped, `benchmarks/epyc_peak_retrain.md`)")]
+                    "roofline_peak` (it shipped, `benchmarks/epyc_peak_retrain.md`)"),
+                   ("timm CSP and Ghost designs held out on the EPYC", ADDED18,
+                    "on 2026-12-04 (`ADDED18`, six of timm's CSP-DarkNet and GhostNet models, named before they "
+                    "were measured), to judge the EPYC retrain with `specs_g`'s GhostNet and ShuffleNetV2 "
+                    "stages (it shipped, `benchmarks/epyc_ghost_retrain.md`)")]
 # (a set named to judge the next candidate joins this list once it has judged it; until then it is
 # HELD_OUT)
 NETS.update(ADDED)
@@ -347,19 +365,6 @@ NETS.update(ADDED13)
 NETS.update(ADDED14)
 NETS.update(ADDED15)
 NETS.update(ADDED16)
-# Named on 2026-12-04 (13:20 UTC), after ADDED17 was spent and before any of these was measured, to
-# judge the next candidate for cpu_epyc.seer, the retrain with specs_g.jsonl's GhostNet and
-# ShuffleNetV2 stages measured on the EPYC (datasets/space_cpu/README.md, "Twenty-first CPU run"),
-# by the Seventeenth CPU run's rule with these in ADDED15's place: timm 0.9.16's CSP and Ghost
-# designs (timm.list_models of cs3*, cspresnet*, cspdarknet* and ghostnet*, sorted; their blocks
-# split channels with Slice or Split), not measured before, in the order random.Random(18).shuffle
-# gives, the first six that torch.onnx exports at opset 13, seerconvert reads and that have at most
-# 5 GFLOPs at batch 1 (seerconvert's count), at the model's own input side (timm's pretrained_cfg).
-# Measured on the EPYC only; until judged, HELD_OUT.
-ADDED18 = {
-    "timm-ghostnetv2_130": (224, {}), "timm-ghostnetv2_160": (224, {}), "timm-cs3darknet_focus_m": (256, {}),
-    "timm-cs3darknet_focus_s": (256, {}), "timm-ghostnetv2_100": (224, {}), "timm-ghostnet_130": (224, {}),
-}
 # Named on 2026-12-04 (17:05 UTC), before any of these was measured, to judge the EPYC predictor
 # trained on the Zen 3's lines alone (datasets/space_cpu/README.md, "Twenty-second CPU run"), by the
 # same rule with these in ADDED18's place: timm 0.9.16's RegNet designs (timm.list_models of
@@ -377,7 +382,7 @@ NETS.update(ADDED19)
 # measured but scored by nobody until the candidate they wait for is judged on them
 # (real_ablation.py --judge ADDED11 is the one way to score them): this script's report and
 # real_ablation.py leave them out
-HELD_OUT = set(ADDED11) | set(ADDED18) | set(ADDED19)
+HELD_OUT = set(ADDED11) | set(ADDED19)
 
 
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
