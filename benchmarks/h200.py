@@ -15,8 +15,8 @@ activation in the forward pass, left empty), then:
    "single", one model per metric, and "multi", one trunk with a head per metric trained with
    PCGrad; each with train.seed 1..--seeds, the table giving the mean over seeds and the range.
    Metrics: the training step and inference times, peak memory and SM utilisation of each (the
-   six of PerfSeer's; energy is left out: NVML's counter read 0 on 558 of 1,287 inference
-   configurations). The floor: a least-squares regression of log y on log FLOPs and log bytes fitted
+   six of PerfSeer's; energy is left out: NVML's counter read 0 on 417 of the 992 inference
+   configurations kept). The floor: a least-squares regression of log y on log FLOPs and log bytes fitted
    on the training and validation architectures.
 2. Leave one stage style out, as benchmarks/transfer.py does on the CPUs: for each of the five
    styles every network with a stage of that style is the test split, the others train (80/10, the
