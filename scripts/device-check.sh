@@ -53,7 +53,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > 
 cat "$logs/gpu.txt"
 gpu=$(head -1 "$logs/gpu.txt")
 
-if [ "$what" != measure ]; then
+# the stages that only run Python (real, measure) need neither the binaries nor NB201
+bins_needed=no
+for s in ops train resume multi nccl bench_ops profile bench_gpu; do want "$s" && bins_needed=yes; done
+if [ $bins_needed = yes ]; then
     stage "bundle: binaries built on the development machine"
     dev=/tmp/seer-dev
     rm -rf "$dev" && mkdir -p "$dev/bin"
