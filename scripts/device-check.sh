@@ -22,9 +22,15 @@
 #                    --device h200 --space datasets/space_h200/measurements.jsonl --batches 1,32,128
 #   measure    the design-space measurement on the GPU for the time left (SEER_MEASURE_BUDGET
 #              seconds, or what is left of SEER_CHECK_SECONDS, default 540, for the whole
-#              script); built into a dataset back here:
-#                python3 scripts/space/make_dataset.py --specs $OUT/specs.jsonl \
-#                    --measurements $OUT/measurements.jsonl -o datasets/h200.h5
+#              script), resuming datasets/space_h200/measurements.jsonl: the CNN sample
+#              (`space.py sample -n 2000 --seed 1`) interleaved with the CPU's samples of the other
+#              families (datasets/space_cpu/specs_w.jsonl: ConvNeXt, ViT, DeiT, Mixer; specs_y:
+#              hybrids), so the families no lent session has measured come first.
+# Back here, after each call (before the next, so that it resumes them):
+#   python3 scripts/measure/device_writeback.py FILES_AT --lease "DATE run N"
+# writes the new lines (measurements, specs, real networks) into datasets/space_h200/; then
+#   python3 scripts/space/make_dataset.py --specs datasets/space_h200/specs.jsonl \
+#       --measurements datasets/space_h200/measurements.jsonl -o datasets/h200.h5 --infer-builder 2
 # Without a GPU every stage says so and the script still ends with its table.
 set -u
 cd "$(dirname "$0")/.."
@@ -266,7 +272,12 @@ if want measure; then
         if [ -f datasets/space_h200/measurements.jsonl ]; then
             cp datasets/space_h200/measurements.jsonl "$out/measurements.jsonl"
         fi
-        "$py" scripts/measure/measure.py "$out/specs.jsonl" -o "$out/measurements.jsonl" --device cuda \
+        # the CPU's samples of the families beyond CNNs (ConvNeXt, ViT, DeiT, Mixer; hybrids) beside
+        # the CNN sample: measure.py interleaves the files, and the CNN sample's measured part is
+        # skipped, so the next lent session measures these first (the same architectures as the
+        # CPUs', paired labels). Back here specs.jsonl keeps every architecture measured, of all three.
+        specs="$out/specs.jsonl,datasets/space_cpu/specs_w.jsonl,datasets/space_cpu/specs_y.jsonl"
+        "$py" scripts/measure/measure.py "$specs" -o "$out/measurements.jsonl" --device cuda \
             --batches 1,2,4,8,16,32,64,128,256 --repeats 10 --warmup 5 --time-budget "$budget" 2>&1 | tail -n 5
         "$py" - "$out/measurements.jsonl" <<'PY' | tee "$logs/measure_summary.txt"
 import json, statistics, sys

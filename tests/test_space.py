@@ -29,7 +29,10 @@
   measures first-pass lines again into a file of its own and divides now by then); make_dataset turns
   it into a PerfGraph file (from specs files or a folder of them, refusing an id two files share), leaving older builders' inference times out with --infer-builder;
   builder_calibrate.py finds a simulated builder effect under a simulated drift and moves the
-  shipped CPU predictor's inference, and only that, by the factor its rule gives.
+  shipped CPU predictor's inference, and only that, by the factor its rule gives;
+- device_writeback.py turns a lent GPU session's files into the tracked dataset's (new lines
+  tagged with the lease, specs.jsonl every architecture measured, of every spec file read) and
+  refuses, changing nothing, a run that did not resume the tracked files.
 Needs python3-torch, python3-onnx, python3-h5py, and the build's libseeronnx (SEER_LIB_DIR).
 """
 import json
@@ -79,9 +82,59 @@ def held_out_bookkeeping():
     print("real networks: %d groups scored, %d networks held out" % (len(grouped), len(rn.HELD_OUT)))
 
 
+def device_writeback(work):
+    """scripts/measure/device_writeback.py: a lent session's files become the tracked dataset's, new
+    lines tagged with the lease, specs.jsonl every architecture measured (from the CNN sample and
+    the other families' file), the real networks' file replaced; a run that did not resume the
+    tracked files, or an architecture in no spec file, is refused with nothing written."""
+    data, out = os.path.join(work, "wb_data"), os.path.join(work, "wb_out")
+    for d in (data, out):
+        os.makedirs(d, exist_ok=True)
+
+    def put(path, rows):
+        with open(path, "w") as f:
+            f.writelines(json.dumps(r, sort_keys=True) + "\n" for r in rows)
+
+    def get(path):
+        with open(path) as f:
+            return [json.loads(x) for x in f]
+    s0, s1, w0 = ({"id": "s000000", "width": 8}, {"id": "s000001", "width": 16}, {"id": "w000000", "width": 24})
+    old = [{"id": "s000000", "batch": 1, "lease": "run 1"}]
+    put(os.path.join(data, "specs.jsonl"), [s0])
+    put(os.path.join(data, "measurements.jsonl"), old)
+    put(os.path.join(data, "real_networks_h200.jsonl"), [{"name": "alexnet", "batch": 1}])
+    put(os.path.join(out, "specs.jsonl"), [s0, s1])
+    wfile = os.path.join(work, "wb_specs_w.jsonl")
+    put(wfile, [w0])
+    new = old + [{"id": "w000000", "batch": 1}, {"id": "s000001", "batch": 1}]
+    put(os.path.join(out, "measurements.jsonl"), new)
+    put(os.path.join(out, "real_networks_h200.jsonl"), [{"name": "alexnet", "batch": 1}, {"name": "vgg11", "batch": 1}])
+    tool = [sys.executable, os.path.join(ROOT, "scripts", "measure", "device_writeback.py"), out,
+            "--data", data, "--spec-files", wfile, "--lease", "run 2"]
+    r = subprocess.run(tool, capture_output=True, text=True)
+    check(r.returncode == 0, "device_writeback.py failed: %s" % r.stderr.strip())
+    got = get(os.path.join(data, "measurements.jsonl"))
+    check([x.get("lease") for x in got] == ["run 1", "run 2", "run 2"], "writeback leases: %s" % got)
+    check(get(os.path.join(data, "specs.jsonl")) == [s0, w0, s1], "writeback specs: %s" % get(os.path.join(data, "specs.jsonl")))
+    check(len(get(os.path.join(data, "real_networks_h200.jsonl"))) == 2, "writeback: real networks not replaced")
+    # the same files again: their new lines now differ from the tracked ones (tagged): refused, unchanged
+    before = open(os.path.join(data, "measurements.jsonl")).read()
+    r = subprocess.run(tool, capture_output=True, text=True)
+    check(r.returncode != 0 and "did not resume" in r.stderr, "writeback twice not refused: %s" % r.stderr.strip())
+    check(open(os.path.join(data, "measurements.jsonl")).read() == before, "a refused writeback changed the file")
+    # an architecture in no spec file: refused, nothing written
+    put(os.path.join(out, "measurements.jsonl"), get(os.path.join(data, "measurements.jsonl")) + [{"id": "x000009", "batch": 1}])
+    os.remove(os.path.join(out, "real_networks_h200.jsonl"))
+    r = subprocess.run(tool, capture_output=True, text=True)
+    check(r.returncode != 0 and "in no spec file" in r.stderr, "writeback of an unknown architecture: %s" % r.stderr.strip())
+    check(open(os.path.join(data, "measurements.jsonl")).read() == before, "a refused writeback changed the file")
+    print("device_writeback: tagged, specs joined, refusals leave the files as they were")
+
+
 def main():
     seerconvert, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
+    device_writeback(work)
     a, b, c = space.sample(40, 3), space.sample(40, 3), space.sample(40, 4)
     check(a == b, "the sampler is not deterministic")
     check(a != c, "another seed gives the same specs")
