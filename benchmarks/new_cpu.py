@@ -208,6 +208,26 @@ def end_to_end(a, rows, preds, keys, fs_rows):
     return L, gap_all
 
 
+def parse_common(a, prog):
+    """a.batches, a.shots and a.predictors (FILE:DEVICE,...) read, or prog exits saying what is wrong:
+    (batches, shots, [(path, device)]); a.batch_list = batches."""
+    try:
+        batches = a.batch_list = [int(b) for b in a.batches.split(",")]
+        shots = [int(s) for s in a.shots.split(",")]
+    except ValueError:
+        sys.exit("%s: --batches and --shots take integers separated by commas" % prog)
+    preds = []
+    for item in a.predictors.split(","):
+        path, _, dev = item.partition(":")
+        if not dev:
+            sys.exit("%s: --predictors: %r is not FILE:DEVICE" % (prog, item))
+        path = os.path.join(ROOT, path) if not os.path.isabs(path) else path
+        if not os.path.exists(path):
+            sys.exit("%s: %s missing" % (prog, path))
+        preds.append((path, dev))
+    return batches, shots, preds
+
+
 def own_predictors(a):
     """[(FILE, DEVICE)]: train_cpu_predictor.sh on the first N architectures (file order: the order
     measure.py measured them) of a.own, for each N of a.own_archs; labels a.label."""
@@ -293,20 +313,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks/new_cpu.md"))
     a = ap.parse_args()
     a.own_notes = []
-    try:
-        batches = a.batch_list = [int(b) for b in a.batches.split(",")]
-        shots = [int(s) for s in a.shots.split(",")]
-    except ValueError:
-        sys.exit("new_cpu.py: --batches and --shots take integers separated by commas")
-    preds = []
-    for item in a.predictors.split(","):
-        path, _, dev = item.partition(":")
-        if not dev:
-            sys.exit("new_cpu.py: --predictors: %r is not FILE:DEVICE" % item)
-        path = os.path.join(ROOT, path) if not os.path.isabs(path) else path
-        if not os.path.exists(path):
-            sys.exit("new_cpu.py: %s missing" % path)
-        preds.append((path, dev))
+    batches, shots, preds = parse_common(a, "new_cpu.py")
     own = own_predictors(a) if a.own else []
     preds = own + preds
     # each predictor's key in the rows: its device, or its file's name where two share a device

@@ -10,10 +10,11 @@
                                                       ignores them)
     calib_check.py flops IN.h5 OUT.h5                 IN with every label set to the graph's FLOPs / 1e6
                                                       (a device whose ranking is the FLOPs')
-    calib_check.py affine IN.h5 PRED.csv OUT.h5 a,b,c  IN with every label PRED.csv predicts set to
-                                                      exp(a + b log(prediction) + c log_flops_total)
-    calib_check.py affine_check BEFORE.csv AFTER.csv IN.h5 a,b,c[;a,b,c]  AFTER = that of BEFORE
-                                                      (each set in turn) to 1e-5
+    calib_check.py affine IN.h5 PRED.csv OUT.h5 a,b,c [FEATURE]  IN with every label PRED.csv predicts
+                                                      set to exp(a + b log(prediction) + c FEATURE),
+                                                      FEATURE a global feature (log_flops_total)
+    calib_check.py affine_check BEFORE.csv AFTER.csv IN.h5 a,b,c[;a,b,c] [FEATURE]  AFTER = that of
+                                                      BEFORE (each set in turn) to 1e-5
     calib_check.py power IN.h5 PRED.csv OUT.h5 'b;B:F,..'  IN with every label PRED.csv predicts set to
                                                       (prediction x F)^b, F through the knots B:F
     calib_check.py power_check BEFORE.csv AFTER.csv 'b;B:F,..'  AFTER = (BEFORE x F)^b to 1e-5
@@ -126,9 +127,9 @@ def label(inp, pred_csv, out, spec):
     relabel(inp, out, make)
 
 
-def _flops(h5):
+def _flops(h5, feature="log_flops_total"):
     with h5py.File(h5, "r") as f:
-        g = [x.decode() for x in f["schema/global_features"][:]].index("log_flops_total")
+        g = [x.decode() for x in f["schema/global_features"][:]].index(feature)
         return {x.decode(): float(v) for x, v in zip(f["graph/name"][:], f["global/x"][:, g])}
 
 
@@ -138,10 +139,10 @@ def flops(inp, out):
         [[math.expm1(x[nm]) / 1e6] * shape[1] for nm in names], np.float32))
 
 
-def affine(inp, pred_csv, out, spec):
+def affine(inp, pred_csv, out, spec, feature="log_flops_total"):
     a, b, c = (float(v) for v in spec.split(","))
     rows = {r["name"]: r for r in csv.DictReader(open(pred_csv))}
-    x = _flops(inp)
+    x = _flops(inp, feature)
 
     def make(names, labels, shape):
         y = np.full(shape, np.nan, np.float32)
@@ -153,9 +154,9 @@ def affine(inp, pred_csv, out, spec):
     relabel(inp, out, make)
 
 
-def affine_check(before, after, h5, specs):
+def affine_check(before, after, h5, specs, feature="log_flops_total"):
     b, a = list(csv.DictReader(open(before))), list(csv.DictReader(open(after)))
-    x = _flops(h5)
+    x = _flops(h5, feature)
     ms = [m for m in b[0] if m not in ("name", "in_range")]
     worst = 0.0
     for rb, ra in zip(b, a):
@@ -166,8 +167,8 @@ def affine_check(before, after, h5, specs):
                 v = math.exp(ca + cb * math.log(v) + cc * x[rb["name"]])
             worst = max(worst, abs(float(ra[m]) / v - 1))
     assert worst < 1e-5, worst
-    print("calib_check: %d predictions through log y = a + b log y + c log_flops_total (%s) to %.1e"
-          % (len(b) * len(ms), specs, worst))
+    print("calib_check: %d predictions through log y = a + b log y + c %s (%s) to %.1e"
+          % (len(b) * len(ms), feature, specs, worst))
 
 
 def _power(spec):
@@ -225,8 +226,8 @@ if __name__ == "__main__":
     {"copies": lambda: copies(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]),
      "label": lambda: label(*sys.argv[2:6]),
      "flops": lambda: flops(*sys.argv[2:4]),
-     "affine": lambda: affine(*sys.argv[2:6]),
-     "affine_check": lambda: affine_check(*sys.argv[2:6]),
+     "affine": lambda: affine(*sys.argv[2:7]),
+     "affine_check": lambda: affine_check(*sys.argv[2:7]),
      "power": lambda: power(*sys.argv[2:6]),
      "power_check": lambda: power_check(*sys.argv[2:5]),
      "globals": lambda: globals_(*sys.argv[2:5]),

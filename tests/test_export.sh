@@ -296,6 +296,27 @@ $cc affine "$work/two.h5" "$work/probe_af.csv" "$work/aff2_y.h5" -0.2,1.1,0.05 |
 "$seerpredict" "$work/calaf2.seer" "$work/probe.h5" --predictions "$work/probe_af2.csv" >/dev/null
 $cc affine_check "$work/probe0.csv" "$work/probe_af2.csv" "$work/probe.h5" "0.5,0.8,0.1;-0.2,1.1,0.05" ||
     fail "--with-flops twice: the composition"
+# --with-feature log_nodes (the operator count, for a GPU whose small batches are its launches):
+# labels = exp(0.3 + 0.9 log(prediction) + 0.2 log_nodes) exactly: the three numbers recovered,
+# every prediction moved by them, DenseNet-121's 434 operators beyond the calibrated ones reported;
+# a feature the model lacks, both options at once, and a model calibrated on FLOPs before refused
+$cc affine "$work/two.h5" "$work/probe0.csv" "$work/affn_y.h5" 0.3,0.9,0.2 log_nodes || fail "labelling affn_y.h5"
+"$seercalibrate" "$work/m_fp32.seer" "$work/affn_y.h5" -o "$work/calan.seer" --with-feature log_nodes >"$work/calan.txt" &&
+    grep -q "titan_rtx_1_ms .* log y = 0.3000 + 0.9000 log(prediction) + 0.2000 log_nodes (least squares over 200 graphs)" "$work/calan.txt" ||
+    { cat "$work/calan.txt"; fail "--with-feature log_nodes: the fit"; }
+"$seerpredict" "$work/calan.seer" "$work/probe.h5" --predictions "$work/probe_an.csv" >/dev/null
+$cc affine_check "$work/probe0.csv" "$work/probe_an.csv" "$work/probe.h5" 0.3,0.9,0.2 log_nodes ||
+    fail "--with-feature log_nodes: the predictions"
+dense="$(dirname "$onnx")/densenet121.onnx"
+"$seerpredict" "$work/calan.seer" "$dense" | grep -Eq "warning: .*: 434 operators beyond those it was calibrated on \([0-9]+ \.\. [0-9]+" ||
+    { "$seerpredict" "$work/calan.seer" "$dense"; fail "--with-feature log_nodes: the warning line"; }
+expect_err "--with-feature log_nope: the model has no global feature of that name \(it has: log_nodes, log_edges" \
+    "$seercalibrate" "$work/m_fp32.seer" "$work/affn_y.h5" -o "$work/x.seer" --with-feature log_nope
+expect_err "--with-flops and --with-feature given together" \
+    "$seercalibrate" "$work/m_fp32.seer" "$work/affn_y.h5" -o "$work/x.seer" --with-flops --with-feature log_nodes
+expect_err "calibrated before against global feature [0-9]+, now [0-9]+: calibrate it with the same --with-feature" \
+    "$seercalibrate" "$work/calaf.seer" "$work/affn_y.h5" -o "$work/x.seer" --with-feature log_nodes
+[ ! -e "$work/x.seer" ] || fail "a refused --with-feature calibration left a file"
 # calibrated by batch (1 .. 32), then --with-flops (labels from the batch-calibrated predictions,
 # so the fit is defined whatever the trained model): ResNet-18 at batch 64 is beyond both, two items
 $cc affine "$work/two.h5" "$work/probe1.csv" "$work/affb_y.h5" 0.5,0.8,0.1 || fail "labelling affb_y.h5"
@@ -310,7 +331,7 @@ assert names == [["log_flops_total"], ["log_batch", "log_flops_total"]], names' 
 $cc affine "$work/two.h5" "$work/probe0.csv" "$work/neg_y.h5" 0.5,-1,0.1 || fail "labelling neg_y.h5"
 expect_err "neg_y.h5: --with-flops: for titan_rtx_256_ms the fit gives .* do not rise with the measured times" \
     "$seercalibrate" "$work/m_fp32.seer" "$work/neg_y.h5" -o "$work/x.seer" --with-flops
-expect_err "calibrated with --with-flops or --power before: calibrate it with --with-flops again" \
+expect_err "calibrated with --with-flops, --with-feature or --power before: calibrate it with --with-flops" \
     "$seercalibrate" "$work/calaf.seer" "$work/two_y.h5" -o "$work/x.seer"
 expect_err "--one-factor and --with-flops are two calibrations" \
     "$seercalibrate" "$work/m_fp32.seer" "$work/two_y.h5" -o "$work/x.seer" --with-flops --one-factor
@@ -359,7 +380,7 @@ expect_err "pow8_y.h5: --power: for titan_rtx_256_ms the fit gives measured = .p
 $cc power "$work/two.h5" "$work/probe0.csv" "$work/powneg_y.h5" "-1;1:1,32:1" || fail "labelling powneg_y.h5"
 expect_err "powneg_y.h5: --power: for titan_rtx_256_ms .* the model's predictions do not rise with the measured times" \
     "$seercalibrate" "$work/m_fp32.seer" "$work/powneg_y.h5" -o "$work/x.seer" --power
-expect_err "calibrated with --with-flops or --power before" \
+expect_err "calibrated with --with-flops, --with-feature or --power before" \
     "$seercalibrate" "$work/calpw.seer" "$work/pow_y.h5" -o "$work/x.seer" --power
 expect_err "--power and --with-flops are two calibrations" \
     "$seercalibrate" "$work/m_fp32.seer" "$work/pow_y.h5" -o "$work/x.seer" --with-flops --power

@@ -15,7 +15,7 @@
 
 static void usage(FILE *f) {
     fputs("usage: seercalibrate MODEL.seer MEASURED.h5 -o CALIBRATED.seer [--device FROM=TO]\n"
-          "                     [--one-factor] [--power | --with-flops]\n\n"
+          "                     [--one-factor] [--power | --with-flops | --with-feature NAME]\n\n"
           "Across search spaces most of a predictor's error is one scale factor per metric and\n"
           "batch (the ranking holds, the level is off: benchmarks/transfer.md). MEASURED.h5 holds\n"
           "a few networks of the new space measured on the target (a PerfGraph file: seerconvert\n"
@@ -57,7 +57,13 @@ static void usage(FILE *f) {
           "                    or more; b must come out positive): the model's ranking where it\n"
           "                    holds, FLOPs where it does not (benchmarks/new_device.md: better than\n"
           "                    a FLOPs regression on the same ten networks in 14 of 24 cases, one\n"
-          "                    factor in 6)\n",
+          "                    factor in 6)\n"
+          "  --with-feature NAME  the same fit with another global feature of the graph in place of\n"
+          "                    log_flops_total (--with-flops is --with-feature log_flops_total);\n"
+          "                    log_nodes, the operator count, is the one for a GPU at small batches,\n"
+          "                    whose time is its kernel launches more than its arithmetic: the\n"
+          "                    Titan RTX predictor taken to an H200 by ten real networks, 61% MAPE\n"
+          "                    with log_flops_total, 34% with log_nodes (benchmarks/new_gpu.md)\n",
           f);
 }
 
@@ -92,10 +98,11 @@ static int64_t ratios(const pg_dataset *ds, const double *pred, int M, int k, in
     return n;
 }
 
-/* --with-flops: metric k's least-squares log y = a + b log p + c x (x: global feature cf) over the
- * file's graphs into abc; dies with what to do when the fit cannot be a calibration. */
+/* --with-flops / --with-feature: metric k's least-squares log y = a + b log p + c x (x: global
+ * feature cf, named feat) over the file's graphs into abc; dies with what to do when the fit cannot
+ * be a calibration. */
 static void fit_abc(const pg_dataset *ds, const double *pred, int M, int k, int cy, int cf,
-                    const char *path, const char *name, double *abc) {
+                    const char *feat, const char *path, const char *name, double *abc) {
     double sp = 0, sx = 0, sy = 0, spp = 0, sxx = 0, spx = 0, spy = 0, sxy = 0;
     int64_t n = 0;
     for (int pass = 0; pass < 2; pass++) { // the means first, then the centred sums
@@ -112,25 +119,27 @@ static void fit_abc(const pg_dataset *ds, const double *pred, int M, int k, int 
         }
         if (!pass && n) sp /= (double)n, sx /= (double)n, sy /= (double)n;
     }
+    const char *opt = strcmp(feat, "log_flops_total") ? "--with-feature" : "--with-flops";
     if (n < 3)
-        seer_die("%s: --with-flops fits three numbers for %s and has %lld measured graph%s: measure "
-                 "3 or more (10 help)", path, name, (long long)n, n == 1 ? "" : "s");
+        seer_die("%s: %s fits three numbers for %s and has %lld measured graph%s: measure "
+                 "3 or more (10 help)", path, opt, name, (long long)n, n == 1 ? "" : "s");
     double det = spp * sxx - spx * spx;
     if (!(det > 1e-12 * spp * sxx) || !(spp > 0) || !(sxx > 0))
-        seer_die("%s: --with-flops: the %lld graphs measured for %s do not vary enough in FLOPs and "
-                 "predicted time to fit both: measure networks of different sizes", path, (long long)n, name);
+        seer_die("%s: %s: the %lld graphs measured for %s do not vary enough in %s and "
+                 "predicted time to fit both: measure networks of different sizes", path, opt, (long long)n,
+                 name, feat);
     double b = (spy * sxx - sxy * spx) / det, c = (sxy * spp - spy * spx) / det;
     double a = sy - b * sp - c * sx;
     if (!(b > 0 && b <= 10 && fabs(a) < 100 && fabs(c) < 100))
-        seer_die("%s: --with-flops: for %s the fit gives log y = %.3g + %.3g log(prediction) + %.3g "
-                 "log_flops_total: the model's predictions do not rise with the measured times, so it "
+        seer_die("%s: %s: for %s the fit gives log y = %.3g + %.3g log(prediction) + %.3g "
+                 "%s: the model's predictions do not rise with the measured times, so it "
                  "cannot be calibrated to this device; use a regression on FLOPs or another predictor",
-                 path, name, a, b, c);
+                 path, opt, name, a, b, c, feat);
     abc[0] = a, abc[1] = b, abc[2] = c;
     if (n < MIN_WITH_FLOPS)
-        printf("warning: %s: --with-flops fitted on %lld graphs: with fewer than %d its FLOPs term can move "
-               "networks of other sizes far off (measure more networks, or calibrate without --with-flops)\n",
-               name, (long long)n, MIN_WITH_FLOPS);
+        printf("warning: %s: %s fitted on %lld graphs: with fewer than %d its %s term can move "
+               "networks of other sizes far off (measure more networks, or calibrate without %s)\n",
+               name, opt, (long long)n, MIN_WITH_FLOPS, feat, opt);
 }
 
 /* --power: metric k's least-squares log y = a_j + b log p over the file's graphs, a_j one per knot j
@@ -304,8 +313,8 @@ static void calibrate(const seer_container *c, const calib *cb, const char *orig
         (oldf && (oldf->type != KV_F64ARR || oldf->n != 3 + 3 * (int64_t)cb->M)))
         seer_die("%s: calib.* is not a calibration's (the file does not load either)", origin);
     if (oldf && cb->mode != CAL_FLOPS) // its factors would act inside the earlier b log y
-        seer_die("%s: calibrated with --with-flops or --power before: calibrate it with --with-flops "
-                 "again, or calibrate the model it was made from", origin);
+        seer_die("%s: calibrated with --with-flops, --with-feature or --power before: calibrate it with "
+                 "--with-flops (--with-feature) again, or calibrate the model it was made from", origin);
     copy_container(c, "info.calibration", cb->mode == CAL_BATCH ? "calib.batch" : cb->mode == CAL_FLOPS ?
                    "calib.flops" : "", o);
     ctr_add_str(o, "info.calibration", cb->info);
@@ -318,7 +327,8 @@ static void calibrate(const seer_container *c, const calib *cb, const char *orig
     if (cb->abc) { // --with-flops (after an earlier one: a2 + b2 (a1 + b1 l + c1 x) + c2 x), --power
         const double *ov = oldf ? oldf->data : NULL;
         if (ov && (int)ov[0] != cb->aff_col)
-            seer_die("%s: calibrated before against global feature %d, now %d", origin, (int)ov[0], cb->aff_col);
+            seer_die("%s: calibrated before against global feature %d, now %d: calibrate it with the same "
+                     "--with-feature again, or calibrate the model it was made from", origin, (int)ov[0], cb->aff_col);
         double *kv = seer_malloc(sizeof(double) * (size_t)(3 + 3 * cb->M));
         kv[0] = cb->aff_col; // the range: both calibrations' graphs
         kv[1] = ov && ov[1] < cb->aff_lo ? ov[1] : cb->aff_lo, kv[2] = ov && ov[2] > cb->aff_hi ? ov[2] : cb->aff_hi;
@@ -409,6 +419,7 @@ int main(int argc, char **argv) {
     const char *model = NULL, *data = NULL, *out = NULL;
     char from[128] = "", *to = NULL;
     int one_factor = 0, with_flops = 0, power = 0;
+    const char *feat = "log_flops_total"; // the global feature of --with-flops / --with-feature
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
@@ -431,8 +442,13 @@ int main(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--one-factor")) {
             one_factor = 1;
-        } else if (!strcmp(argv[i], "--with-flops")) {
+        } else if (!strcmp(argv[i], "--with-flops") || (!strcmp(argv[i], "--with-feature") && i + 1 < argc)) {
+            if (with_flops) {
+                fprintf(stderr, "seercalibrate: --with-flops and --with-feature given together: choose one\n");
+                return 2;
+            }
             with_flops = 1;
+            if (!strcmp(argv[i], "--with-feature")) feat = argv[++i];
         } else if (!strcmp(argv[i], "--power")) {
             power = 1;
         } else if (argv[i][0] == '-') {
@@ -451,9 +467,10 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
+    const char *opt = strcmp(feat, "log_flops_total") ? "--with-feature" : "--with-flops";
     if (with_flops && (one_factor || power)) {
-        fprintf(stderr, "seercalibrate: %s and --with-flops are two calibrations: choose one\n",
-                one_factor ? "--one-factor" : "--power");
+        fprintf(stderr, "seercalibrate: %s and %s are two calibrations: choose one\n",
+                one_factor ? "--one-factor" : "--power", opt);
         return 2;
     }
     char msg[1024];
@@ -566,12 +583,17 @@ int main(int argc, char **argv) {
     }
     int aff_col = -1;
     double *abc = NULL, aff_lo = INFINITY, aff_hi = -INFINITY;
-    if (with_flops || power) { // the FLOPs the fit covers: what seerpredict warns beyond
+    if (with_flops || power) { // the feature's range the fit covers: what seerpredict warns beyond
         for (int j = 0; j < seer_n_features(m, SEER_GLOBAL); j++)
-            if (!strcmp(seer_feature_name(m, SEER_GLOBAL, j), "log_flops_total")) aff_col = j;
-        if (aff_col < 0)
-            seer_die("%s: %s records the range of the global feature log_flops_total, which this model "
-                     "does not have", model, power ? "--power" : "--with-flops");
+            if (!strcmp(seer_feature_name(m, SEER_GLOBAL, j), feat)) aff_col = j;
+        if (aff_col < 0) {
+            char known[2048] = "";
+            for (int j = 0, len = 0; j < seer_n_features(m, SEER_GLOBAL) && len < (int)sizeof known - 1; j++)
+                len += snprintf(known + len, sizeof known - (size_t)len, "%s%s", j ? ", " : "",
+                                seer_feature_name(m, SEER_GLOBAL, j));
+            seer_die("%s: %s %s: the model has no global feature of that name (it has: %s)", model,
+                     power ? "--power" : opt, feat, known);
+        }
         for (int64_t g = 0; g < ds.G; g++) { // the FLOPs of the graphs with a measured metric
             int any = 0;
             for (int k = 0; k < M && !any; k++) {
@@ -588,13 +610,13 @@ int main(int argc, char **argv) {
         abc = seer_malloc(sizeof(double) * 3 * (size_t)M);
         for (int k = 0; k < M; k++) abc[3 * k] = 0, abc[3 * k + 1] = bexp[k], abc[3 * k + 2] = 0;
     }
-    if (with_flops) { // log y = a + b log(prediction) + c log_flops_total, least squares per metric
+    if (with_flops) { // log y = a + b log(prediction) + c feat, least squares per metric
         abc = seer_malloc(sizeof(double) * 3 * (size_t)M);
-        len = snprintf(note, sizeof note, "%s: log y = a + b log(prediction) + c log_flops_total:", data);
+        len = snprintf(note, sizeof note, "%s: log y = a + b log(prediction) + c %s:", data, feat);
         for (int k = 0; k < M; k++) {
             abc[3 * k] = 0, abc[3 * k + 1] = 1, abc[3 * k + 2] = 0;
             if (!total[k]) continue;
-            fit_abc(&ds, pred, M, k, pg_find_name(ds.labels, ds.M, names[k]), aff_col, data, names[k], abc + 3 * k);
+            fit_abc(&ds, pred, M, k, pg_find_name(ds.labels, ds.M, names[k]), aff_col, feat, data, names[k], abc + 3 * k);
             if (len < (int)sizeof note - 1)
                 len += snprintf(note + len, sizeof note - (size_t)len, " %s %.6g, %.6g, %.6g (%lld graphs)",
                                 names[k], abc[3 * k], abc[3 * k + 1], abc[3 * k + 2], (long long)total[k]);
@@ -623,8 +645,8 @@ int main(int argc, char **argv) {
             continue;
         }
         if (with_flops) {
-            printf("%-28s log y = %.4f + %.4f log(prediction) + %.4f log_flops_total (least squares over "
-                   "%lld graphs)%s%s\n", names[k], abc[3 * k], abc[3 * k + 1], abc[3 * k + 2],
+            printf("%-28s log y = %.4f + %.4f log(prediction) + %.4f %s (least squares over "
+                   "%lld graphs)%s%s\n", names[k], abc[3 * k], abc[3 * k + 1], abc[3 * k + 2], feat,
                    (long long)total[k], was ? ", was " : "", was ? was : "");
             continue;
         }

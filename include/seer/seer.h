@@ -100,7 +100,8 @@ SEER_API seer_status seer_check_range(const seer_model *m, const seer_graph *g, 
                                       seer_range_item *items, int max_items, int *n_out,
                                       char *err, size_t err_len);
 /* The name of an item's quantity: the feature's name, "nodes", "edges", the metric's name or the
- * operator's (SEER_CALIB: the global feature's, "log_batch" or "log_flops_total"). */
+ * operator's (SEER_CALIB: the global feature's, "log_batch", "log_flops_total" or the one of
+ * seercalibrate --with-feature). */
 SEER_API const char *seer_range_item_name(const seer_model *m, const seer_range_item *it);
 
 /* An ensemble's disagreement on graph g: for each metric k, spread[k] = the largest of its

@@ -287,6 +287,9 @@ void score_range_item_text(const seer_model *m, const seer_range_item *it, char 
     else if (it->kind == SEER_CALIB && name && !strcmp(name, "log_flops_total")) // --with-flops, --power
         snprintf(out, len, "%.3g FLOPs beyond those it was calibrated on (%.3g .. %.3g: the "
                  "calibration's fit extrapolates)", expm1(it->value), expm1(it->lo), expm1(it->hi));
+    else if (it->kind == SEER_CALIB && name && !strcmp(name, "log_nodes")) // --with-feature log_nodes
+        snprintf(out, len, "%.0f operators beyond those it was calibrated on (%.0f .. %.0f: the "
+                 "calibration's fit extrapolates)", expm1(it->value), expm1(it->lo), expm1(it->hi));
     else if (it->kind == SEER_CALIB)
         snprintf(out, len, "global feature %s = %.4g beyond the calibrated range %.4g .. %.4g", name,
                  it->value, it->lo, it->hi);
