@@ -392,6 +392,7 @@ HELD_OUT = set(ADDED11)
 
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
 SPREAD_WARN = 1.5  # libseer's SEER_SPREAD_WARN: the members-disagree threshold of a file that sets none
+UNSEEN_OP_WARN = 0.2  # libseer's SEER_UNSEEN_OP_WARN: the share of operators of unseen types seerpredict warns above
 REF_POWER = 0.6  # make_dataset.py --ref-normalize's power that scripts/measure/ref_check.py measured
 SHOTS = 5  # networks measured to calibrate with (seercalibrate's factor per metric and batch)
 FIELDS = {"train_ms": "train_time_ms", "infer_ms": "infer_time_ms", "train_mb": "train_mem_mb",
@@ -539,7 +540,8 @@ def predict(a, onnx, batches):
     """seerpredict --json: per batch, (FLOPs, {metric: value}, in_range, [out-of-range names], their
     count, {metric: members' spread}, the distance outside the range: the largest over the
     out-of-range features of how far beyond the training range they lie, in units of that range,
-    {metric: the spread above which seerpredict warns that the members disagree})."""
+    {metric: the spread above which seerpredict warns that the members disagree}, the share of its
+    operators of types the predictor never trained on (seer_unseen_op_share; NaN: not recorded))."""
     r = subprocess.run([os.path.join(a.build, "seerpredict"), a.predictor, onnx, "--batch",
                         ",".join(map(str, batches)), "--json"], capture_output=True, text=True)
     if r.returncode != 0:
@@ -553,7 +555,8 @@ def predict(a, onnx, batches):
                     for o in x["out_of_range"] if o["kind"] in ("node", "edge", "global")] or [0.0])
         out[x["batch"]] = (x["flops"], vals, x["in_range"], names, x["out_of_range_count"],
                            {m: spread.get("%s_%s" % (a.device, m), 1.0) for m in METRICS}, dist,
-                           {m: warn.get("%s_%s" % (a.device, m), SPREAD_WARN) for m in METRICS})
+                           {m: warn.get("%s_%s" % (a.device, m), SPREAD_WARN) for m in METRICS},
+                           float("nan") if x.get("unseen_op_share") is None else x["unseen_op_share"])
     return out
 
 
@@ -679,11 +682,12 @@ def main():
             r = meas.get((n, b))
             if not r or "train_time_ms" not in r or b not in p:
                 continue
-            flops, vals, in_range, names, count, spread, dist, warn = p[b]
+            flops, vals, in_range, names, count, spread, dist, warn, unseen = p[b]
             rows.append({"name": n, "batch": b, "flops": flops, "y": {m: r[FIELDS[m]] for m in METRICS},
                          "pred": vals, "reg": {m: reg(m, flops, b) for m in METRICS},
                          "in_range": in_range, "why": names, "count": count, "member_spread": spread,
                          "disagree": {m: spread[m] > warn[m] for m in METRICS}, "warn": warn, "dist": dist,
+                         "unseen": unseen,
                          "spread": max(r["train_spread"], r["infer_spread"]), "ref_ms": r.get("ref_ms"),
                          "machine": "%s, kernel %s" % (r.get("cpu_id", "cpu_id unrecorded"), r.get("kernel", "?")),
                          "load": r.get("other_load")})
@@ -905,8 +909,11 @@ def report(a, nets, batches, rows_all, errors, n_reg, meas):
           "configurations of each." % warns,
           " The last column: the same for the distance outside the training range (how far the worst "
           "feature lies beyond it, in units of its range; 0 inside): does it rank the errors?",
+          " *Operators known* / *unseen*: MAPE where at most / more than %d%% of the network's operators "
+          "are of types the predictor never trained on (`seer_unseen_op_share`, `seerpredict`'s line of its "
+          "own above that share)." % round(100 * UNSEEN_OP_WARN),
           "", "| metric | members agree | members disagree | Spearman of spread and error | Spearman of distance "
-          "outside the range and error |", "|---|---|---|---|---|"]
+          "outside the range and error | operators known | operators unseen |", "|---|---|---|---|---|---|---|"]
     for m in METRICS:
         agree = [r for r in rows if not r["disagree"][m]]
         dis = [r for r in rows if r["disagree"][m]]
@@ -916,7 +923,9 @@ def report(a, nets, batches, rows_all, errors, n_reg, meas):
                       np.array([abs(np.log(r["pred"][m] / r["y"][m])) for r in rows])) if len(rows) > 2 else float("nan")
         err = np.array([abs(np.log(r["pred"][m] / r["y"][m])) for r in rows])
         sd = spearman(np.array([r["dist"] for r in rows]), err) if len(rows) > 2 else float("nan")
-        L.append("| %s | %s | %s | %.2f | %.2f |" % (m, mape(agree), mape(dis), sp, sd))
+        L.append("| %s | %s | %s | %.2f | %.2f | %s | %s |" % (
+            m, mape(agree), mape(dis), sp, sd, mape([r for r in rows if not r["unseen"] > UNSEEN_OP_WARN]),
+            mape([r for r in rows if r["unseen"] > UNSEEN_OP_WARN])))
     bias = lambda key: ", ".join("%s %.2f" % (m, np.median([r[key][m] / r["y"][m] for r in rows]))  # noqa: E731
                                  for m in METRICS)
     if rows:

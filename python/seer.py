@@ -50,6 +50,7 @@ class _RangeItem(ctypes.Structure):
 _RANGE_KINDS = ("node", "edge", "global", "nodes", "edges", "metric", "op", "calibration")
 _RANGE_MAX = 64
 SPREAD_WARN = 1.5  # libseer's SEER_SPREAD_WARN: the threshold of a file that sets none (Model.spread_warn)
+UNSEEN_OP_WARN = 0.2  # libseer's SEER_UNSEEN_OP_WARN: the share of unseen operator types above which a prediction is a guess
 
 
 def _find(name):
@@ -98,6 +99,7 @@ def load_library(name="seer"):
             "seer_range_item_name": (S, [P, ctypes.POINTER(_RangeItem)]),
             "seer_member_spread": (I, [P, P, P, ctypes.c_char_p, E]),
             "seer_spread_warn": (D, [P, I]),
+            "seer_unseen_op_share": (D, [P, P]),
         },
         "seeronnx": {
             "seer_onnx_load": (I, [S, I64, I, ctypes.POINTER(P), ctypes.c_char_p, E]),
@@ -228,7 +230,9 @@ class Model:
         (kind: node/edge/global feature, nodes/edges count, metric: a prediction more than 10x
         beyond the training labels, op: an operator type the training data never had, its
         value the graph's nodes of it, node_op needed; or calibration: a batch beyond those
-        seercalibrate fitted factors at, listed first)."""
+        seercalibrate fitted factors at, listed first), and "unseen_op_share": the share of its
+        operators of types the model never trained on (seer_unseen_op_share; None: not recorded, or
+        no node_op), above UNSEEN_OP_WARN a guess whatever the rest says."""
         keep = []
         g = self._graph((node_x, edge_index, edge_x, global_x, node_op), keep)
         p = None
@@ -240,11 +244,13 @@ class Model:
         if self._lib.seer_check_range(self._m, ctypes.byref(g), p.ctypes.data if p is not None else None,
                                       items, _RANGE_MAX, ctypes.byref(n), e, len(e)):
             raise SeerError(e.value.decode())
+        share = self._lib.seer_unseen_op_share(self._m, ctypes.byref(g))
+        share = None if share != share else float(share)  # NaN: no operator counts, or no op ids
         if n.value < 0:
-            return {"in_range": None, "count": 0, "out_of_range": []}
+            return {"in_range": None, "count": 0, "out_of_range": [], "unseen_op_share": share}
         out = [{"kind": _RANGE_KINDS[it.kind], "name": self._lib.seer_range_item_name(self._m, ctypes.byref(it)).decode(),
                 "value": it.value, "lo": it.lo, "hi": it.hi} for it in items[:min(n.value, _RANGE_MAX)]]
-        return {"in_range": n.value == 0, "count": n.value, "out_of_range": out}
+        return {"in_range": n.value == 0, "count": n.value, "out_of_range": out, "unseen_op_share": share}
 
     def member_spread(self, node_x, edge_index, edge_x, global_x, node_op=None):
         """An ensemble's disagreement on one graph: {metric name: its members' largest prediction

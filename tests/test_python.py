@@ -120,7 +120,27 @@ def main():
                                                                   r["in_range"], r["out_of_range_count"]))
         check([(i["kind"], i["name"]) for i in rng["out_of_range"][:len(r["out_of_range"])]]
               == [(i["kind"], i["name"]) for i in r["out_of_range"]], "out_of_range lists differ")
+        # the share of operators of types never trained on: the same both ways, and the op items' count
+        unseen = sum(i["value"] for i in rng["out_of_range"] if i["kind"] == "op") / r["operators"]
+        check(rng["unseen_op_share"] is not None and abs(rng["unseen_op_share"] - r["unseen_op_share"]) < 1e-6
+              and abs(r["unseen_op_share"] - unseen) < 1e-6 and r["unseen_op_share_warn"] == seer.UNSEEN_OP_WARN,
+              "unseen_op_share: binding %s, seerpredict %s, from the op items %s" % (
+                  rng["unseen_op_share"], r["unseen_op_share"], unseen))
     print("predict_onnx vs seerpredict --json: %d batch sizes agree (values and range reports)" % len(res))
+    # a transformer to a model of convolution cells: most of its operators (MatMul, Softmax,
+    # LayerNormalization, ...) are of types it never trained on: above UNSEEN_OP_WARN, a line of its own
+    vit = os.path.join(os.path.dirname(onnx_path), "vit_b_16.onnx")
+    rv = json.loads(subprocess.run([seerpredict, model_path, vit, "--json"], capture_output=True, text=True,
+                                   check=True).stdout)["results"][0]
+    txt = subprocess.run([seerpredict, model_path, vit], capture_output=True, text=True, check=True).stdout
+    line = "warning: %.0f%% of its operators are of types the training data never had" % (100 * rv["unseen_op_share"])
+    check(rv["unseen_op_share"] > seer.UNSEEN_OP_WARN and line in txt,
+          "vit_b_16: share %s, no line %r in %s" % (rv["unseen_op_share"], line, txt[:400]))
+    known = subprocess.run([seerpredict, model_path, onnx_path], capture_output=True, text=True, check=True).stdout
+    check(res[0]["unseen_op_share"] <= seer.UNSEEN_OP_WARN and "of types the training data never had" not in known,
+          "%s (unseen share %s) warned of unseen operators: %s" % (onnx_path, res[0]["unseen_op_share"], known[:400]))
+    print("unseen operators: %.0f%% of vit_b_16's, %.1f%% of %s's; the line for the first only" % (
+        100 * rv["unseen_op_share"], 100 * res[0]["unseen_op_share"], os.path.basename(onnx_path)))
     # a 3-D network: windows over three spatial dimensions, which no feature describes, are a guess
     # whatever the ranges say: one "structure" item, in both reports, and a warning line
     c3 = os.path.join(os.path.dirname(onnx_path), "conv3d.onnx")

@@ -161,6 +161,16 @@ static void range_text(const seer_model *m, int n, const seer_range_item *it, co
     putchar('\n');
 }
 
+/* The share of operators of types never trained on (seer_unseen_op_share) above
+ * SEER_UNSEEN_OP_WARN: a warning line of its own, before the list of everything out of range. */
+static void unseen_text(double share) {
+    if (share > SEER_UNSEEN_OP_WARN)
+        printf("  warning: %.0f%% of its operators are of types the training data never had, so these "
+               "predictions are guesses however well the rest fits (above %.0f%%, real networks were up to 4 "
+               "times as far off as the others: benchmarks/RESULTS.md, \"Which warnings tell\")\n",
+               100 * share, 100 * SEER_UNSEEN_OP_WARN);
+}
+
 static int metric_shown(const seer_model *m, int k, const char *device);
 
 /* An ensemble's members disagreeing beyond the file's threshold (seer_spread_warn) on a shown
@@ -277,6 +287,7 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
             if (seer_predict_spread(m, &g, 1, y, spread, err, sizeof err)) die("%s: %s", nets[i], err);
             seer_range_item it[RANGE_ITEMS];
             int n_out = range_check(m, &g, y, it, nets[i]);
+            double unseen = seer_unseen_op_share(m, &g); // NAN: no operator counts recorded
             free(ops);
             if (json) {
                 printf("%s{\"onnx\":", first ? "" : ",");
@@ -295,6 +306,9 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                 }
                 putchar('}');
                 range_json(m, n_out, it, seer_onnx_deep_windows(og), other_as);
+                printf(",\"unseen_op_share\":");
+                json_num(unseen);
+                printf(",\"unseen_op_share_warn\":%g", SEER_UNSEEN_OP_WARN);
                 spread_json(m, spread, device);
                 putchar('}');
             } else {
@@ -304,6 +318,7 @@ static int predict_onnx(const seer_model *m, char **nets, int n_nets, const int6
                 for (int k = 0; k < M; k++)
                     if (metric_shown(m, k, device))
                         printf("  %-28s %12.4f %s\n", seer_metric_name(m, k), y[k], seer_metric_unit(m, k));
+                unseen_text(unseen);
                 range_text(m, n_out, it, other_as);
                 deep_text(seer_onnx_deep_windows(og));
                 spread_text(m, spread, device);

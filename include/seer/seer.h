@@ -121,6 +121,14 @@ SEER_API seer_status seer_predict_spread(const seer_model *m, const seer_graph *
  * of the training distribution), else SEER_SPREAD_WARN; NAN for a k out of range. Since libseer
  * 0.8. */
 SEER_API double seer_spread_warn(const seer_model *m, int k);
+/* The share of g's operators (its nodes, ids in the model's op table) of types the model's training
+ * data never had, 0 .. 1; NAN when the model records no operator counts or g has no op ids. Above
+ * SEER_UNSEEN_OP_WARN a prediction is a guess however well the rest fits: on real networks such
+ * graphs were up to 4 times as far off as the others (the H200's transformers predicted by a model
+ * of CNNs; benchmarks/RESULTS.md, "Which warnings tell"); seerpredict says so on a line of its own.
+ * Since libseer 0.12. */
+#define SEER_UNSEEN_OP_WARN 0.2
+SEER_API double seer_unseen_op_share(const seer_model *m, const seer_graph *g);
 
 SEER_API int seer_n_metrics(const seer_model *m);
 SEER_API const char *seer_metric_name(const seer_model *m, int i); // e.g. "train_time_ms"

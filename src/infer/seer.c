@@ -669,6 +669,18 @@ double seer_spread_warn(const seer_model *m, int k) {
     return m->n_members && m->spread_warn[k] > 0 ? m->spread_warn[k] : SEER_SPREAD_WARN;
 }
 
+double seer_unseen_op_share(const seer_model *m, const seer_graph *g) {
+    if (!m || !g || !m->has_cov || !m->cov.op_counts || !(m->cov.counts[COV_GRAPHS] > 0) || !g->node_op ||
+        g->n_nodes <= 0)
+        return NAN;
+    int64_t k = 0;
+    for (int64_t r = 0; r < g->n_nodes; r++) {
+        int32_t op = g->node_op[r];
+        k += op >= 0 && op < m->cov.n_ops && !(m->cov.op_counts[op] > 0);
+    }
+    return (double)k / (double)g->n_nodes;
+}
+
 seer_status seer_predict_batch(const seer_model *m, const seer_graph *gs, int64_t count,
                                double *out, char *err, size_t err_len) {
     return seer_predict_spread(m, gs, count, out, NULL, err, err_len);
