@@ -128,6 +128,13 @@ def device_writeback(work):
     r = subprocess.run(tool, capture_output=True, text=True)
     check(r.returncode != 0 and "in no spec file" in r.stderr, "writeback of an unknown architecture: %s" % r.stderr.strip())
     check(open(os.path.join(data, "measurements.jsonl")).read() == before, "a refused writeback changed the file")
+    # a line cut off (a run stopped mid-write): named with its line number, nothing written
+    with open(os.path.join(out, "measurements.jsonl"), "w") as f:
+        f.write(before + '{"id": "s000001", "ba\n')
+    r = subprocess.run(tool, capture_output=True, text=True)
+    check(r.returncode != 0 and "measurements.jsonl:4: not a JSON line" in r.stderr,
+          "writeback of a cut-off line: %s" % r.stderr.strip())
+    check(open(os.path.join(data, "measurements.jsonl")).read() == before, "a refused writeback changed the file")
     print("device_writeback: tagged, specs joined, refusals leave the files as they were")
 
 

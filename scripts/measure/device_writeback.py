@@ -27,10 +27,20 @@ SPEC_FILES = "datasets/space_cpu/specs_w.jsonl,datasets/space_cpu/specs_y.jsonl"
 
 
 def lines(path):
+    """The JSON lines of path ([] when it does not exist); a line that is not JSON stops the tool."""
     if not os.path.exists(path):
         return []
+    out = []
     with open(path) as f:
-        return [json.loads(l) for l in f if l.strip()]
+        for no, l in enumerate(f, 1):
+            if not l.strip():
+                continue
+            try:
+                out.append(json.loads(l))
+            except ValueError as e:
+                fail("%s:%d: not a JSON line (%s): a run cut off mid-line? remove that line, or fetch the "
+                     "files again; nothing written" % (path, no, e))
+    return out
 
 
 def fail(msg):
