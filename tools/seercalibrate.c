@@ -220,7 +220,8 @@ static void fit_report(const pg_dataset *ds, const double *cal, int M, int k, co
     if (cf >= 0 && n >= 5 && lf.spearman - lm.spearman > 0.2)
         printf("warning: %s: the model ranks the measured networks worse than their FLOPs do (Spearman "
                "%.2f against %.2f): the device it learned is unlike this one, so its predictions here are "
-               "guesses; a predictor of a like device, or a regression on FLOPs, may do better\n",
+               "guesses; a predictor of a like device, a regression on FLOPs, or calibrating --with-flops (a "
+               "GPU at small batches: --with-feature log_nodes) may do better\n",
                name, lm.spearman, lf.spearman);
     free(p);
 }
