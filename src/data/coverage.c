@@ -165,6 +165,19 @@ static int check_one(int kind, int index, double vmin, double vmax, double lo, d
     return n + 1;
 }
 
+static int op_recorded(const coverage *c) { return c->op_counts && c->counts[COV_GRAPHS] > 0; }
+
+static int op_unseen(const coverage *c, int32_t op) {
+    return op >= 0 && op < c->n_ops && !(c->op_counts[op] > 0);
+}
+
+int64_t coverage_unseen_nodes(const coverage *c, const int32_t *node_op, int64_t n_nodes) {
+    if (!op_recorded(c) || !node_op) return -1;
+    int64_t k = 0;
+    for (int64_t r = 0; r < n_nodes; r++) k += op_unseen(c, node_op[r]);
+    return k;
+}
+
 int coverage_check(const coverage *c, int64_t n_nodes, int64_t n_edges, const int32_t *node_op,
                    const float *node_x, const float *edge_x, const float *global_x,
                    const double *pred, coverage_item *items, int max_items) {
@@ -180,10 +193,10 @@ int coverage_check(const coverage *c, int64_t n_nodes, int64_t n_edges, const in
             n++;
         }
     }
-    if (node_op && c->op_counts && c->counts[COV_GRAPHS] > 0) {
+    if (node_op && op_recorded(c)) {
         // each unseen operator once, in op-table order, with its node count in the graph
         for (int op = 0; op < c->n_ops; op++) {
-            if (c->op_counts[op] > 0) continue;
+            if (!op_unseen(c, op)) continue;
             int64_t k = 0;
             for (int64_t r = 0; r < n_nodes; r++) k += node_op[r] == op;
             if (!k) continue;

@@ -57,6 +57,10 @@ typedef struct {
     double value, lo, hi;
 } coverage_item;
 
+/* The nodes of node_op (n_nodes ids into the op table) whose operator type the training data never
+ * had; -1 when op_counts was not recorded (coverage_check's op items count the same nodes). */
+int64_t coverage_unseen_nodes(const coverage *c, const int32_t *node_op, int64_t n_nodes);
+
 /* Checks, in this order, the M predictions (when pred is not NULL), the operator types (when
  * node_op is not NULL and op_counts was recorded: ids into the op table, n_nodes of them), the
  * node and edge counts and the raw features (node_x (n_nodes, F[0]), edge_x (n_edges, F[1]),

@@ -670,15 +670,9 @@ double seer_spread_warn(const seer_model *m, int k) {
 }
 
 double seer_unseen_op_share(const seer_model *m, const seer_graph *g) {
-    if (!m || !g || !m->has_cov || !m->cov.op_counts || !(m->cov.counts[COV_GRAPHS] > 0) || !g->node_op ||
-        g->n_nodes <= 0)
-        return NAN;
-    int64_t k = 0;
-    for (int64_t r = 0; r < g->n_nodes; r++) {
-        int32_t op = g->node_op[r];
-        k += op >= 0 && op < m->cov.n_ops && !(m->cov.op_counts[op] > 0);
-    }
-    return (double)k / (double)g->n_nodes;
+    if (!m || !g || !m->has_cov || g->n_nodes <= 0) return NAN;
+    int64_t k = coverage_unseen_nodes(&m->cov, g->node_op, g->n_nodes);
+    return k < 0 ? NAN : (double)k / (double)g->n_nodes;
 }
 
 seer_status seer_predict_batch(const seer_model *m, const seer_graph *gs, int64_t count,
