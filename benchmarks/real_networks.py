@@ -199,7 +199,6 @@ ADDED10 = {
 # the one with a candidate to come); until then and until judged, HELD_OUT. Measured there on
 # 2026-12-04 and judged that night (the candidate, target = roofline_kept_acts, shipped:
 # benchmarks/xeon26_acts_retrain.md); this group is spent.
-
 ADDED11 = {
     "timm-beit_base_patch16_224": (224, {}), "timm-convit_base": (224, {}), "timm-davit_base": (224, {}),
     "timm-deit_base_patch16_224": (224, {}), "timm-focalnet_base_lrf": (224, {}), "timm-gmlp_b16_224": (224, {}),
@@ -410,7 +409,6 @@ NETS.update(ADDED20)
 # (real_ablation.py --judge ADDED20 is the one way to score them): this script's report and
 # real_ablation.py leave them out
 HELD_OUT = set(ADDED20)
-
 
 
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
