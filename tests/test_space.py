@@ -24,6 +24,9 @@
   stages) do the same with Slice (and a shuffle's Reshape, Transpose) in Seer's graph, and the
   default CNN sequence stays as it was;
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
+- benchmarks/transfer.py's leave-one-family-out holds out every network with a stage of the
+  family (the hybrids of specs_y / specs_z with it), by make_dataset.py's family names;
+
 - the harness measures on the CPU, appends JSON lines with every field (the builder version
   among them), resumes without measuring again, and stops at the time budget (drift_now.py
   measures first-pass lines again into a file of its own and divides now by then); make_dataset turns
@@ -80,6 +83,29 @@ def held_out_bookkeeping():
         check(rc.returncode != 0 and "held out" in rc.stderr and not rc.stdout,
               "signed_errors.py scored the held-out %s: rc %d, %s" % (net, rc.returncode, rc.stderr[-200:]))
     print("real networks: %d groups scored, %d networks held out" % (len(grouped), len(rn.HELD_OUT)))
+
+
+def transfer_holdout():
+    """benchmarks/transfer.py's leave-one-family-out holds out every network with a stage of the
+    family (make_dataset.py's /graph/family of the shipped specs), the hybrids of specs_y / specs_z
+    among them, and nothing without one."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    sys.path.insert(0, os.path.join(ROOT, "scripts", "space"))
+    import make_dataset
+    import transfer
+    sd = os.path.join(ROOT, "datasets", "space_cpu")
+    specs = [json.loads(l) for f in ("specs_r.jsonl", "specs_w.jsonl", "specs_y.jsonl", "specs_z.jsonl")
+             for l in open(os.path.join(sd, f))]
+    fams = {make_dataset.family(s) for s in specs}
+    for member in transfer.NEW_FAMILIES + transfer.STYLES:
+        held = {f for f in fams if transfer.holds(f, [member])}
+        check(bool(held), "transfer.py: no family of the shipped specs holds %s" % member)
+        check(all(member in f.split("/", 1)[1].split("+") for f in held) and
+              all(f in held for f in fams if member in f.split("/", 1)[1].split("+")),
+              "transfer.py: holds(.., [%s]) disagrees with the family names" % member)
+    hybrid = [f for f in fams if "+" in f and transfer.holds(f, ["convnext"])]
+    check(bool(hybrid), "transfer.py: no hybrid with a ConvNeXt stage is held out with convnext")
+    print("transfer holdout: %d families, %d ConvNeXt hybrids held out with convnext" % (len(fams), len(hybrid)))
 
 
 def device_writeback(work):
@@ -632,6 +658,8 @@ def main():
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool, rc.stderr[-300:]))
     held_out_bookkeeping()
+    transfer_holdout()
+
     # cost_terms.kept_bytes, the bytes autograd keeps counted from the graph, against what PyTorch
     # keeps for the same network and batch (benchmarks/kept_bytes.py's measure)
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
