@@ -11,14 +11,15 @@ Regenerates benchmarks/transfer.md:
    that space), its best checkpoint exported and scored with `seerpredict --predictions` on every
    graph of the other space. Reported at the shared batches (1 and 32): MAPE and Spearman per GPU
    and batch, and their mean.
-2. Leave-one-style-out on the design space measured on a CPU (--cpu: the Xeon's or the EPYC's
-   measurements in datasets/space_cpu/, default the machine it runs on; built into
+2. Leave-one-style-out on the design space measured on a CPU (--cpu: the Xeon's, the EPYC's or the
+   2.6 GHz Xeon's (xeon26) measurements in datasets/space_cpu/, default the machine it runs on; built into
    WORK/space_<cpu>.h5 with scripts/space/make_dataset.py): for each stage style, every
    network that has a stage of that style is the test split (data.test_family), the others train;
    labels train_time_ms and infer_time_ms.
 3. Leave one family out on the widened space on the same CPU (the CNNs above plus the ConvNeXt,
    ViT, DeiT and MLP-Mixer networks of specs_w.jsonl, WORK/space_all.h5): each of the four
-   families held out in turn, and all four at once (trained on CNNs alone: CNN -> transformers).
+   families held out in turn (every network with a stage of it), and all four at once (trained
+   on CNNs alone: CNN -> transformers).
    Sections 2 and 3 take the measurement files as they are (a running measure.py's last,
    incomplete line is left out) and say how many configurations they hold.
 
@@ -29,7 +30,9 @@ with no learned residual), and a least-squares regression of log y on log FLOPs 
 every learned model must beat). The models in SEEDED train with train.seed 1..--seeds in section 1:
 the table gives each seed's figures (how far single runs fall apart) and ensembles of the seeds
 (`seerexport --ensemble`, scored like any export). --skip-loso / --skip-families keep those
-sections from the existing output file, marked with where they came from. --quick trains on 6,000 graphs of each GPU space for 6 epochs
+sections from the existing output file, marked with where they came from; --skip-gpu keeps section 1
+and regenerates the CPU sections. --quick trains on 6,000 graphs of each GPU space for 6 epochs
+
 (the committed table says which mode made it).
 """
 import argparse
@@ -54,7 +57,8 @@ HOLDOUTS = [[f] for f in NEW_FAMILIES] + [NEW_FAMILIES]  # leave-one-family-out,
 CPU_LABELS = ["train_time_ms", "infer_time_ms"]
 # --cpu -> the measurement files of datasets/space_cpu: (CNN stages of specs_r, the widened families of specs_w)
 CPUS = {"xeon": (["measurements_xeon.jsonl"], ["measurements_xeon.jsonl", "measurements_xeon_w.jsonl"]),
-        "epyc": (["measurements_epyc.jsonl"], ["measurements_epyc.jsonl"])}
+        "epyc": (["measurements_epyc.jsonl"], ["measurements_epyc.jsonl"]),
+        "xeon26": (["measurements_xeon26.jsonl"], ["measurements_xeon26.jsonl"])}
 
 # name -> seertrain overrides (the roofline variants are this round's extrapolating options)
 ROOF = ["model.target=roofline", "model.clamp=range"]
@@ -332,6 +336,9 @@ def main():
     ap.add_argument("--models", default=",".join(MODELS),
                     help="comma-separated subset of the learned models (default: all): " + ", ".join(MODELS))
     ap.add_argument("--skip-families", action="store_true", help="leave out section 3 (the widened space)")
+    ap.add_argument("--skip-gpu", action="store_true",
+                    help="keep section 1 (the GPU spaces) from the existing --out file and regenerate the CPU "
+                         "sections only (a line under the header says which run made them)")
     ap.add_argument("--merge", action="store_true",
                     help="section 1 only (with --skip-loso --skip-families): put the rows of --models into the "
                          "existing --out file, replacing theirs, and keep every other row and section as it is")
@@ -341,6 +348,8 @@ def main():
     a = ap.parse_args()
     if a.merge and not (a.skip_loso and a.skip_families and os.path.exists(a.out)):
         ap.error("--merge needs --skip-loso, --skip-families and an existing --out file")
+    if a.skip_gpu and (a.merge or not os.path.exists(a.out)):
+        ap.error("--skip-gpu keeps section 1 of an existing --out file (%s) and goes without --merge" % a.out)
     unknown = [m for m in a.models.split(",") if m not in MODELS]
     if unknown:
         ap.error("--models: unknown %s (known: %s)" % (", ".join(unknown), ", ".join(MODELS)))
@@ -350,11 +359,50 @@ def main():
     a.data = {"nb201": os.path.join(ROOT, "datasets/nb201.h5"), "fbnet": os.path.join(ROOT, "datasets/fbnet.h5")}
     a.limit, a.epochs, loso_epochs = (6000, 6, 30) if a.quick else (0, 10, 80)
     a.loso_epochs = a.loso_epochs or loso_epochs
+    os.makedirs(a.work, exist_ok=True)
+    lines = kept_gpu(a) if a.skip_gpu else gpu_sections(a)
+    single = list(MODELS) + ["log-FLOPs regression"]
+    old = open(a.out).read().split("\n") if os.path.exists(a.out) else []
+    for skipped, header, fn in ((a.skip_loso, "## Leave one stage style out", loso),
+                                (a.skip_families, "## Leave one family out", lofo)):
+        if not skipped:
+            lines += fn(a, single)
+        else:
+            lines += kept_section(old, header)
+    lines += ["Commands behind each cell: the run folders and logs under `%s` (seertrain `--set` overrides "
+              "in each `*.log`'s config echo)." % a.work, ""]
+    if a.merge:
+        lines = merged(old, lines, list(MODELS), a)
+    with open(a.out + ".tmp", "w") as f:
+        f.write("\n".join(lines))
+    os.replace(a.out + ".tmp", a.out)
+    print("transfer.py: wrote %s" % a.out)
+
+
+def kept_gpu(a):
+    """--skip-gpu: section 1 and what the two tables disagree on, as the existing --out file has them,
+    with a line under its header naming this run (the CPU sections that follow are this run's)."""
+    old = open(a.out).read().split("\n")
+    end = next((i for i, l in enumerate(old) if l.startswith("## Leave one") or l.startswith("Commands behind")),
+               len(old))
+    lines = [l for l in old[:end] if not l.startswith("Sections 2 and 3 (the CPU) regenerated")]
+    while len(lines) > 1 and not lines[-1].strip() and not lines[-2].strip():
+        lines.pop()
+    at = next((i + 1 for i, l in enumerate(lines) if l.startswith("Regenerated by")), len(lines))
+    lines[at:at] = ["", "Sections 2 and 3 (the CPU) regenerated on %s by `/usr/bin/python3 benchmarks/transfer.py "
+                    "--skip-gpu --cpu %s --loso-epochs %d --models \"%s\" --jobs %d` (%s); section 1 is the "
+                    "regeneration's above." % (time.strftime("%Y-%m-%d"), a.cpu, a.loso_epochs, ",".join(MODELS),
+                                               a.jobs, machine())]
+    return lines
+
+
+def gpu_sections(a):
+
+    """Section 1: both GPU spaces' transfer tables, the seeds, and what the two tables disagree on."""
     for k, p in a.data.items():
         if not os.path.exists(p):
             sys.exit("transfer.py: %s missing: build it with /usr/bin/python3 scripts/datasets/%s" %
                      (p, "nb201_build.py" if k == "nb201" else "fbnet_build.py"))
-    os.makedirs(a.work, exist_ok=True)
     data = {k: read_h5(p, GPUS) for k, p in a.data.items()}
     results, meta = {}, {}
     seeded = [m for m in SEEDED if m in MODELS]
@@ -452,22 +500,7 @@ def main():
                     m, ", ".join("%.1f / %.3f" % x for x in zip(mm, ss)), max(mm) - min(mm), max(ss) - min(ss)))
             lines.append("")
     lines += consistency(data)
-    single = list(MODELS) + ["log-FLOPs regression"]
-    old = open(a.out).read().split("\n") if os.path.exists(a.out) else []
-    for skipped, header, fn in ((a.skip_loso, "## Leave one stage style out", loso),
-                                (a.skip_families, "## Leave one family out", lofo)):
-        if not skipped:
-            lines += fn(a, single)
-        else:
-            lines += kept_section(old, header)
-    lines += ["Commands behind each cell: the run folders and logs under `%s` (seertrain `--set` overrides "
-              "in each `*.log`'s config echo)." % a.work, ""]
-    if a.merge:
-        lines = merged(old, lines, list(MODELS), a)
-    with open(a.out + ".tmp", "w") as f:
-        f.write("\n".join(lines))
-    os.replace(a.out + ".tmp", a.out)
-    print("transfer.py: wrote %s" % a.out)
+    return lines
 
 
 def merged(old, new, models, a):
@@ -603,7 +636,9 @@ def loso(a, names):
 
 def cpu_measurements(a, part, files):
     """Copies of the measurement files under WORK: their complete lines (measure.py may be appending to
-    them), and for part "r" only the CNN-stage architectures (ids r...: specs_r.jsonl's)."""
+    them), for part "r" only the CNN-stage architectures (ids r...: specs_r.jsonl's), for part "w"
+    those and the widened families' (ids w...: specs_w.jsonl's; the later files' deep, large and
+    hybrid networks are left out, so "CNNs only" holds no attention or ConvNeXt stage)."""
     out = []
     for fn in files:
         dst = os.path.join(a.work, "%s.%s" % (part, fn))
@@ -613,7 +648,7 @@ def cpu_measurements(a, part, files):
                     r = json.loads(line)
                 except ValueError:
                     continue  # the line a running measure.py is writing (or a blank one)
-                if part == "w" or r["id"].startswith("r"):
+                if r["id"].startswith("r") or (part == "w" and r["id"].startswith("w")):
                     o.write(line if line.endswith("\n") else line + "\n")
         out.append(dst)
     return out
