@@ -428,8 +428,6 @@ NETS.update(ADDED21)
 HELD_OUT = set(ADDED21)
 
 
-
-
 METRICS = ["train_ms", "infer_ms", "train_mb", "infer_mb"]
 SPREAD_WARN = 1.5  # libseer's SEER_SPREAD_WARN: the members-disagree threshold of a file that sets none
 UNSEEN_OP_WARN = 0.2  # libseer's SEER_UNSEEN_OP_WARN: the share of operators of unseen types seerpredict warns above

@@ -32,7 +32,6 @@ the table gives each seed's figures (how far single runs fall apart) and ensembl
 (`seerexport --ensemble`, scored like any export). --skip-loso / --skip-families keep those
 sections from the existing output file, marked with where they came from; --skip-gpu keeps section 1
 and regenerates the CPU sections. --quick trains on 6,000 graphs of each GPU space for 6 epochs
-
 (the committed table says which mode made it).
 """
 import argparse
@@ -301,7 +300,6 @@ def lofo(a, names):
              "%d graphs (%d architectures x batch 1/4/16: the CNNs of section 2 and %s) measured with "
              "scripts/measure/measure.py; the test split is every network with a stage of the held-out family "
              "(data.test_family), "
-
              "the rest trains (80/10 train/val, the 10%% test share trains too), %d epochs. Cells: MAPE %% / "
              "Spearman of train_time_ms, then infer_time_ms."
              % (len(sp["y"]), len(set(n.split("@")[0] for n in sp["name"])),
@@ -397,7 +395,6 @@ def kept_gpu(a):
 
 
 def gpu_sections(a):
-
     """Section 1: both GPU spaces' transfer tables, the seeds, and what the two tables disagree on."""
     for k, p in a.data.items():
         if not os.path.exists(p):

@@ -26,7 +26,6 @@
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
 - benchmarks/transfer.py's leave-one-family-out holds out every network with a stage of the
   family (the hybrids of specs_y / specs_z with it), by make_dataset.py's family names;
-
 - the harness measures on the CPU, appends JSON lines with every field (the builder version
   among them), resumes without measuring again, and stops at the time budget (drift_now.py
   measures first-pass lines again into a file of its own and divides now by then); make_dataset turns
@@ -659,7 +658,6 @@ def main():
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool, rc.stderr[-300:]))
     held_out_bookkeeping()
     transfer_holdout()
-
     # cost_terms.kept_bytes, the bytes autograd keeps counted from the graph, against what PyTorch
     # keeps for the same network and batch (benchmarks/kept_bytes.py's measure)
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
