@@ -38,6 +38,7 @@
 Needs python3-torch, python3-onnx, python3-h5py, and the build's libseeronnx (SEER_LIB_DIR).
 """
 import json
+import math
 import os
 import re
 import subprocess
@@ -105,6 +106,29 @@ def transfer_holdout():
     hybrid = [f for f in fams if "+" in f and transfer.holds(f, ["convnext"])]
     check(bool(hybrid), "transfer.py: no hybrid with a ConvNeXt stage is held out with convnext")
     print("transfer holdout: %d families, %d ConvNeXt hybrids held out with convnext" % (len(fams), len(hybrid)))
+
+
+def batch_scaling_stats():
+    """benchmarks/batch_scaling.py's ratio statistics on cases with a known answer."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import batch_scaling as bs
+    meas = {"a": {1: 10.0, 4: 30.0, 16: 100.0}, "b": {1: 5.0, 4: 20.0, 16: 90.0},
+            "c": {1: 2.0, 4: 5.0, 16: 22.0}, "d": {1: 1.0, 4: 3.5, 16: 12.0}}
+    exact = {n: {b: (v, 7.0 * v) for b, v in d.items()} for n, d in meas.items()}  # a level off, the ratios right
+    s = bs.ratio_stats(exact, 4, 16)
+    check(s is not None and s[0] == 4 and abs(s[1]) < 1e-9 and abs(s[2] - 1) < 1e-9 and abs(s[3] - s[4]) < 1e-9,
+          "batch_scaling: a predictor with every ratio right scores %s" % (s,))
+    tenth = {n: {b: (v, v * (1.1 if b == 16 else 1.0)) for b, v in d.items()} for n, d in meas.items()}
+    s = bs.ratio_stats(tenth, 4, 16)
+    check(abs(s[1] - 10.0) < 1e-9 and abs(s[2] - 1) < 1e-9, "batch_scaling: ratios 10%% high score %s" % (s,))
+    flat = {n: {b: (v, 3.0 * b) for b, v in d.items()} for n, d in meas.items()}  # one ratio for all: no ranking
+    s = bs.ratio_stats(flat, 4, 16)
+    check(math.isnan(s[2]) and abs(s[4] - 4.0) < 1e-9, "batch_scaling: one predicted ratio for all scores %s" % (s,))
+    check(bs.ratio_stats({"a": exact["a"]}, 4, 16) is None, "batch_scaling: one network gives a statistic")
+    check(abs(bs.spearman([1, 2, 3, 4], [10, 30, 20, 40]) - 0.8) < 1e-9 and
+          abs(bs.spearman([1, 2, 2, 3], [1, 2, 2, 3]) - 1) < 1e-9, "batch_scaling: spearman")
+    check(abs(bs.quantile([1, 2, 3, 4, 5], 0.95) - 4.8) < 1e-9, "batch_scaling: quantile")
+    print("batch scaling: ratio statistics checked")
 
 
 def device_writeback(work):
@@ -653,11 +677,12 @@ def main():
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", *tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool[1], rc.stderr[-300:]))
     for tool in ("size_gap.py", "op_gap.py", "signed_errors.py", "mem_per_byte.py", "cost_terms.py", "kept_bytes.py",
-                 "inplace_mem.py"):
+                 "inplace_mem.py", "batch_scaling.py"):
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool, rc.stderr[-300:]))
     held_out_bookkeeping()
     transfer_holdout()
+    batch_scaling_stats()
     # cost_terms.kept_bytes, the bytes autograd keeps counted from the graph, against what PyTorch
     # keeps for the same network and batch (benchmarks/kept_bytes.py's measure)
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
