@@ -136,6 +136,26 @@ run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run_s" --epochs 3
 cmp -s "$work/s2_before.seer" "$work/run_s/perfsage_s2.seer" || fail "--keep rewrote a kept run"
 [ -s "$work/run_s/perfsage_s3.seer" ] && [ -s "$work/run_s/gcn_s3.seer" ] || fail "--keep: seed 3 not trained"
 [ "$(wc -l < "$work/run_s/pair.list")" -eq 6 ] || fail "--seeds 1,2,3: the pair is not six runs"
+# --blend 3,1 with --keep: every run and the cost kept, the blend their weighted geometric mean, the
+# pair at three quarters (checked against the two parts' own predictions), and the card says so
+run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run_s" --epochs 3 -o "$work/tb.seer" --seeds 1,2,3 --keep \
+    --blend 3,1 > "$work/run_b.out" 2>&1 || { cat "$work/run_b.out"; fail "--blend 3,1 failed"; }
+[ "$(grep -c ": kept" "$work/run_b.out")" -eq 7 ] || { cat "$work/run_b.out"; fail "--blend: not the six runs and the cost kept"; }
+grep -q "at 75% of the weight" "$work/tb.md" || fail "the --blend 3,1 card does not give the pair's share"
+for f in tb.seer run_s/pair.seer run_s/cost5.seer; do
+    "$build/seerpredict" "$work/$f" "$root/tests/data/onnx/resnet18.onnx" --batch 4 --json > "$work/pb_$(basename "$f" .seer).json" ||
+        fail "seerpredict on $f"
+done
+"$python" - "$work/pb_tb.json" "$work/pb_pair.json" "$work/pb_cost5.json" <<'PY' || fail "--blend 3,1 is not pair^0.75 * cost^0.25"
+import json, math, sys
+v = [json.load(open(p))["results"][0]["metrics"] for p in sys.argv[1:]]
+for k in v[0]:
+    want = math.exp(0.75 * math.log(v[1][k]["value"]) + 0.25 * math.log(v[2][k]["value"]))
+    assert abs(v[0][k]["value"] / want - 1) < 1e-4, (k, v[0][k]["value"], want)
+PY
+run --label cpu_t --measurements "$work/m.jsonl" --blend 3 > "$work/run_b2.out" 2>&1 &&
+    fail "--blend 3 accepted"
+grep -q -- "--blend 3: two positive numbers" "$work/run_b2.out" || { cat "$work/run_b2.out"; fail "--blend 3: no clear error"; }
 run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run_s" --epochs 4 -o "$work/ts4.seer" --seeds 1 --keep \
     > "$work/run_s4.out" 2>&1 || { cat "$work/run_s4.out"; fail "--keep with --epochs 4 failed"; }
 grep -q ": kept" "$work/run_s4.out" && { cat "$work/run_s4.out"; fail "--keep kept a run of other settings"; }

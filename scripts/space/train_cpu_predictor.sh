@@ -3,7 +3,7 @@
 #
 #   sh scripts/space/train_cpu_predictor.sh --label DEVICE --measurements F[,F...] [--specs S] [--work DIR] [-o OUT.seer]
 #        [--epochs 120] [--infer-builder 2] [--target roofline_light] [--cost-target T] [--seeds 1,2,3]
-#        [--jobs 2] [--keep]
+#        [--jobs 2] [--keep] [--blend 1,1]
 #        [--ref-normalize 1 --ref-window 201]
 #   sh scripts/space/train_cpu_predictor.sh --label DEVICE --h5 TRAIN.h5 --members PAIR.seer [--work DIR] [-o OUT.seer]
 #
@@ -18,8 +18,8 @@
 #      seerexport --ensemble: WORK/pair.seer; with --h5 and --members, the given pair and dataset;
 #   3. `[model] name = cost`, the roofline cost alone with the weights' bytes as a fifth term, fitted
 #      on the same training split: WORK/cost5.seer;
-#   4. seerexport --ensemble: the pair at half the weight, the cost at the other half: OUT
-#      (default WORK/DEVICE.seer).
+#   4. seerexport --ensemble: the pair at half the weight, the cost at the other half (--blend P,C:
+#      the pair at P / (P + C), the cost at the rest): OUT (default WORK/DEVICE.seer).
 # --specs S: the architectures the measurements are of (default datasets/space_cpu, every specs*.jsonl
 # in it; datasets/space_h200/specs.jsonl for the H200's, a sample of its own whose ids the CPU's reuse).
 # --ref-normalize P [--ref-window K] pass to make_dataset.py: each time label scaled by (median ref_ms /
@@ -53,7 +53,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 PY=${PYTHON:-$(command -v /usr/bin/python3 || echo python3)}
-LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2 TARGET= SEEDS=1 JOBS=1 KEEP=0 REFN= REFW=1 CTARGET=
+LABEL= MEAS= H5= MEMBERS= WORK= OUT= EPOCHS=120 BUILDER=2 TARGET= SEEDS=1 JOBS=1 KEEP=0 REFN= REFW=1 CTARGET= BLEND=1,1
 SPECS=$ROOT/datasets/space_cpu
 ARGS="$*"
 while [ $# -gt 0 ]; do
@@ -73,6 +73,7 @@ while [ $# -gt 0 ]; do
     --seeds) SEEDS=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
+    --blend) BLEND=$2; shift 2 ;;
     --ref-normalize) REFN=$2; shift 2 ;;
     --ref-window) REFW=$2; shift 2 ;;
     -o) OUT=$2; shift 2 ;;
@@ -86,6 +87,11 @@ case "$JOBS" in ""|*[!0-9]*|0) die "--jobs $JOBS: a positive whole number" ;; es
 case "$REFW" in ""|*[!0-9]*|0) die "--ref-window $REFW: a positive whole number" ;; esac
 case "$REFN" in *[!0-9.]*|.|*.*.*) die "--ref-normalize $REFN: a non-negative number (e.g. 1 or 0.75)" ;; esac
 [ "$REFW" = 1 ] || [ -n "$REFN" ] || die "--ref-window needs --ref-normalize"
+case "$BLEND" in
+*[!0-9.,]*|*,*,*|,*|*,|*..*|[!0-9]*|*,[!0-9]*) die "--blend $BLEND: two positive numbers P,C (the pair's and the cost's weights, e.g. 3,1)" ;;
+*,*) ;;
+*) die "--blend $BLEND: two positive numbers P,C (the pair's and the cost's weights, e.g. 3,1)" ;;
+esac
 [ -z "$REFN" ] || [ -n "$MEAS" ] || die "--ref-normalize builds the dataset: use it with --measurements"
 case ",$SEEDS," in *,,*|*[!0-9,]*) die "--seeds $SEEDS: whole numbers separated by commas (e.g. 1,2,3)" ;; esac
 [ "$(echo "$SEEDS" | tr ',' '\n' | sort | uniq -d)" = "" ] || die "--seeds $SEEDS: a seed named twice"
@@ -209,7 +215,7 @@ fi
 echo "train_cpu_predictor: 3/4 the roofline cost"
 train $COST $TF $VF --set model.name=cost --set model.target=$COST_TARGET
 echo "train_cpu_predictor: 4/4 the blend"
-"$BUILD/seerexport" --ensemble "$MEMBERS" "$WORK/$COST.seer" --weights 1,1 -o "$OUT" > "$WORK/blend.log" 2>&1 \
+"$BUILD/seerexport" --ensemble "$MEMBERS" "$WORK/$COST.seer" --weights "$BLEND" -o "$OUT" > "$WORK/blend.log" 2>&1 \
     || die "seerexport --ensemble (the blend) failed; see $WORK/blend.log"
 if [ -n "$MEAS" ]; then
     "$BUILD/seerpredict" "$OUT" "$H5" --predictions "$WORK/all.csv" --spreads "$WORK/spreads.csv" \
@@ -219,10 +225,12 @@ if [ -n "$MEAS" ]; then
     [ "${SEEDS%%,*}" = 1 ] || FIRST=perfsage_s${SEEDS%%,*}
     "$PY" - "$WORK/all.csv" "$WORK/$FIRST/test_predictions.csv" "$LABELS" "$CARD" "$WORK/${LABEL}_card.md" \
         "$MEAS" "$ARGS" "$EPOCHS" "${TARGET:-}" "$SEEDS" "$WORK/spreads.csv" "$WORK/spread_warn.txt" "$COST_TARGET" \
-        <<'EOF' || die "scoring the held-out graphs or writing $CARD failed"
+        "$BLEND" <<'EOF' || die "scoring the held-out graphs or writing $CARD failed"
 import csv, json, os, sys, time
 import numpy as np
-allcsv, testcsv, labels, card, dcard, meas, args, epochs, target, seeds, spcsv, spwarn, cost_target = sys.argv[1:14]
+allcsv, testcsv, labels, card, dcard, meas, args, epochs, target, seeds, spcsv, spwarn, cost_target, blend = sys.argv[1:15]
+bp, bc = (float(x) for x in blend.split(","))
+share = "half the weight" if bp == bc else "%.0f%% of the weight" % (100 * bp / (bp + bc))
 pred = {r["name"]: r for r in csv.DictReader(open(allcsv))}  # the blend's predictions
 test = list(csv.DictReader(open(testcsv)))  # the held-out graphs, measured labels
 # the members' spread on the held-out graphs: its 99th percentile per metric is where seerpredict
@@ -264,11 +272,11 @@ data = [l for l in open(dcard).read().splitlines()
         if l.startswith(("- graphs", "- families", "- FLOPs per graph", "- timing spread", "- out of memory"))]
 L = ["# %s: %s predictor for `%s`" % (name, kind, dev), "",
      "Made on %s by `sh scripts/space/train_cpu_predictor.sh %s`: configs/cpu_xeon.ini's PerfSAGE (additive "
-     "readout) and GCN, %s epochs each%s, 80/10/10 by architecture, joined by `seerexport --ensemble` at half the "
-     "weight, and the roofline cost alone (`[model] name = cost`, `target = %s`) at the other half: %s." % (
+     "readout) and GCN, %s epochs each%s, 80/10/10 by architecture, joined by `seerexport --ensemble` at %s, "
+     "and the roofline cost alone (`[model] name = cost`, `target = %s`) at the rest: %s." % (
          time.strftime("%Y-%m-%d"), args, epochs,
          "" if "," not in seeds else ", each trained with seeds %s (%d runs at equal weight)" % (
-             seeds.replace(",", ", "), 2 * len(seeds.split(","))), cost_target,
+             seeds.replace(",", ", "), 2 * len(seeds.split(","))), share, cost_target,
          "the recipe of `predictors/cpu_epyc.seer`" if not target else
          "the recipe of `predictors/cpu_epyc.seer` with every part on `target = %s`" % target if cost_target == target
          else "the recipe of `predictors/cpu_epyc.seer` with the pair on `target = %s`" % target), "",
