@@ -332,7 +332,7 @@ ADDED21 = {
     "timm-semnasnet_075": (224, {}), "timm-rexnet_300": (224, {}), "timm-coatnet_pico_rw_224": (224, {}),
     "timm-semnasnet_140": (224, {}), "timm-eca_resnet33ts": (256, {}), "timm-gernet_s": (224, {}),
 }
-# Named on 2026-12-05 (05:14 UTC), after ADDED21 was spent and before any of these was measured, to
+# Named on 2026-12-05 (05:18 UTC), after ADDED21 was spent and before any of these was measured, to
 # judge the next candidate for cpu_xeon26.seer (the shipped members blended 3:1, datasets/space_cpu/
 # README.md "Twenty-fifth CPU run") by the rule of ADDED10, chosen by `benchmarks/pick_timm.py --seed
 # 22 --count 8 --max-gflops 10`: 16 were tried, 8 have more than 10 GFLOPs. timm's resnet18 is
