@@ -97,11 +97,12 @@ def pass_floor(a, rn, space=None):
         for d in rn.json_lines(space):
             if "train_time_ms" in d:
                 (second if d.get("pass", 1) == 2 else first)[(d["id"], d["batch"])] = d
-    for f, into in ((a.real, first), (a.real2, second)) if not space else ():
-        if f and os.path.exists(f):
-            for d in rn.json_lines(f):
-                if "train_time_ms" in d and d.get("name") and d["name"] not in rn.HELD_OUT:
-                    into[(d["name"], d["batch"])] = d
+    else:
+        for f, into in ((a.real, first), (a.real2, second)):
+            if f and os.path.exists(f):
+                for d in rn.json_lines(f):
+                    if "train_time_ms" in d and d.get("name") and d["name"] not in rn.HELD_OUT:
+                        into[(d["name"], d["batch"])] = d
     out = {m: collections.defaultdict(dict) for m, _, _ in METRICS}
     for (n, b), d in first.items():
         if (n, b) in second:
