@@ -41,7 +41,8 @@ def main():
     ap.add_argument("--seed", type=int, required=True, help="random.Random(SEED).shuffle of the sorted names")
     ap.add_argument("--count", type=int, default=8, help="how many to take")
     ap.add_argument("--max-gflops", type=float, default=10.0, help="at batch 1, seerconvert's count")
-    ap.add_argument("--pattern", default="", help="timm.list_models's filter (default: every model)")
+    ap.add_argument("--pattern", default="",
+                    help="timm.list_models's filter, several comma-separated (a model matching any; default: every model)")
     ap.add_argument("--predictor", default=os.path.join(ROOT, "predictors/cpu_xeon26.seer"),
                     help="any .seer file: seerpredict reports the FLOPs of the graph it converts")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -53,7 +54,7 @@ def main():
         if not os.path.exists(p):
             sys.exit("pick_timm.py: %s missing (build with scripts/setup.sh, or pass --build / --predictor)" % p)
     import timm
-    names = sorted(timm.list_models(a.pattern) if a.pattern else timm.list_models())
+    names = sorted(timm.list_models([p for p in a.pattern.split(",") if p]) if a.pattern else timm.list_models())
     random.Random(a.seed).shuffle(names)
     os.makedirs(a.work, exist_ok=True)
     taken, tried = {}, 0

@@ -22,7 +22,10 @@
   ways and convert with Split, Pad and Squeeze in Seer's graph, FLOPs and parameters equal; the
   default hybrid sequence still draws specs_y.jsonl; CNNs with --slice-ops (ghost and shuffle
   stages) do the same with Slice (and a shuffle's Reshape, Transpose) in Seer's graph, and the
-  default CNN sequence stays as it was;
+  default CNN sequence stays as it was; --styles mobilenet --se-ops draws mobilenet stages alone,
+  with 3x3 and 5x5 depthwise kernels and squeeze-excitation (both ratios), and a network of each
+  gate (Hardsigmoid, Sigmoid) builds, exports both ways and converts with GlobalAveragePool, the
+  gate and Mul in Seer's graph, FLOPs and parameters equal, a global pool per SE block;
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
 - benchmarks/transfer.py's leave-one-family-out holds out every network with a stage of the
   family (the hybrids of specs_y / specs_z with it), by make_dataset.py's family names;
@@ -32,6 +35,8 @@
   it into a PerfGraph file (from specs files or a folder of them, refusing an id two files share), leaving older builders' inference times out with --infer-builder;
   builder_calibrate.py finds a simulated builder effect under a simulated drift and moves the
   shipped CPU predictor's inference, and only that, by the factor its rule gives;
+- benchmarks/space_gap.py scores measurements 1.25x a predictor's values at -20.0% in every cell,
+  reading each configuration's first-pass line alone;
 - device_writeback.py turns a lent GPU session's files into the tracked dataset's (new lines
   tagged with the lease, specs.jsonl every architecture measured, of every spec file read) and
   refuses, changing nothing, a run that did not resume the tracked files.
@@ -129,6 +134,41 @@ def batch_scaling_stats():
           abs(bs.spearman([1, 2, 2, 3], [1, 2, 2, 3]) - 1) < 1e-9, "batch_scaling: spearman")
     check(abs(bs.quantile([1, 2, 3, 4, 5], 0.95) - 4.8) < 1e-9, "batch_scaling: quantile")
     print("batch scaling: ratio statistics checked")
+
+
+def space_gap_known(build, work):
+    """benchmarks/space_gap.py on a case with a known answer: every first-pass measurement 1.25x
+    the shipped predictor's value scores -20.0% in every cell; a second pass's lines are not read."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import real_networks as rn
+    import types
+    pred_file = os.path.join(ROOT, "predictors", "cpu_xeon26.seer")
+    specs = space.sample(2, 23, inputs=(64,), prefix="e", styles=("mobilenet",), se_ops=True)
+    sp, ms = os.path.join(work, "gap_specs.jsonl"), os.path.join(work, "gap_meas.jsonl")
+    lines = []
+    for s in specs:
+        p = os.path.join(work, s["id"] + "_gap.onnx")
+        space.export_direct(s, p)
+        pred = rn.predict(types.SimpleNamespace(build=build, predictor=pred_file, device="cpu_xeon26"), p, [1, 4])
+        check(not isinstance(pred, str), "space_gap test: seerpredict: %s" % (pred,))
+        for b in (1, 4):
+            v = pred[b][1]
+            lines.append({"id": s["id"], "batch": b, "ref_ms": 3.0, "train_time_ms": 1.25 * v["train_ms"],
+                          "infer_time_ms": 1.25 * v["infer_ms"], "train_mem_mb": 1.25 * v["train_mb"]})
+    lines += [dict(r, train_time_ms=9 * r["train_time_ms"]) for r in lines]  # a second pass: ignored
+    with open(sp, "w") as f:
+        f.writelines(json.dumps(s) + "\n" for s in specs)
+    with open(ms, "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in lines)
+    out = os.path.join(work, "gap.md")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "space_gap.py"), "--predictor", pred_file,
+                        "--device", "cpu_xeon26", "--specs", sp, "--measurements", ms, "--build", build, "--out", out],
+                       capture_output=True, text=True)
+    row = [x for x in open(out).read().splitlines() if x.startswith("| all |")] if r.returncode == 0 else []
+    cells = row[0].strip("| ").split(" | ")[2:] if row else []
+    check(len(cells) == 6 and all(c == "-20.0 / 20.0" for c in cells),
+          "space_gap: measured 1.25x predicted scores %s (rc %d %s)" % (cells, r.returncode, r.stderr[-300:]))
+    print("space_gap: a known 1.25x gap scores -20.0%% in all %d cells" % len(cells))
 
 
 def device_writeback(work):
@@ -356,6 +396,28 @@ def main():
     for want in space.SLICE_STYLES:
         s = dict(next(x for x in gs if want in {st["style"] for st in x["stages"]}), id="slice_" + want)
         ops_round_trip(s, {"Slice"} | ({"Reshape", "Transpose"} if want == "shuffle" else set()))
+
+    # --styles and --se-ops: mobilenet networks with 5x5 depthwise kernels and squeeze-excitation
+    # (MobileNetV3's Hardsigmoid gate, EfficientNet's SiLU and Sigmoid); the default CNN sequence
+    # stays as it was
+    check(space.sample(40, 3, styles=None, se_ops=False) == a, "styles=None, se_ops=False changed the default sequence")
+    es = space.sample(40, 23, inputs=(64, 96), prefix="e", styles=("mobilenet",), se_ops=True)
+    est = [st for s in es for st in s["stages"]]
+    check(es == space.sample(40, 23, inputs=(64, 96), prefix="e", styles=("mobilenet",), se_ops=True),
+          "--se-ops sampler not deterministic")
+    check({st["style"] for st in est} == {"mobilenet"} and {st["kernel"] for st in est} == {3, 5}
+          and any("se" in st for st in est) and any("se" not in st for st in est)
+          and {st["se"] for st in est if "se" in st} > {0.25},
+          "--styles mobilenet --se-ops: stages %s" % sorted({(st["style"], st["kernel"], st.get("se", 0)) for st in est}))
+    for act, gate in (("hardswish", "HardSigmoid"), ("silu", "Sigmoid")):
+        s = dict(next(x for x in es if x["act"] == act and any("se" in st for st in x["stages"])), id="se_" + act)
+        ops_round_trip(s, {gate, "Mul", "GlobalAveragePool"})
+        L = space.layers(s)
+        gap = sum(l["op"] == "gap" for l in L)
+        check(gap == 1 + sum(st["depth"] for st in s["stages"] if "se" in st) and
+              any(l["op"] == "conv" and l["attrs"]["k"] == 5 and l["attrs"]["groups"] > 1 for l in L)
+              == any(st["kernel"] == 5 for st in s["stages"]),
+              "%s: %d global pools, kernels %s" % (s["id"], gap, [st["kernel"] for st in s["stages"]]))
 
     # the forward pass frees each intermediate after its last reader (TORCH_BUILDER 2): when layer k
     # runs, no module output whose last reader came before k is alive any more
@@ -677,12 +739,13 @@ def main():
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", *tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool[1], rc.stderr[-300:]))
     for tool in ("size_gap.py", "op_gap.py", "signed_errors.py", "mem_per_byte.py", "cost_terms.py", "kept_bytes.py",
-                 "inplace_mem.py", "batch_scaling.py"):
+                 "inplace_mem.py", "batch_scaling.py", "space_gap.py", "pick_timm.py"):
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool, rc.stderr[-300:]))
     held_out_bookkeeping()
     transfer_holdout()
     batch_scaling_stats()
+    space_gap_known(os.path.dirname(os.path.abspath(seerconvert)), work)
     # cost_terms.kept_bytes, the bytes autograd keeps counted from the graph, against what PyTorch
     # keeps for the same network and batch (benchmarks/kept_bytes.py's measure)
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))

@@ -20,7 +20,12 @@ that halve the resolution and widen the channels, each in one style:
   resnext    bottleneck residual blocks (1x1, grouped 3x3, 1x1; projection shortcut);
   densenet   a transition (1x1 conv, 2x2 average pool) then dense layers (BN-act-1x1 conv to 4k,
              BN-act-3x3 conv to k, concatenated: growth rate k);
-  mobilenet  inverted residual blocks (1x1 expand by t, depthwise 3x3, 1x1 project);
+  mobilenet  inverted residual blocks (1x1 expand by t, depthwise 3x3, 1x1 project); with
+             --se-ops each stage also draws a 3x3 or 5x5 depthwise kernel and a
+             squeeze-excitation or none (MobileNetV3, EfficientNet, LCNet: after the depthwise
+             convolution a global pool, a 1x1 with bias to a quarter of the expanded or of the
+             input channels, ReLU (SiLU in a SiLU network), a 1x1 with bias back, Hardsigmoid
+             (Sigmoid in a SiLU network), the map multiplied by it);
   ghost      (--slice-ops) GhostNet bottlenecks: ghost modules (a 1x1 to half the channels, a
              depthwise 3x3 for the other half, concatenated, cut by a Slice), a depthwise
              stride-2 3x3 between them in the first block, residual;
@@ -63,7 +68,8 @@ they cannot disagree about the architecture.
 
 FLOP conventions are Seer's (src/onnx/perfgraph_build.h): a multiply-add is 2, BN 2 per
 element, activations and Add 1 per element (SiLU = Sigmoid + Mul: 2; GELU as torch.onnx writes
-it, Div, Erf, Add, Mul, Mul: 5), LayerNorm 5, Softmax 3, pools k*k per output, global pool and
+it, Div, Erf, Add, Mul, Mul: 5; a squeeze-excitation's Sigmoid or HardSigmoid 1 per element of
+its (C, 1, 1) gate, its Mul 1 per element of the map), LayerNorm 5, Softmax 3, pools k*k per output, global pool and
 mean 1 per input element, Gemm / MatMul 2 per multiply-add plus 1 per output for a bias.
 """
 import argparse
@@ -149,16 +155,19 @@ def _heavy_head(rng, spec):
     return head
 
 
-def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False, slice_ops=False):
+def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False, slice_ops=False, styles=None,
+               se_ops=False):
     """A CNN spec: each stage's style drawn on its own, or (one_style) one style for all four, as
     the hand-designed families are (ResNet, DenseNet, MobileNet, VGG, GoogLeNet), which a draw per
     stage almost never gives (1 network in 125 for a given style). deep: stage depths from
     DEEP_DEPTHS; heavy: a VGG-style classifier (_heavy_head); slice_ops: stages may also be ghost
-    (GhostNet) or shuffle (ShuffleNetV2)."""
+    (GhostNet) or shuffle (ShuffleNetV2); styles: draw the stage styles from these alone (e.g.
+    ("mobilenet",)); se_ops: mobilenet stages draw a depthwise kernel (3 or 5) and a
+    squeeze-excitation ("se": its width as a fraction of the expanded channels, or none)."""
     act = rng.choice(ACTS)
     w = _round8(rng.uniform(24, 128))
     stages = []
-    styles = STYLES + (SLICE_STYLES if slice_ops else ())
+    styles = tuple(styles) if styles else STYLES + (SLICE_STYLES if slice_ops else ())
     whole = rng.choice(styles) if one_style else None  # drawn only when asked: seed 1's sequence stays
     for s in range(4):
         style = whole or rng.choice(styles)
@@ -189,18 +198,26 @@ def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False, 
             "head": {"classes": 1000}}
     if heavy:  # drawn last and only when asked, so that the default sequence stays as it was
         spec["head"] = _heavy_head(rng, spec)
+    if se_ops:  # after everything else, likewise: MobileNetV3 / EfficientNet's 5x5 and squeeze-excitation
+        for st in stages:
+            if st["style"] == "mobilenet":
+                st["kernel"] = rng.choice((3, 5))
+                # a quarter of the expanded channels (MobileNetV3, LCNet) or of the input's (EfficientNet)
+                se = rng.choice((0.0, 0.25, 0.25 / st["expand"]))
+                if se:
+                    st["se"] = se
     return spec
 
 
 def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False, heavy=False, split_ops=False,
-                  slice_ops=False):
+                  slice_ops=False, styles=None, se_ops=False):
     """One spec of a family: cnn (sample_one), convnext (four ConvNeXt stages after the common
     stem: depthwise 7x7, LayerNorm, inverted MLP with GELU, layer scale), vit / deit (patch
     embedding, pre-norm encoder blocks; ViT-Ti to ViT-B widths, 64-wide heads), mixer or hybrid
     (split_ops: its convolution stages also mixconv or csp, TF-style explicit padding and timm's
     unbind of q, k and v drawn per network)."""
     if fam == "cnn":
-        return sample_one(rng, idx, inputs, one_style, deep, heavy, slice_ops)
+        return sample_one(rng, idx, inputs, one_style, deep, heavy, slice_ops, styles, se_ops)
     hw = rng.choice(inputs) if inputs else 224
     spec = {"id": "s%06d" % idx, "input": [3, hw, hw], "head": {"classes": 1000}}
     if fam == "hybrid":  # convolution stages, then attention over the feature map (CoAtNet, MobileViT)
@@ -264,13 +281,15 @@ def family_of(spec):
     return "convnext" if all(st["style"] == "convnext" for st in spec["stages"]) else "cnn"
 
 
-def _features(spec, slice_ops=False):
+def _features(spec, slice_ops=False, se_ops=False):
     v = []
     for st in spec["stages"]:
         v += [1.0 if st["style"] == s else 0.0 for s in STYLES]
         v += [math.log2(st["width"]) / 4.0, st["depth"] / 4.0]
     if slice_ops:  # appended, and only when asked: the default vectors (and orders) stay as they were
         v += [float(sum(st["style"] == s for st in spec["stages"])) for s in SLICE_STYLES]
+    if se_ops:  # likewise: stages with a 5x5 depthwise, stages with a squeeze-excitation
+        v += [float(sum(st.get("kernel") == 5 for st in spec["stages"])), float(sum("se" in st for st in spec["stages"]))]
     v += [1.0 if spec["act"] == a else 0.0 for a in ACTS]
     v.append(math.log10(flops(spec, 1)) / 3.0)
     v.append(math.log2(spec["input"][1] / 224.0))
@@ -302,7 +321,7 @@ def _features_any(spec):
 
 
 def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_style=False, deep=False, heavy=False,
-           split_ops=False, slice_ops=False):
+           split_ops=False, slice_ops=False, styles=None, se_ops=False):
     """n specs; the first min(n, diverse) in greedy farthest-point order over a candidate pool
     (styles, widths, depths, activation, log FLOPs), so that any prefix spreads over the space.
     families (names from FAMILIES) draws each spec's family first; None is the CNN space alone,
@@ -310,18 +329,20 @@ def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_st
     deep: stage depths as the hand-designed networks have them (DEEP_DEPTHS); heavy: CNNs with a
     VGG / AlexNet-style classifier (_heavy_head); split_ops: hybrids with the operators Split, Pad
     and Squeeze (sample_family); slice_ops: CNNs whose stages may also be ghost (GhostNet) or shuffle
-    (ShuffleNetV2): the operator Slice, and channel shuffles."""
+    (ShuffleNetV2): the operator Slice, and channel shuffles; styles: CNN stages drawn from these
+    styles alone; se_ops: mobilenet stages with 3x3 or 5x5 depthwise kernels and squeeze-excitation
+    (the operators Sigmoid or HardSigmoid and a broadcast Mul)."""
     rng = random.Random(seed)
     pool_n = n if n <= 1 else min(4 * n, n + 8000)
     if families:
-        pool = [sample_family(rng, i, rng.choice(families), inputs, one_style, deep, heavy, split_ops, slice_ops)
-                for i in range(pool_n)]
+        pool = [sample_family(rng, i, rng.choice(families), inputs, one_style, deep, heavy, split_ops, slice_ops,
+                              styles, se_ops) for i in range(pool_n)]
     else:
-        pool = [sample_one(rng, i, inputs, one_style, deep, heavy, slice_ops) for i in range(pool_n)]
+        pool = [sample_one(rng, i, inputs, one_style, deep, heavy, slice_ops, styles, se_ops) for i in range(pool_n)]
     k = min(n, diverse)
     if k > 1:
         import numpy as np
-        X = np.array([_features_any(s) if families else _features(s, slice_ops) for s in pool])
+        X = np.array([_features_any(s) if families else _features(s, slice_ops, se_ops) for s in pool])
         chosen = [0]
         d = ((X - X[0]) ** 2).sum(1)
         for _ in range(k - 1):
@@ -353,8 +374,10 @@ def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_st
 #   cls (k learned tokens prepended to a sequence), pos (a learned tensor of the input's shape
 #   added), gamma (a learned per-channel scale over the last axis), pad (pads: top, left,
 #   bottom, right zeros around a map), split (axis, sizes, unbind: a tuple of parts, one Split)
-#   part (axis, index, size, squeeze: one of a split's parts; squeeze drops the axis) and slice
-#   (axis, start, end: a Slice of one axis).
+#   part (axis, index, size, squeeze: one of a split's parts; squeeze drops the axis), slice
+#   (axis, start, end: a Slice of one axis) and mul (two inputs, the second broadcast to the
+#   first's shape: a squeeze-excitation's (C, 1, 1) gate times its (C, H, W) map). Activation
+#   kinds sigmoid and hardsigmoid are a squeeze-excitation's gates.
 
 
 def _numel(shape):
@@ -493,6 +516,17 @@ def _channel_shuffle(g, x, groups=2):
     return g.add("reshape", [y], shape=(c, h, w))
 
 
+def _squeeze_excite(g, x, mid):
+    """Squeeze-excitation as torchvision's MobileNetV3 and EfficientNet write it: a global pool, a
+    1x1 with bias to mid channels, ReLU (SiLU in a SiLU network), a 1x1 with bias back, Hardsigmoid
+    (Sigmoid in a SiLU network), and the map multiplied by that gate."""
+    c = g.shapes[x][0]
+    silu = g.act_kind == "silu"
+    p = g.add("conv", [g.add("gap", [x])], cout=mid, k=1, stride=1, pad=0, groups=1, bias=True)
+    p = g.add("conv", [g.add("act", [p], kind="silu" if silu else "relu")], cout=c, k=1, stride=1, pad=0, groups=1, bias=True)
+    return g.add("mul", [x, g.add("act", [p], kind="sigmoid" if silu else "hardsigmoid")])
+
+
 def _cnn_layers(spec):
     g = _Graph(spec["input"], spec["act"], spec.get("tf_pad", False), spec.get("qkv", "select"))
     add, cba, shapes, act_kind = g.add, g.cba, g.shapes, spec["act"]
@@ -547,7 +581,9 @@ def _cnn_layers(spec):
                 t = stage["expand"]
                 y = x if t == 1 else cba(x, cin * t, 1)
                 c_mid = shapes[y][0]
-                y = cba(y, c_mid, 3, s, groups=c_mid)
+                y = cba(y, c_mid, stage.get("kernel", 3), s, groups=c_mid)
+                if stage.get("se"):
+                    y = _squeeze_excite(g, y, _round8(c_mid * stage["se"]))
                 y = cba(y, w, 1, act=False)
                 x = add("add", [y, x]) if (s == 1 and cin == w) else y
             elif style == "mixconv":  # MixNet: the depthwise convolution's channels in groups of kernel sizes
@@ -645,7 +681,7 @@ def flops(spec, batch=1):
             total += {"silu": 2, "gelu": 5}.get(a["kind"], 1) * out  # GELU: Div, Erf, Add, Mul, Mul
         elif op in ("maxpool", "avgpool"):
             total += out * a["k"] * a["k"]
-        elif op in ("add", "scale", "pos", "gamma"):
+        elif op in ("add", "mul", "scale", "pos", "gamma"):
             total += out
         elif op in ("gap", "mean"):
             total += n_in
@@ -670,7 +706,8 @@ def torch_model(spec, builder=TORCH_BUILDER):
         raise ValueError("torch_model: builder %r: one of %s" % (builder, BUILDERS))
     L = layers(spec)
     shapes = {"x": tuple(spec["input"])}
-    acts = {"relu": nn.ReLU, "relu6": nn.ReLU6, "hardswish": nn.Hardswish, "silu": nn.SiLU, "gelu": nn.GELU}
+    acts = {"relu": nn.ReLU, "relu6": nn.ReLU6, "hardswish": nn.Hardswish, "silu": nn.SiLU, "gelu": nn.GELU,
+            "sigmoid": nn.Sigmoid, "hardsigmoid": nn.Hardsigmoid}
 
     last, readers = {}, {}  # each value's last reader (the forward pass drops it there), its readers
     for k, l in enumerate(L):
@@ -682,9 +719,11 @@ def torch_model(spec, builder=TORCH_BUILDER):
     def in_place(l):
         """builder 3: this activation may overwrite its input: read by nothing else, a tensor of its
         own (not a view: a slice or reshape shares another's storage), written by an operator whose
-        backward pass does not read its own output (an activation's does)."""
+        backward pass does not read its own output (an activation's does). GELU has no in-place
+        form; a squeeze-excitation's gate is not in place in torchvision either."""
         i = l["inputs"][0]
-        return (builder == INPLACE_BUILDER and l["attrs"]["kind"] != "gelu" and readers.get(i) == 1
+        return (builder == INPLACE_BUILDER and l["attrs"]["kind"] not in ("gelu", "sigmoid", "hardsigmoid")
+                and readers.get(i) == 1
                 and op_of.get(i) in ("conv", "bn", "add", "concat", "linear", "ln"))
 
     class Net(nn.Module):
@@ -733,6 +772,8 @@ def torch_model(spec, builder=TORCH_BUILDER):
                         del v[i]
                 if op == "add":
                     y = ins[0] + ins[1]
+                elif op == "mul":
+                    y = ins[0] * ins[1]
                 elif op == "concat":
                     y = torch.cat(ins, 1)
                 elif op == "pad":
@@ -852,6 +893,10 @@ def export_direct(spec, path):
                 node("Clip", ins + [lo.name, hi.name], out, n)
             elif k == "hardswish":
                 node("HardSwish", ins, out, n)
+            elif k == "sigmoid":
+                node("Sigmoid", ins, out, n)
+            elif k == "hardsigmoid":  # as torch.onnx writes nn.Hardsigmoid
+                node("HardSigmoid", ins, out, n, alpha=1.0 / 6)
             elif k == "gelu":
                 e = node("Erf", [node("Div", ins + [const(n + ".sqrt2", math.sqrt(2))], n + "_d", n + "_div")], n + "_e", n + "_erf")
                 y = node("Mul", ins + [node("Add", [e, const(n + ".one", 1.0)], n + "_a", n + "_add")], n + "_m", n + "_mul")
@@ -863,6 +908,8 @@ def export_direct(spec, path):
                  kernel_shape=[a["k"]] * 2, strides=[a["stride"]] * 2, pads=[a["pad"]] * 4)
         elif op == "add":
             node("Add", ins, out, n)
+        elif op == "mul":
+            node("Mul", ins, out, n)
         elif op == "concat":
             node("Concat", ins, out, n, axis=1)
         elif op == "gap":
@@ -966,6 +1013,12 @@ def main():
     s.add_argument("--slice-ops", action="store_true",
                    help="CNNs whose stages may also be ghost (GhostNet) or shuffle (ShuffleNetV2): the "
                         "operator Slice and channel shuffles (the cnn family: without --families, or with it)")
+    s.add_argument("--styles", default="",
+                   help="CNN stage styles to draw from, comma-separated, of %s (default: all of them, and "
+                        "%s with --slice-ops)" % (",".join(STYLES), ",".join(SLICE_STYLES)))
+    s.add_argument("--se-ops", action="store_true",
+                   help="mobilenet stages draw a 3x3 or 5x5 depthwise kernel and a squeeze-excitation or none "
+                        "(MobileNetV3, EfficientNet: the operators Sigmoid or HardSigmoid and a broadcast Mul)")
     o = sub.add_parser("onnx")
     o.add_argument("specs")
     o.add_argument("--out", required=True)
@@ -988,11 +1041,17 @@ def main():
             ap.error("--families: unknown family %s (choose from %s)" % (",".join(bad), ",".join(FAMILIES)))
         if a.split_ops and "hybrid" not in fams:
             ap.error("--split-ops draws hybrids: give --families hybrid (alone or with others)")
-        if a.slice_ops and fams and "cnn" not in fams:
-            ap.error("--slice-ops draws CNN stages: leave --families out, or include cnn")
+        if (a.slice_ops or a.styles or a.se_ops) and fams and "cnn" not in fams:
+            ap.error("--slice-ops, --styles and --se-ops draw CNN stages: leave --families out, or include cnn")
+        styles = tuple(x for x in a.styles.split(",") if x)
+        bad = [x for x in styles if x not in STYLES + SLICE_STYLES]
+        if bad:
+            ap.error("--styles: unknown style %s (choose from %s)" % (",".join(bad), ",".join(STYLES + SLICE_STYLES)))
+        if a.se_ops and styles and "mobilenet" not in styles:
+            ap.error("--se-ops changes mobilenet stages: include mobilenet in --styles")
         specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix, families=fams or None,
                        one_style=a.one_style, deep=a.deep, heavy=a.heavy_head, split_ops=a.split_ops,
-                       slice_ops=a.slice_ops)
+                       slice_ops=a.slice_ops, styles=styles or None, se_ops=a.se_ops)
         if a.max_gflops or a.min_gflops:
             hi = a.max_gflops * 1e9 if a.max_gflops else float("inf")
             specs = [sp for sp in specs if a.min_gflops * 1e9 <= flops(sp, 1) <= hi]

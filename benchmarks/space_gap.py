@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""A predictor on design-space architectures it never trained on: the signed error of each metric
+by batch and by what the networks' stages hold.
+
+For every architecture of --specs measured in --measurements (every batch of it there, first pass),
+the architecture's direct ONNX export (scripts/space/space.py export_direct) goes through
+seerpredict (real_networks.predict); each cell is the median of (predicted / measured - 1) in %
+and, after the slash, the MAPE, over that group's configurations. Groups (any stage of the network):
+a squeeze-excitation and a 5x5 depthwise kernel, one of them, neither (space.py sample --se-ops).
+Use it on a spec file measured after the predictor was trained (its card names the lines it
+trained on): whether the shipped predictor is already wrong on a region of the space a new sample
+covers, and in which direction, before a retrain is spent on it.
+
+    /usr/bin/python3 benchmarks/space_gap.py --predictor predictors/cpu_xeon26.seer --device cpu_xeon26 \\
+        --specs datasets/space_cpu/specs_e.jsonl --measurements datasets/space_cpu/measurements_xeon26.jsonl
+
+Measured times are taken as they are; the reference network's median time (ref_ms) of these lines
+and of the whole file are printed, since the predictor learned the file's (make_dataset.py
+--ref-normalize).
+"""
+import argparse
+import collections
+import os
+import statistics
+import sys
+import tempfile
+import types
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "space"))
+import real_networks as rn  # noqa: E402
+import space  # noqa: E402
+
+LINE_KEY = {"train_ms": "train_time_ms", "infer_ms": "infer_time_ms", "train_mb": "train_mem_mb"}
+
+
+def group(spec):
+    """What the network's stages hold: se+k5, se, k5 or plain."""
+    se = any("se" in st for st in spec.get("stages", ()))
+    k5 = any(st.get("kernel") == 5 and st["style"] == "mobilenet" for st in spec.get("stages", ()))
+    return "se+k5" if se and k5 else "se" if se else "k5" if k5 else "plain"
+
+
+def cell(errs):
+    if not errs:
+        return "-"
+    return "%+.1f / %.1f" % (100 * statistics.median(errs), 100 * statistics.mean(abs(e) for e in errs))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--predictor", required=True, help="a .seer file")
+    ap.add_argument("--device", required=True, help="its device name (label prefix), e.g. cpu_xeon26")
+    ap.add_argument("--specs", required=True, help="the spec file (space.py sample)")
+    ap.add_argument("--measurements", required=True, help="measure.py's lines (one machine)")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out", default="", help="also write the table here (markdown)")
+    a = ap.parse_args()
+    for p in (a.predictor, a.specs, a.measurements, os.path.join(a.build, "seerpredict")):
+        if not os.path.exists(p):
+            sys.exit("space_gap: %s: no such file (build with `cmake --build build` for seerpredict)" % p)
+    specs = {s["id"]: s for s in space.read_specs(a.specs)}
+    lines = rn.json_lines(a.measurements)
+    first = {}
+    for r in lines:  # the first line of each (id, batch): the first pass
+        if r.get("id") in specs and "train_time_ms" in r:
+            first.setdefault((r["id"], r["batch"]), r)
+    if not first:
+        sys.exit("space_gap: %s holds no measured line of %s's architectures" % (a.measurements, a.specs))
+    by_arch = collections.defaultdict(dict)
+    for (i, b), r in first.items():
+        by_arch[i][b] = r
+    pa = types.SimpleNamespace(build=a.build, predictor=a.predictor, device=a.device)
+    errs = collections.defaultdict(list)  # (group, batch, metric) -> signed errors
+    failed = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (i, meas) in enumerate(sorted(by_arch.items())):
+            p = os.path.join(tmp, i + ".onnx")
+            space.export_direct(specs[i], p)
+            pred = rn.predict(pa, p, sorted(meas))
+            os.remove(p)
+            if isinstance(pred, str):
+                failed.append("%s: %s" % (i, pred))
+                continue
+            for b, r in meas.items():
+                vals = pred[b][1]
+                for m, key in LINE_KEY.items():
+                    if r.get(key) and vals.get(m) and vals[m] > 0:
+                        e = vals[m] / r[key] - 1
+                        for g in (group(specs[i]), "all"):
+                            errs[(g, b, m)].append(e)
+            if (k + 1) % 50 == 0:
+                print("space_gap: %d/%d architectures" % (k + 1, len(by_arch)), file=sys.stderr)
+    groups = [g for g in ("se+k5", "se", "k5", "plain", "all") if any(key[0] == g for key in errs)]
+    batches = sorted({b for _, b, _ in errs})
+    ref_here = statistics.median(r["ref_ms"] for r in first.values() if r.get("ref_ms"))
+    ref_file = statistics.median(r["ref_ms"] for r in lines if r.get("ref_ms"))
+    out = ["`%s` (%s) on %d architectures of `%s` (%d configurations), measured in `%s`." % (
+        a.predictor, a.device, len(by_arch) - len(failed), a.specs, len(first), a.measurements),
+        "Cells: median signed error %% (predicted / measured - 1) / MAPE %%; reference network %.2f ms "
+        "in the median of these lines, %.2f ms in the whole file's." % (ref_here, ref_file), ""]
+    head = ["group", "archs"] + ["%s bs%d" % (m, b) for m in LINE_KEY for b in batches]
+    out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for g in groups:
+        n = sum(1 for i in by_arch if g == "all" or group(specs[i]) == g)
+        out.append("| %s | %d | " % (g, n) + " | ".join(cell(errs[(g, b, m)]) for m in LINE_KEY for b in batches) + " |")
+    if failed:
+        out += ["", "Not predicted (%d): %s" % (len(failed), "; ".join(failed[:5]))]
+    print("\n".join(out))
+    if a.out:
+        with open(a.out + ".tmp", "w") as f:
+            f.write("\n".join(out) + "\n")
+        os.replace(a.out + ".tmp", a.out)
+
+
+if __name__ == "__main__":
+    main()
