@@ -14,9 +14,10 @@ covers, and in which direction, before a retrain is spent on it.
     /usr/bin/python3 benchmarks/space_gap.py --predictor predictors/cpu_xeon26.seer --device cpu_xeon26 \\
         --specs datasets/space_cpu/specs_e.jsonl --measurements datasets/space_cpu/measurements_xeon26.jsonl
 
-Measured times are taken as they are; the reference network's median time (ref_ms) of these lines
-and of the whole file are printed, since the predictor learned the file's (make_dataset.py
---ref-normalize).
+Measured times are taken as they are, or with --ref-normalize P [--ref-window K] put on the scale
+of the whole file's median reference time as make_dataset.py puts the labels the predictor learned
+(x (median ref_ms / the line's)^P, the line's the median of the K lines measured nearest it);
+the reference network's median time (ref_ms) of these lines and of the whole file are printed.
 """
 import argparse
 import collections
@@ -29,6 +30,7 @@ import types
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "space"))
+import make_dataset  # noqa: E402
 import real_networks as rn  # noqa: E402
 import space  # noqa: E402
 
@@ -54,14 +56,25 @@ def main():
     ap.add_argument("--device", required=True, help="its device name (label prefix), e.g. cpu_xeon26")
     ap.add_argument("--specs", required=True, help="the spec file (space.py sample)")
     ap.add_argument("--measurements", required=True, help="measure.py's lines (one machine)")
+    ap.add_argument("--ref-normalize", type=float, default=None, metavar="P",
+                    help="times x (the file's median ref_ms / the line's)^P, as make_dataset.py --ref-normalize")
+    ap.add_argument("--ref-window", type=int, default=1, metavar="K",
+                    help="the line's ref_ms the median of the K lines nearest it (make_dataset.py --ref-window)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default="", help="also write the table here (markdown)")
     a = ap.parse_args()
     for p in (a.predictor, a.specs, a.measurements, os.path.join(a.build, "seerpredict")):
         if not os.path.exists(p):
             sys.exit("space_gap: %s: no such file (build with `cmake --build build` for seerpredict)" % p)
+    if a.ref_window < 1 or (a.ref_window > 1 and a.ref_normalize is None):
+        ap.error("--ref-window %d: a positive number of lines, and only with --ref-normalize" % a.ref_window)
     specs = {s["id"]: s for s in space.read_specs(a.specs)}
     lines = rn.json_lines(a.measurements)
+    ref_file = statistics.median(r["ref_ms"] for r in lines if r.get("ref_ms"))
+    if a.ref_normalize is not None:
+        if a.ref_window > 1:
+            make_dataset.smooth_refs(lines, a.ref_window)
+        lines = [make_dataset.normalize_ref(r, ref_file, a.ref_normalize) if r.get("ref_ms") else r for r in lines]
     first = {}
     for r in lines:  # the first line of each (id, batch): the first pass
         if r.get("id") in specs and "train_time_ms" in r:
@@ -95,9 +108,10 @@ def main():
     groups = [g for g in ("se+k5", "se", "k5", "plain", "all") if any(key[0] == g for key in errs)]
     batches = sorted({b for _, b, _ in errs})
     ref_here = statistics.median(r["ref_ms"] for r in first.values() if r.get("ref_ms"))
-    ref_file = statistics.median(r["ref_ms"] for r in lines if r.get("ref_ms"))
-    out = ["`%s` (%s) on %d architectures of `%s` (%d configurations), measured in `%s`." % (
-        a.predictor, a.device, len(by_arch) - len(failed), a.specs, len(first), a.measurements),
+    norm = ("times as measured" if a.ref_normalize is None else "times x (%.2f ms / the line's reference%s)^%g"
+            % (ref_file, " over %d lines" % a.ref_window if a.ref_window > 1 else "", a.ref_normalize))
+    out = ["`%s` (%s) on %d architectures of `%s` (%d configurations), measured in `%s`; %s." % (
+        a.predictor, a.device, len(by_arch) - len(failed), a.specs, len(first), a.measurements, norm),
         "Cells: median signed error %% (predicted / measured - 1) / MAPE %%; reference network %.2f ms "
         "in the median of these lines, %.2f ms in the whole file's." % (ref_here, ref_file), ""]
     head = ["group", "archs"] + ["%s bs%d" % (m, b) for m in LINE_KEY for b in batches]
