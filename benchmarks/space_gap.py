@@ -6,7 +6,8 @@ For every architecture of --specs measured in --measurements (every batch of it 
 the architecture's direct ONNX export (scripts/space/space.py export_direct) goes through
 seerpredict (real_networks.predict); each cell is the median of (predicted / measured - 1) in %
 and, after the slash, the MAPE, over that group's configurations. Groups (any stage of the network):
-a squeeze-excitation and a 5x5 depthwise kernel, one of them, neither (space.py sample --se-ops).
+a squeeze-excitation and a 5x5 depthwise kernel, one of them, neither (space.py sample --se-ops);
+narrow besides, networks whose stem has fewer than 32 channels (space.py sample --narrow).
 Use it on a spec file measured after the predictor was trained (its card names the lines it
 trained on): whether the shipped predictor is already wrong on a region of the space a new sample
 covers, and in which direction, before a retrain is spent on it.
@@ -37,11 +38,18 @@ import space  # noqa: E402
 LINE_KEY = {"train_ms": "train_time_ms", "infer_ms": "infer_time_ms", "train_mb": "train_mem_mb"}
 
 
-def group(spec):
-    """What the network's stages hold: se+k5, se, k5 or plain."""
+GROUPS = ("se+k5", "se", "k5", "plain", "narrow", "all")
+
+
+def groups(spec):
+    """The groups of a network: what its stages hold (se+k5, se, k5 or plain), narrow besides when
+    its stem has fewer than 32 channels (space.py sample --narrow), and all."""
     se = any("se" in st for st in spec.get("stages", ()))
     k5 = any(st.get("kernel") == 5 and st["style"] == "mobilenet" for st in spec.get("stages", ()))
-    return "se+k5" if se and k5 else "se" if se else "k5" if k5 else "plain"
+    out = ["se+k5" if se and k5 else "se" if se else "k5" if k5 else "plain"]
+    if spec.get("stem", {}).get("channels", 32) < 32:
+        out.append("narrow")
+    return out + ["all"]
 
 
 def cell(errs):
@@ -101,11 +109,11 @@ def main():
                 for m, key in LINE_KEY.items():
                     if r.get(key) and vals.get(m) and vals[m] > 0:
                         e = vals[m] / r[key] - 1
-                        for g in (group(specs[i]), "all"):
+                        for g in groups(specs[i]):
                             errs[(g, b, m)].append(e)
             if (k + 1) % 50 == 0:
                 print("space_gap: %d/%d architectures" % (k + 1, len(by_arch)), file=sys.stderr)
-    groups = [g for g in ("se+k5", "se", "k5", "plain", "all") if any(key[0] == g for key in errs)]
+    shown = [g for g in GROUPS if any(key[0] == g for key in errs)]
     batches = sorted({b for _, b, _ in errs})
     ref_here = statistics.median(r["ref_ms"] for r in first.values() if r.get("ref_ms"))
     norm = ("times as measured" if a.ref_normalize is None else "times x (%.2f ms / the line's reference%s)^%g"
@@ -116,8 +124,8 @@ def main():
         "in the median of these lines, %.2f ms in the whole file's." % (ref_here, ref_file), ""]
     head = ["group", "archs"] + ["%s bs%d" % (m, b) for m in LINE_KEY for b in batches]
     out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for g in groups:
-        n = sum(1 for i in by_arch if g == "all" or group(specs[i]) == g)
+    for g in shown:
+        n = sum(1 for i in by_arch if g in groups(specs[i]))
         out.append("| %s | %d | " % (g, n) + " | ".join(cell(errs[(g, b, m)]) for m in LINE_KEY for b in batches) + " |")
     if failed:
         out += ["", "Not predicted (%d): %s" % (len(failed), "; ".join(failed[:5]))]

@@ -425,6 +425,26 @@ def main():
               == any(st["kernel"] == 5 for st in s["stages"]),
               "%s: %d global pools, kernels %s" % (s["id"], gap, [st["kernel"] for st in s["stages"]]))
 
+    # --narrow: CNNs thinned by a width multiplier (LCNet-050, MobileNetV3-Small-050); every style,
+    # ResNeXt's groups still dividing its thinner bottleneck; the default CNN sequence unchanged
+    check(space.sample(40, 3, narrow=False) == a, "narrow=False changed the default sequence")
+    ns = space.sample(60, 24, inputs=(64,), prefix="n", slice_ops=True, se_ops=True, narrow=True)
+    check(ns == space.sample(60, 24, inputs=(64,), prefix="n", slice_ops=True, se_ops=True, narrow=True),
+          "--narrow sampler not deterministic")
+    wide = space.sample(60, 24, inputs=(64,), prefix="n", slice_ops=True, se_ops=True)
+    nst = [st for s in ns for st in s["stages"]]
+    check({s["stem"]["channels"] for s in ns} == set(space.NARROW_STEMS)
+          and min(st["width"] for st in nst) == 8 and all(st["width"] % 8 == 0 for st in nst)
+          and max(s["stages"][-1]["width"] for s in ns) < max(s["stages"][-1]["width"] for s in wide)
+          and all(space._round8(st["width"] * st["bottleneck"]) % st["groups"] == 0
+                  for st in nst if st["style"] == "resnext"),
+          "--narrow: stems %s, widths %d to %d" % (sorted({s["stem"]["channels"] for s in ns}),
+                                                   min(st["width"] for st in nst), max(st["width"] for st in nst)))
+    for want in ("resnext", "shuffle", "mobilenet"):
+        s = dict(next(x for x in ns if want in {st["style"] for st in x["stages"]} and x["stem"]["channels"] == 8),
+                 id="narrow_" + want)
+        ops_round_trip(s, {"Conv"})
+
     # the forward pass frees each intermediate after its last reader (TORCH_BUILDER 2): when layer k
     # runs, no module output whose last reader came before k is alive any more
     import weakref

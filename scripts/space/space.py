@@ -39,7 +39,9 @@ with sampled depth, width and the style's parameters; head: global average pool 
 layer to 1,000 classes (--heavy-head: as VGG and AlexNet, the last feature map flattened whole or
 pooled, then one or two hidden Linear-activation layers 1,024 to 4,096 wide before the classes: up
 to HEAVY_HEAD_MAX weights, where the pooled head has at most a million). One activation per model
-(relu, relu6, hardswish, silu; GELU in ConvNeXt).
+(relu, relu6, hardswish, silu; GELU in ConvNeXt). With --narrow (any style) the network is thinned
+as a width multiplier thins LCNet-050 or MobileNetV3-Small-050: a stem of 8 to 24 channels and
+every stage's width times 0.25 to 0.75.
 Token families: patch embedding (p x p convolution, stride p, p in 8/16/32) to a (T, D) sequence;
   vit    a class token or mean pooling, learned positions, pre-norm encoder blocks (LayerNorm,
          multi-head self-attention with 64-wide heads as timm writes it, residual; LayerNorm, MLP
@@ -156,14 +158,15 @@ def _heavy_head(rng, spec):
 
 
 def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False, slice_ops=False, styles=None,
-               se_ops=False):
+               se_ops=False, narrow=False):
     """A CNN spec: each stage's style drawn on its own, or (one_style) one style for all four, as
     the hand-designed families are (ResNet, DenseNet, MobileNet, VGG, GoogLeNet), which a draw per
     stage almost never gives (1 network in 125 for a given style). deep: stage depths from
     DEEP_DEPTHS; heavy: a VGG-style classifier (_heavy_head); slice_ops: stages may also be ghost
     (GhostNet) or shuffle (ShuffleNetV2); styles: draw the stage styles from these alone (e.g.
     ("mobilenet",)); se_ops: mobilenet stages draw a depthwise kernel (3 or 5) and a
-    squeeze-excitation ("se": its width as a fraction of the expanded channels, or none)."""
+    squeeze-excitation ("se": its width as a fraction of the expanded channels, or none);
+    narrow: the network thinned as width multipliers thin MobileNet, LCNet or ShuffleNet (_narrow)."""
     act = rng.choice(ACTS)
     w = _round8(rng.uniform(24, 128))
     stages = []
@@ -206,18 +209,38 @@ def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False, 
                 se = rng.choice((0.0, 0.25, 0.25 / st["expand"]))
                 if se:
                     st["se"] = se
+    if narrow:  # likewise last
+        _narrow(rng, spec)
     return spec
 
 
+NARROW_FACTORS = (0.25, 0.35, 0.5, 0.75)
+NARROW_STEMS = (8, 16, 24)
+
+
+def _narrow(rng, spec):
+    """--narrow: a stem of 8 to 24 channels and every stage's width times one factor of
+    NARROW_FACTORS (multiples of 8, at least 8), as LCNet-050, MobileNetV3-Small-050 or
+    ShuffleNetV2-0.5x are thinned; a ResNeXt stage's groups halved until they divide its thinner
+    bottleneck."""
+    f = rng.choice(NARROW_FACTORS)
+    spec["stem"]["channels"] = rng.choice(NARROW_STEMS)
+    for st in spec["stages"]:
+        st["width"] = _round8(st["width"] * f)
+        if st["style"] == "resnext":
+            while _round8(st["width"] * st["bottleneck"]) % st["groups"]:
+                st["groups"] //= 2
+
+
 def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False, heavy=False, split_ops=False,
-                  slice_ops=False, styles=None, se_ops=False):
+                  slice_ops=False, styles=None, se_ops=False, narrow=False):
     """One spec of a family: cnn (sample_one), convnext (four ConvNeXt stages after the common
     stem: depthwise 7x7, LayerNorm, inverted MLP with GELU, layer scale), vit / deit (patch
     embedding, pre-norm encoder blocks; ViT-Ti to ViT-B widths, 64-wide heads), mixer or hybrid
     (split_ops: its convolution stages also mixconv or csp, TF-style explicit padding and timm's
     unbind of q, k and v drawn per network)."""
     if fam == "cnn":
-        return sample_one(rng, idx, inputs, one_style, deep, heavy, slice_ops, styles, se_ops)
+        return sample_one(rng, idx, inputs, one_style, deep, heavy, slice_ops, styles, se_ops, narrow)
     hw = rng.choice(inputs) if inputs else 224
     spec = {"id": "s%06d" % idx, "input": [3, hw, hw], "head": {"classes": 1000}}
     if fam == "hybrid":  # convolution stages, then attention over the feature map (CoAtNet, MobileViT)
@@ -281,7 +304,7 @@ def family_of(spec):
     return "convnext" if all(st["style"] == "convnext" for st in spec["stages"]) else "cnn"
 
 
-def _features(spec, slice_ops=False, se_ops=False):
+def _features(spec, slice_ops=False, se_ops=False, narrow=False):
     v = []
     for st in spec["stages"]:
         v += [1.0 if st["style"] == s else 0.0 for s in STYLES]
@@ -290,6 +313,8 @@ def _features(spec, slice_ops=False, se_ops=False):
         v += [float(sum(st["style"] == s for st in spec["stages"])) for s in SLICE_STYLES]
     if se_ops:  # likewise: stages with a 5x5 depthwise, stages with a squeeze-excitation
         v += [float(sum(st.get("kernel") == 5 for st in spec["stages"])), float(sum("se" in st for st in spec["stages"]))]
+    if narrow:  # likewise: the stem's width (the stages' are above)
+        v.append(math.log2(spec["stem"]["channels"]) / 4.0)
     v += [1.0 if spec["act"] == a else 0.0 for a in ACTS]
     v.append(math.log10(flops(spec, 1)) / 3.0)
     v.append(math.log2(spec["input"][1] / 224.0))
@@ -321,7 +346,7 @@ def _features_any(spec):
 
 
 def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_style=False, deep=False, heavy=False,
-           split_ops=False, slice_ops=False, styles=None, se_ops=False):
+           split_ops=False, slice_ops=False, styles=None, se_ops=False, narrow=False):
     """n specs; the first min(n, diverse) in greedy farthest-point order over a candidate pool
     (styles, widths, depths, activation, log FLOPs), so that any prefix spreads over the space.
     families (names from FAMILIES) draws each spec's family first; None is the CNN space alone,
@@ -331,18 +356,20 @@ def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_st
     and Squeeze (sample_family); slice_ops: CNNs whose stages may also be ghost (GhostNet) or shuffle
     (ShuffleNetV2): the operator Slice, and channel shuffles; styles: CNN stages drawn from these
     styles alone; se_ops: mobilenet stages with 3x3 or 5x5 depthwise kernels and squeeze-excitation
-    (the operators Sigmoid or HardSigmoid and a broadcast Mul)."""
+    (the operators Sigmoid or HardSigmoid and a broadcast Mul); narrow: CNNs thinned by a width
+    multiplier, with a stem of 8 to 24 channels (_narrow)."""
     rng = random.Random(seed)
     pool_n = n if n <= 1 else min(4 * n, n + 8000)
     if families:
         pool = [sample_family(rng, i, rng.choice(families), inputs, one_style, deep, heavy, split_ops, slice_ops,
-                              styles, se_ops) for i in range(pool_n)]
+                              styles, se_ops, narrow) for i in range(pool_n)]
     else:
-        pool = [sample_one(rng, i, inputs, one_style, deep, heavy, slice_ops, styles, se_ops) for i in range(pool_n)]
+        pool = [sample_one(rng, i, inputs, one_style, deep, heavy, slice_ops, styles, se_ops, narrow)
+                for i in range(pool_n)]
     k = min(n, diverse)
     if k > 1:
         import numpy as np
-        X = np.array([_features_any(s) if families else _features(s, slice_ops, se_ops) for s in pool])
+        X = np.array([_features_any(s) if families else _features(s, slice_ops, se_ops, narrow) for s in pool])
         chosen = [0]
         d = ((X - X[0]) ** 2).sum(1)
         for _ in range(k - 1):
@@ -1019,6 +1046,10 @@ def main():
     s.add_argument("--se-ops", action="store_true",
                    help="mobilenet stages draw a 3x3 or 5x5 depthwise kernel and a squeeze-excitation or none "
                         "(MobileNetV3, EfficientNet: the operators Sigmoid or HardSigmoid and a broadcast Mul)")
+    s.add_argument("--narrow", action="store_true",
+                   help="CNNs thinned as width multipliers thin LCNet, MobileNetV3-Small or ShuffleNetV2: a stem "
+                        "of %s channels, every stage's width times one of %s (at least 8)"
+                        % ("/".join(map(str, NARROW_STEMS)), "/".join(map(str, NARROW_FACTORS))))
     o = sub.add_parser("onnx")
     o.add_argument("specs")
     o.add_argument("--out", required=True)
@@ -1041,8 +1072,9 @@ def main():
             ap.error("--families: unknown family %s (choose from %s)" % (",".join(bad), ",".join(FAMILIES)))
         if a.split_ops and "hybrid" not in fams:
             ap.error("--split-ops draws hybrids: give --families hybrid (alone or with others)")
-        if (a.slice_ops or a.styles or a.se_ops) and fams and "cnn" not in fams:
-            ap.error("--slice-ops, --styles and --se-ops draw CNN stages: leave --families out, or include cnn")
+        if (a.slice_ops or a.styles or a.se_ops or a.narrow) and fams and "cnn" not in fams:
+            ap.error("--slice-ops, --styles, --se-ops and --narrow draw CNN stages: leave --families out, "
+                     "or include cnn")
         styles = tuple(x for x in a.styles.split(",") if x)
         bad = [x for x in styles if x not in STYLES + SLICE_STYLES]
         if bad:
@@ -1051,7 +1083,7 @@ def main():
             ap.error("--se-ops changes mobilenet stages: include mobilenet in --styles")
         specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix, families=fams or None,
                        one_style=a.one_style, deep=a.deep, heavy=a.heavy_head, split_ops=a.split_ops,
-                       slice_ops=a.slice_ops, styles=styles or None, se_ops=a.se_ops)
+                       slice_ops=a.slice_ops, styles=styles or None, se_ops=a.se_ops, narrow=a.narrow)
         if a.max_gflops or a.min_gflops:
             hi = a.max_gflops * 1e9 if a.max_gflops else float("inf")
             specs = [sp for sp in specs if a.min_gflops * 1e9 <= flops(sp, 1) <= hi]
