@@ -356,7 +356,7 @@ ADDED23 = {
     "timm-efficientnet_b3": (288, {}), "timm-lcnet_050": (224, {}), "timm-tf_efficientnet_lite3": (300, {}),
     "timm-mobilenetv2_075": (224, {}), "timm-mobilenetv2_140": (224, {}),
 }
-# Named on 2026-12-05 (10:08 UTC), after ADDED23 was spent and before any of these was measured, to
+# Named on 2026-12-05 (10:03 UTC), after ADDED23 was spent and before any of these was measured, to
 # judge the next candidate for cpu_xeon26.seer (the recipe retrained with specs_n.jsonl's narrow
 # networks, datasets/space_cpu/README.md "Twenty-seventh CPU sample") by the rule of ADDED10, chosen
 # by `benchmarks/pick_timm.py --seed 24 --count 8 --max-gflops 2 --pattern` with timm's thinned
