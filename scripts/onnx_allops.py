@@ -183,6 +183,30 @@ onnx.save(layernorm_model(False), os.path.join(os.path.dirname(out), "layernorm_
 onnx.save(layernorm_model(True, shared=True), os.path.join(os.path.dirname(out), "layernorm_shared.onnx"))
 print("wrote layernorm_opset13.onnx, layernorm_opset17.onnx, layernorm_shared.onnx")
 
+
+# ---- Hardswish as opset 13 exporters write it (x * HardSigmoid(x), alpha 1/6), and as one
+# opset-14 node (test_onnx: one graph, fused or not); a squeeze-excitation's HardSigmoid gating
+# another tensor stays a HardSigmoid in both ----
+def hardswish_model(decomposed):
+    global nodes, inits
+    nodes, inits = [], []
+    t = "x"
+    for i in range(3):
+        t = n("BatchNormalization", [n("Conv", [t, w("hc%d" % i, [8, 8 if i else 3, 3, 3])], pads=[1, 1, 1, 1])] +
+              [w("hbn%d_%s" % (i, s), [8]) for s in "sbmv"])
+        t = n("Mul", [t, n("HardSigmoid", [t], alpha=1.0 / 6)]) if decomposed else n("HardSwish", [t])
+    gate = n("HardSigmoid", [n("Conv", [n("GlobalAveragePool", [t]), w("hse", [8, 8, 1, 1]), w("hseb", [8])])],
+             alpha=1.0 / 6)
+    n("Flatten", [n("GlobalAveragePool", [n("Mul", [t, gate])])], ["y"])
+    gh = h.make_graph(nodes, "hardswish", [h.make_tensor_value_info("x", T.FLOAT, ["batch", 3, 16, 16])],
+                      [h.make_tensor_value_info("y", T.FLOAT, None)], inits)
+    return h.make_model(gh, opset_imports=[h.make_opsetid("", 13 if decomposed else 14)])
+
+
+onnx.save(hardswish_model(True), os.path.join(os.path.dirname(out), "hardswish_opset13.onnx"))
+onnx.save(hardswish_model(False), os.path.join(os.path.dirname(out), "hardswish_opset14.onnx"))
+print("wrote hardswish_opset13.onnx, hardswish_opset14.onnx")
+
 # ---- a 3-D network (video, volumes): windows over three spatial dimensions, which the node
 # features describe only two of (seerpredict warns; tests/test_onnx.c, tests/test_python.py) ----
 nodes, inits = [], []

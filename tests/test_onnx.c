@@ -107,9 +107,10 @@ static void check_hostile(const char *hostile) {
     CHECK(n >= 10, "only %d hostile ONNX files", n);
 }
 
-/* Two exports of one network (LayerNorm decomposed at opset 13, one node at opset 17) must give
- * the same PerfGraph: operators, edges and every feature. */
-static void check_same_graph(const char *a, const char *b, int64_t batch) {
+/* Two exports of one network (LayerNorm decomposed at opset 13, one node at opset 17; Hardswish
+ * as HardSigmoid and Mul at 13, one node at 14) must give the same PerfGraph: operators, edges and
+ * every feature, with --fuse or without. */
+static void check_same_graph(const char *a, const char *b, int64_t batch, int fuse) {
     char pa[1024], pb[1024];
     path_of(pa, sizeof pa, a), path_of(pb, sizeof pb, b);
     ox_graph ga, gb;
@@ -124,7 +125,7 @@ static void check_same_graph(const char *a, const char *b, int64_t batch) {
         return;
     }
     pgb_graph x, y;
-    pgb_build(&ga, 0, &x), pgb_build(&gb, 0, &y);
+    pgb_build(&ga, fuse, &x), pgb_build(&gb, fuse, &y);
     CHECK(x.V == y.V && x.E == y.E, "%s: %lld operators and %lld edges, %s: %lld and %lld", a, (long long)x.V,
           (long long)x.E, b, (long long)y.V, (long long)y.E);
     if (x.V == y.V && x.E == y.E) {
@@ -135,8 +136,10 @@ static void check_same_graph(const char *a, const char *b, int64_t batch) {
         for (int i = 0; i < PGB_GLOBAL_F; i++) worst = fmax(worst, fabs(x.xg[i] - y.xg[i]));
         for (int64_t i = 0; i < 2 * x.E; i++) CHECK(x.edge[i] == y.edge[i], "%s: edge %lld differs", a, (long long)i / 2);
         CHECK(worst < 1e-6, "%s and %s: features differ by %g", a, b, worst);
-        printf("  %s = %s at batch %lld: %lld operators, %lld edges, features to %.1e\n", a, b,
-               (long long)batch, (long long)x.V, (long long)x.E, worst);
+        CHECK(x.flops == y.flops && x.bytes == y.bytes, "%s: %g FLOPs, %g bytes; %s: %g, %g", a, x.flops, x.bytes, b,
+              y.flops, y.bytes);
+        printf("  %s = %s at batch %lld%s: %lld operators, %lld edges, features to %.1e\n", a, b,
+               (long long)batch, fuse ? ", fused" : "", (long long)x.V, (long long)x.E, worst);
     }
     pgb_free(&x), pgb_free(&y), ox_free(&ga), ox_free(&gb);
 }
@@ -223,7 +226,20 @@ int main(int argc, char **argv) {
     check_light("vgg16.onnx", 0, 1e-3);      // Conv, Relu, MaxPool, Gemm: a Flatten only
     check_light("resnet50.onnx", 0.05, 0.4); // the residual Adds
     check_light("swin_t.onnx", 0.2, 0.9);    // views, GELU's Erf, Add, Mul, Div
-    check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 1);
+    check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 1, 0);
+    check_same_graph("hardswish_opset13.onnx", "hardswish_opset14.onnx", 2, 0);
+    check_same_graph("hardswish_opset13.onnx", "hardswish_opset14.onnx", 2, 1);
+    { // the squeeze-excitation's gate stays a HardSigmoid; the three hardswishes are HardSwish
+        ox_graph g;
+        pgb_graph pg;
+        if (!load_built("hardswish_opset13.onnx", 2, 0, &g, &pg)) {
+            int hsw = 0, hsg = 0;
+            for (int64_t i = 0; i < pg.V; i++) hsw += pg.op[i] == OP_HardSwish, hsg += pg.op[i] == OP_HardSigmoid;
+            CHECK(hsw == 3 && hsg == 1, "hardswish_opset13.onnx: %d HardSwish, %d HardSigmoid (want 3, 1)", hsw, hsg);
+            pgb_free(&pg);
+            ox_free(&g);
+        }
+    }
     // 0.998, 0.997, 0.999, 0.998, 0.997 on 2026-12-04 (DenseNet's transitions: average pools keep their input)
     static const struct { const char *net; double mib; } KEPT[] = {
         {"resnet18.onnx", 41.237141}, {"resnet50.onnx", 163.123859}, {"vgg16.onnx", 138.773273},
@@ -248,7 +264,7 @@ int main(int argc, char **argv) {
     check_kept("swin_t.onnx", "log_mem_kept_acts", 21, 202.755, 1.10, 1.17);
     check_kept("maxvit_t.onnx", "log_mem_kept_acts", 21, 585.820, 0.99, 1.04);
 
-    check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 8);
+    check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 8, 0);
     { // the centred tensor read outside the pattern: not a LayerNorm, every node its own operator
         char p[1024];
         path_of(p, sizeof p, "layernorm_shared.onnx");

@@ -40,6 +40,11 @@ int64_t ox_attr_int_at(const ox_node *n, const char *name, size_t k, int64_t def
     return def;
 }
 
+double ox_attr_float(const ox_node *n, const char *name, double def) {
+    const Onnx__AttributeProto *a = ix_attr(n->proto, name);
+    return a && a->has_f ? (double)a->f : def;
+}
+
 double ox_attr_ints_product(const ox_node *n, const char *name) {
     const Onnx__AttributeProto *a = ix_attr(n->proto, name);
     double k = 1;

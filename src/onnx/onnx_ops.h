@@ -161,6 +161,8 @@ void ox_tensor_values(ox_tensor *t, const void *tensor_proto);
 
 /* An integer attribute of a node: the k-th of its ints, or its int when k = 0, or def. */
 int64_t ox_attr_int_at(const ox_node *n, const char *name, size_t k, int64_t def);
+/* A float attribute of a node, or def. */
+double ox_attr_float(const ox_node *n, const char *name, double def);
 /* The product of an ints attribute's values (1 when absent). */
 double ox_attr_ints_product(const ox_node *n, const char *name);
 /* Whether a string attribute equals value (value NULL: whether the node has it as a string). */

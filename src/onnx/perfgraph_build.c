@@ -169,14 +169,7 @@ static int last_axis_mean(const ox_graph *g, const ox_node *n) {
  * Div, then Mul by the scale and Add of the bias) becomes the one LayerNormalization operator an
  * opset-17 export has, with its costs: the same network must not look different by opset (the
  * design space's transformers were exported at opset 17). Always on; the ONNX nodes stay. */
-static void canon_layernorm(ox_graph *g, const int *keep, const int *consumers) {
-    int *cons = seer_malloc(sizeof(int) * 2 * (size_t)(g->n_t + 1));
-    for (int t = 0; t < 2 * (g->n_t + 1); t++) cons[t] = -1;
-    for (int v = 0; v < g->n_n; v++)
-        for (int i = 0; keep[v] && i < g->n[v].n_in; i++) {
-            int t = g->n[v].in[i];
-            if (t >= 0) cons[2 * t + (cons[2 * t] >= 0)] = v;
-        }
+static void canon_layernorm(ox_graph *g, const int *keep, const int *consumers, const int *cons) {
     for (int k = 0; k < g->n_n; k++) {
         int r1 = g->order[k];
         ox_node *root = &g->n[r1];
@@ -213,6 +206,48 @@ static void canon_layernorm(ox_graph *g, const int *keep, const int *consumers) 
         root->bytes_in = tbytes(&g->t[x]) + wbytes, root->bytes_out = tbytes(o);
         root->weight_bytes = wbytes;
     }
+}
+
+/* Hardswish as exporters write it below opset 14, x * HardSigmoid(x) with alpha 1/6 and beta 1/2,
+ * becomes the one HardSwish operator an opset-14 export has, with its costs (1 FLOP per element,
+ * reading x once): the design space's networks were exported with HardSwish, timm's and
+ * torchvision's at opset 13 come as the pair, which a runtime (PyTorch's nn.Hardswish) runs as one
+ * kernel. The Mul's read of x is the operator's own, so x counts one reader less (--fuse then folds
+ * the HardSwish into the convolution before it, as it does an opset-14 one). A HardSigmoid gating
+ * another tensor (squeeze-excitation's) stays as it is. Always on; the ONNX nodes stay. */
+static void canon_hardswish(ox_graph *g, const int *keep, int *consumers, const int *cons) {
+    for (int k = 0; k < g->n_n; k++) {
+        int v = g->order[k];
+        ox_node *hs = &g->n[v];
+        if (!keep[v] || hs->fused_into >= 0 || hs->op != OP_HardSigmoid || hs->n_in != 1 || hs->in[0] < 0 ||
+            hs->n_out < 1 || hs->out[0] < 0)
+            continue;
+        if (fabs(ox_attr_float(hs, "alpha", 0.2) - 1.0 / 6) > 1e-4 || fabs(ox_attr_float(hs, "beta", 0.5) - 0.5) > 1e-6)
+            continue;
+        int x = hs->in[0], m = only_reader(cons, consumers, hs->out[0], OP_Mul, g);
+        if (m < 0 || g->n[m].n_in != 2 || g->n[m].in[g->n[m].in[0] == hs->out[0]] != x || g->n[m].in[0] == g->n[m].in[1])
+            continue;
+        g->n[m].fused_into = v;
+        consumers[x]--;
+        hs->op = OP_HardSwish;
+        const ox_tensor *o = &g->t[g->n[m].out[0]];
+        hs->flops = ox_op(OP_HardSwish)->k * (double)ox_numel(o);
+        hs->bytes_in = tbytes(&g->t[x]), hs->bytes_out = tbytes(o), hs->weight_bytes = 0;
+    }
+}
+
+/* Operators as exporters of another opset write them, made the one operator a later opset has. */
+static void canonicalize(ox_graph *g, const int *keep, int *consumers) {
+    // up to two kept readers of each tensor (only_reader asks for tensors with one)
+    int *cons = seer_malloc(sizeof(int) * 2 * (size_t)(g->n_t + 1));
+    for (int t = 0; t < 2 * (g->n_t + 1); t++) cons[t] = -1;
+    for (int v = 0; v < g->n_n; v++)
+        for (int i = 0; keep[v] && i < g->n[v].n_in; i++) {
+            int t = g->n[v].in[i];
+            if (t >= 0) cons[2 * t + (cons[2 * t] >= 0)] = v;
+        }
+    canon_layernorm(g, keep, consumers, cons);
+    canon_hardswish(g, keep, consumers, cons);
     free(cons);
 }
 
@@ -402,7 +437,7 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
             if (n->in[i] >= 0) consumers[n->in[i]]++;
     }
     node_costs(g, keep, out);
-    canon_layernorm(g, keep, consumers);
+    canonicalize(g, keep, consumers);
     if (fuse) fuse_nodes(g, keep, consumers, out);
     // operators: kept, not fused away
     int *vid = seer_malloc(sizeof(int) * (size_t)(nn ? nn : 1));

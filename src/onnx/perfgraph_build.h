@@ -11,7 +11,8 @@
  * floating-point initializers, except BatchNormalization's running mean and variance (as
  * torchvision counts them) and Clip's bounds; weight bytes include those. LayerNorm written out
  * by opset-13 exporters (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add over the last
- * axis) is one LayerNormalization operator, as an opset-17 export has it. log_mem_light (the
+ * axis) is one LayerNormalization operator, as an opset-17 export has it; Hardswish written as
+ * x * HardSigmoid(x) below opset 14 is one HardSwish, as an opset-14 export has it. log_mem_light (the
  * last global feature) is the bytes the light operators (OPF_LIGHT: elementwise arithmetic and
  * views) move, their weights left out: what a runtime fuses, does in place or never copies, which
  * [model] target = roofline_light prices apart from the rest. log_mem_kept (appended after it)
