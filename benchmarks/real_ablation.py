@@ -6,7 +6,8 @@ A predictor trained on the design space (datasets/space_cpu) is judged on networ
 This script trains the recipes of predictors/cpu_epyc.seer (configs/cpu_xeon.ini's PerfSAGE and
 its GCN variant, benchmarks/cross_device.py's RECIPES) on the EPYC measurements twice, all else
 equal, and scores both on the real networks' measurements (benchmarks/real_networks_epyc*.jsonl,
-the geometric mean of the two passes where both exist) as `seerpredict` predicts them:
+the geometric mean of the two passes where both exist, the median of three where a third pass
+retook the configurations the two disagree on) as `seerpredict` predicts them:
 
   --without-prefix P   arm B leaves out the architectures whose ids start with P (a slice of the
                        data, e.g. h: specs_h.jsonl, networks of one stage style throughout);
@@ -114,22 +115,17 @@ def train(a, data, arm, sets, recipe, seed):
 
 
 def real_truth(a):
-    """{(net, batch): {metric: measured}}, the geometric mean of the passes that measured it; exits
-    when a network measured has no ONNX export under --onnx."""
-    first, second = rn.measured(a.real), rn.measured(a.real2) if os.path.exists(a.real2) else {}
-    ref = ref_scale(a)
+    """{(net, batch): {metric: measured}} over the passes that measured it (rn.truth: the geometric
+    mean of two, the median of three); exits when a network measured has no ONNX export under --onnx."""
+    got = rn.truth(rn.pass_files(a.real, a.real2, getattr(a, "real3", None) or None), ref_scale(a))
     judged = judge_set(a)
     out = {}
-    for k, r in first.items():
-        if "train_time_ms" not in r or (k[0] in rn.ADDED4 and not a.include_held_out):
+    for k, y in got.items():
+        if k[0] in rn.ADDED4 and not a.include_held_out:
             continue
         if k[0] in rn.HELD_OUT and k[0] not in judged:  # scored only by the --judge they wait for
             continue
-        y = {m: r[rn.FIELDS[m]] * ref(r, m) for m in rn.METRICS}
-        x = second.get(k)
-        if x and "train_time_ms" in x:
-            y = {m: (y[m] * x[rn.FIELDS[m]] * ref(x, m)) ** 0.5 for m in rn.METRICS}
-        out[k] = y
+        out[k] = {m: y[rn.FIELDS[m]] for m in rn.METRICS}
     missing = sorted({n for n, b in out if not os.path.exists(os.path.join(a.onnx, n + ".onnx"))})
     if missing:
         sys.exit("real_ablation.py: no ONNX export of %s under %s: run benchmarks/real_networks.py "
@@ -329,6 +325,8 @@ def main():
     ap.add_argument("--measurements", default=os.path.join(ROOT, "datasets/space_cpu/measurements_epyc.jsonl"))
     ap.add_argument("--real", default=os.path.join(ROOT, "benchmarks/real_networks_epyc.jsonl"))
     ap.add_argument("--real2", default=os.path.join(ROOT, "benchmarks/real_networks_epyc_pass2.jsonl"))
+    ap.add_argument("--real3", default="", help="the third pass, where the first two disagree "
+                    "(real_networks.py --disagree-above; default: --real2's name with pass3, when it exists)")
     ap.add_argument("--onnx", default="/tmp/seer-real-networks")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work", default="/tmp/seer-real-ablation")
@@ -437,8 +435,8 @@ def main():
                           time.strftime("%Y-%m-%d"), machine()), "",
          "Arm A: %s; arm B: %s. Training data: `%s`, %d configurations (A) and %d (B); inference learned %s. Each run: "
          "configs/cpu_xeon.ini's recipe, 85/10/5 train/val/test split, %d epochs, one thread (%.0f s of training "
-         "in all). Scored on %d real networks, torchvision's and timm's (%d configurations at batch %s; measured: the geometric mean "
-         "of `%s` and `%s` where both have it), none of them trained on. Cells: MAPE %%; the two "
+         "in all). Scored on %d real networks, torchvision's and timm's (%d configurations at batch %s; measured: %s), "
+         "none of them trained on. Cells: MAPE %%; the two "
          "predicted / measured columns are medians; the last two columns are the MAPE on the arm's own held-out "
          "design-space graphs (its 5%% test split, shared by its runs). Depthwise nets: %s; ViT / Swin / "
          "ConvNeXt: %s; the 12 deep nets (a stage of more than four blocks, named before `specs_d.jsonl` "
@@ -446,8 +444,7 @@ def main():
              arms["A"][0], arms["B"][0], os.path.relpath(a.measurements, ROOT), data["A"][1], data["B"][1],
              "from builder %d's lines only" % a.infer_builder if a.infer_builder else "from every line", a.epochs,
              sum(secs.values()), len(nets), len(truth), "/".join(str(b) for b in sorted({b for n, b in truth})),
-             os.path.relpath(a.real, ROOT), os.path.relpath(a.real2, ROOT),
-             ", ".join(sorted(n for n in nets if group(n) == "depthwise")),
+             passes_text(a), ", ".join(sorted(n for n in nets if group(n) == "depthwise")),
              ", ".join(sorted(n for n in nets if n.startswith(TRANSFORMERS))),
              ", ".join(n for n in DEEP if n in nets)), ""]
     emit(L + table(res), a.out)
@@ -487,18 +484,30 @@ def score_files(a):
     L = ["Regenerated by `/usr/bin/python3 benchmarks/real_ablation.py %s --device %s%s%s` on %s (%s)." % (
             " ".join("--score " + kv for kv in a.score), a.device,
             " --include-held-out" if a.include_held_out else "",
-            "".join(" --%s %s" % (k, os.path.relpath(getattr(a, k), ROOT)) for k in ("real", "real2")) +
+            "".join(" --%s %s" % (k, os.path.relpath(getattr(a, k), ROOT)) for k in ("real", "real2", "real3")
+                    if getattr(a, k)) +
             (" --judge " + a.judge if a.judge else "") +
             (" --ref-normalize %g --measurements %s" % (a.ref_normalize, os.path.relpath(a.measurements, ROOT))
              if a.ref_normalize else ""), time.strftime("%Y-%m-%d"), machine()), "",
-         "Scored on %d real networks (%d configurations at batch %s; measured: the geometric mean of `%s` and "
-         "`%s` where both have it). Cells: MAPE %%; the two predicted / measured columns are medians. The 12 deep "
+         "Scored on %d real networks (%d configurations at batch %s; measured: %s). Cells: MAPE %%; the two "
+         "predicted / measured columns are medians. The 12 deep "
          "nets (a stage of more than four blocks, named before `specs_d.jsonl` was measured): %s.%s" % (
              len(nets), len(truth), "/".join(str(b) for b in sorted({b for n, b in truth})),
-             os.path.relpath(a.real, ROOT), os.path.relpath(a.real2, ROOT), ", ".join(n for n in DEEP if n in nets),
+             passes_text(a), ", ".join(n for n in DEEP if n in nets),
              " --judge (%d networks, %d configurations; not among the others): %s." % (
                  len(judged), sum(1 for n, b in truth if n in judged), ", ".join(sorted(judged))) if judged else ""), ""]
     emit(L + table(res), a.out)
+
+
+def passes_text(a):
+    """How real_truth combined the passes, for a report's header."""
+    files = [os.path.relpath(p, ROOT) for p in rn.pass_files(a.real, a.real2, a.real3 or None)]
+    if len(files) == 1:
+        return "`%s`" % files[0]
+    text = "the geometric mean of `%s` and `%s` where both have it" % tuple(files[:2])
+    if len(files) > 2:
+        text += ", the median of the three where `%s` retook it (real_networks.py --disagree-above)" % files[2]
+    return text
 
 
 def emit(lines, out):

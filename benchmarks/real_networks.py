@@ -22,6 +22,13 @@ A second pass, later, into its own file, says how far the measurements agree wit
     taskset -c 1 /usr/bin/python3 benchmarks/real_networks.py \
         --measurements benchmarks/real_networks_epyc_pass2.jsonl --out /tmp/pass2.md
 
+and a third, of the configurations the two passes disagree on (training step or inference apart
+by more than 15%), outvotes the odd one: real_ablation.py, signed_errors.py and batch_scaling.py
+take the median of the three (truth):
+
+    taskset -c 1 /usr/bin/python3 benchmarks/real_networks.py --first benchmarks/real_networks_epyc.jsonl \
+        --repeat benchmarks/real_networks_epyc_pass2.jsonl --disagree-above 0.15 \
+        --measurements benchmarks/real_networks_epyc_pass3.jsonl --out /tmp/pass3.md
 Needs torchvision (Debian: apt-get install python3-torchvision, matching python3-torch); the
 networks named timm-NAME (ADDED4: a second model zoo, other authors' designs) need timm
 (pip install --no-deps timm==0.9.16, the last release that runs on Debian's torch 1.13).
@@ -559,6 +566,49 @@ def measured(path):
     return {(r["name"], r["batch"]): r for r in json_lines(path)}
 
 
+def pass_files(first, second=None, third=None):
+    """The passes of one machine's real networks that exist: first (required by the callers),
+    second, and third, by default second's name with pass3 for pass2 (the retake of the
+    configurations the first two passes disagree on, --disagree-above)."""
+    if third is None and second and "pass2" in os.path.basename(second):
+        third = os.path.join(os.path.dirname(second), os.path.basename(second).replace("pass2", "pass3"))
+    return [p for p in (first, second, third) if p and os.path.exists(p)]
+
+
+def truth(paths, scale=None):
+    """{(network, batch): {field: measured}} over the passes in paths (--measurements files of one
+    machine), for every timed configuration of the first: one pass's value, the geometric mean of
+    two, the median of three or more (log scale; a third pass, taken where the first two disagree,
+    outvotes the odd one). scale(line, metric) multiplies a line's value (None: 1)."""
+    lines = {}
+    for i, p in enumerate(paths):
+        for r in json_lines(p):
+            k = (r.get("name"), r.get("batch"))
+            if "train_time_ms" in r and (i == 0 or k in lines):
+                lines.setdefault(k, []).append(r)
+    out = {}
+    for k, rs in lines.items():
+        out[k] = {}
+        for m, f in FIELDS.items():
+            v = [r[f] * (scale(r, m) if scale else 1.0) for r in rs if r.get(f)]
+            if v:
+                out[k][f] = float(np.exp(np.median(np.log(v))))
+    return out
+
+
+def disagree(paths, above):
+    """{(network, batch)} whose training step or inference differs between the first two passes
+    in paths by more than the factor 1 + above: the configurations a third pass retakes."""
+    a, b = measured(paths[0]), measured(paths[1])
+    out = set()
+    for k, r in a.items():
+        x = b.get(k)
+        if x and "train_time_ms" in r and "train_time_ms" in x and any(
+                abs(np.log(r[f] / x[f])) > np.log1p(above) for f in ("train_time_ms", "infer_time_ms")):
+            out.add(k)
+    return out
+
+
 def retake(path, above=None, kernel=None):
     """{(network, batch)} whose measurement in path spread above `above` (training step or
     inference, (q75 - q25) / median of its repeats) and was taken under `kernel` (either test
@@ -714,7 +764,12 @@ def main():
                     help="measure only the configurations whose line in --first was measured under "
                          "kernel K (its `kernel` field): a period of the machine measured again")
     ap.add_argument("--first", default=os.path.join(ROOT, "benchmarks/real_networks_epyc.jsonl"),
-                    help="the first pass --spread-above and --kernel read")
+                    help="the first pass --spread-above, --kernel and --disagree-above read")
+    ap.add_argument("--disagree-above", type=float, default=None, metavar="F",
+                    help="measure only the configurations whose training step or inference differs "
+                         "between --first and --repeat by more than the factor 1 + F (e.g. 0.15): a "
+                         "third pass, into its own file (--measurements ..._pass3.jsonl), that outvotes "
+                         "the odd one (real_ablation.py and signed_errors.py take the median of three)")
     a = ap.parse_args()
     if a.nets == "torchvision":  # every torchvision network (no timm: its models vary by release)
         a.nets = ",".join(n for n in NETS if not n.startswith("timm-"))
@@ -747,9 +802,17 @@ def main():
     # measured after it (each line records parent_mem_mb, this process's RSS at the fork)
     if not a.report_only:
         some = a.spread_above is not None or a.kernel is not None
-        if some and not os.path.exists(a.first):
-            sys.exit("real_networks.py: --first %s missing (--spread-above and --kernel read it)" % a.first)
-        measure_missing(a, nets, batches, retake(a.first, a.spread_above, a.kernel) if some else None)
+        if (some or a.disagree_above is not None) and not os.path.exists(a.first):
+            sys.exit("real_networks.py: --first %s missing (--spread-above, --kernel and --disagree-above "
+                     "read it)" % a.first)
+        only = retake(a.first, a.spread_above, a.kernel) if some else None
+        if a.disagree_above is not None:
+            if not os.path.exists(a.repeat) or os.path.abspath(a.repeat) == os.path.abspath(a.measurements):
+                sys.exit("real_networks.py: --disagree-above compares --first with --repeat (%s): give the "
+                         "second pass as --repeat and the third pass's own file as --measurements" % a.repeat)
+            far = disagree([a.first, a.repeat], a.disagree_above)
+            only = far if only is None else only & far
+        measure_missing(a, nets, batches, only)
     if a.measure_only:
         return
     errors = {}

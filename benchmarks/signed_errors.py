@@ -6,13 +6,11 @@
 
 Each cell is (predicted / measured - 1) in % for the training step, inference and training
 memory; measured is the geometric mean of --real and --real2 (real_networks.py's files) where
-both have the network and batch. Predictions: real_networks.predict (`seerpredict FILE NET.onnx
+both have the network and batch, the median of three where --real3 retook it. Predictions: real_networks.predict (`seerpredict FILE NET.onnx
 --batch B,... --json`, labels of --device), the ONNX from --onnx (real_networks.py --work). real_ablation.py gives the MAPE by group; this shows
 which networks moved.
 """
 import argparse
-import collections
-import math
 import os
 import sys
 import types
@@ -27,6 +25,7 @@ def main():
     ap.add_argument("--device", default="cpu_xeon26", help="the files' device name (label prefix)")
     ap.add_argument("--real", default=os.path.join(ROOT, "benchmarks", "real_networks_xeon26.jsonl"))
     ap.add_argument("--real2", default=os.path.join(ROOT, "benchmarks", "real_networks_xeon26_pass2.jsonl"))
+    ap.add_argument("--real3", default="", help="the third pass (default: --real2's name with pass3, when it exists)")
     ap.add_argument("--onnx", default="/tmp/seer-real-networks", help="folder of NET.onnx")
     ap.add_argument("--batches", default="1,4,16")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -40,11 +39,7 @@ def main():
                  "the candidate they wait for; after the verdict move the set into BATCHES_OF_NETS" % ", ".join(held))
     files = rn.named_files(ap, a.score, "--score")
     batches = [int(x) for x in a.batches.split(",")]
-    meas = collections.defaultdict(list)
-    for f in (a.real, a.real2):
-        for d in rn.json_lines(f):
-            if d.get("name") in nets and "train_time_ms" in d:
-                meas[(d["name"], d["batch"])].append(d)
+    meas = rn.truth(rn.pass_files(a.real, a.real2, a.real3 or None))
     print("| network | batch | measured training step / inference ms | "
           + " | ".join("%s: training step / inference / memory %%" % n for n, _ in files) + " |")
     print("|---|---|---|" + "---|" * len(files))
@@ -60,9 +55,7 @@ def main():
                 sys.exit("signed_errors: seerpredict %s %s: %s" % (path, onnx, got))
             preds.append({b: got[b][1] for b in bs})
         for b in bs:
-            ms = meas[(n, b)]
-            m = {k: math.exp(sum(math.log(r[k]) for r in ms) / len(ms))
-                 for k in ("train_time_ms", "infer_time_ms", "train_mem_mb")}
+            m = meas[(n, b)]
             cells = [" / ".join("%+.0f" % (100 * (p[b][pk] / m[mk] - 1)) for pk, mk in
                                 (("train_ms", "train_time_ms"), ("infer_ms", "infer_time_ms"), ("train_mb", "train_mem_mb")))
                      for p in preds]

@@ -137,6 +137,37 @@ def batch_scaling_stats():
     print("batch scaling: ratio statistics checked")
 
 
+def real_passes(work):
+    """real_networks.truth and disagree on passes with a known answer: one pass its value, two their
+    geometric mean, three the median; a configuration only a later pass has is not counted."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import real_networks as rn
+    d = os.path.join(work, "passes")
+    os.makedirs(d, exist_ok=True)
+
+    def line(name, b, t, i=10.0, mb=100.0):
+        return json.dumps({"name": name, "batch": b, "train_time_ms": t, "infer_time_ms": i,
+                           "train_mem_mb": mb, "infer_mem_mb": mb})
+    files = [os.path.join(d, "x.jsonl"), os.path.join(d, "x_pass2.jsonl"), os.path.join(d, "x_pass3.jsonl")]
+    for f, lines in zip(files, ([line("a", 1, 100), line("b", 1, 100), line("c", 4, 50), line("d", 1, 10)],
+                                [line("a", 1, 400), line("b", 1, 110), line("c", 4, 50, i=20.0), line("e", 1, 5)],
+                                [line("a", 1, 120), line("c", 4, 50, i=11.0)])):
+        with open(f, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+    check(rn.pass_files(files[0], files[1]) == files, "pass_files: the third pass not found beside the second")
+    check(rn.disagree(files[:2], 0.15) == {("a", 1), ("c", 4)}, "disagree: %s" % rn.disagree(files[:2], 0.15))
+    t = rn.truth(files)
+    check(set(t) == {("a", 1), ("b", 1), ("c", 4), ("d", 1)}, "truth: configurations %s" % sorted(t))
+    check(abs(t[("a", 1)]["train_time_ms"] - 120) < 1e-9 and abs(t[("c", 4)]["infer_time_ms"] - 11) < 1e-9,
+          "truth: not the median of three: %s %s" % (t[("a", 1)], t[("c", 4)]))
+    check(abs(t[("b", 1)]["train_time_ms"] - (100 * 110) ** 0.5) < 1e-9 and abs(t[("d", 1)]["train_time_ms"] - 10) < 1e-9,
+          "truth: not the geometric mean of two / the one pass: %s %s" % (t[("b", 1)], t[("d", 1)]))
+    half = rn.truth(files[:1], lambda r, m: 0.5 if m.endswith("_ms") else 1.0)
+    check(abs(half[("a", 1)]["train_time_ms"] - 50) < 1e-9 and abs(half[("a", 1)]["train_mem_mb"] - 100) < 1e-9,
+          "truth: scale not applied: %s" % half[("a", 1)])
+    print("real networks: passes combined as documented")
+
+
 def space_gap_known(build, work):
     """benchmarks/space_gap.py on a case with a known answer: every first-pass measurement 1.25x
     the shipped predictor's value scores -20.0% in every cell; a second pass's lines are not read."""
@@ -771,6 +802,7 @@ def main():
     held_out_bookkeeping()
     transfer_holdout()
     batch_scaling_stats()
+    real_passes(work)
     space_gap_known(os.path.dirname(os.path.abspath(seerconvert)), work)
     # cost_terms.kept_bytes, the bytes autograd keeps counted from the graph, against what PyTorch
     # keeps for the same network and batch (benchmarks/kept_bytes.py's measure)
