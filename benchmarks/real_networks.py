@@ -986,7 +986,29 @@ def repeatability(a, rows):
                   np.median([r["y2"]["train_ms"] / r["y1"]["train_ms"] for r in both]),
                   np.median([r["y2"]["infer_ms"] / r["y1"]["infer_ms"] for r in both]),
                   np.median(r1), np.median(r2))]
-    return L
+    return L + third_pass(a, both)
+
+
+def third_pass(a, both):
+    """The configurations a third pass retook (--disagree-above) among rows measured twice: which
+    of the first two it sided with, the closer in log time (training step and inference apart)."""
+    files = pass_files(a.measurements, a.repeat)
+    third = measured(files[2]) if len(files) > 2 else {}
+    got = [(r, third[(r["name"], r["batch"])]) for r in both if (r["name"], r["batch"]) in third
+           and "train_time_ms" in third[(r["name"], r["batch"])]]
+    if not got:
+        return []
+    side = {m: [0, 0] for m in ("train_ms", "infer_ms")}
+    for r, x in got:
+        for m in side:
+            z = np.log(x[FIELDS[m]])
+            side[m][abs(z - np.log(r["y1"][m])) > abs(z - np.log(r["y2"][m]))] += 1
+    return ["", "A third pass (`%s`) retook the %d of these configurations whose first two passes' training "
+            "step or inference lay apart (`real_networks.py --disagree-above`); it sided with the first "
+            "pass in %d and the second in %d (training step), %d and %d (inference); above, such a "
+            "configuration counts the median of its three." % (
+                os.path.relpath(files[2], ROOT), len(got), side["train_ms"][0], side["train_ms"][1],
+                side["infer_ms"][0], side["infer_ms"][1])]
 
 
 def report(a, nets, batches, rows_all, errors, n_reg, meas):
