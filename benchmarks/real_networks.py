@@ -579,12 +579,14 @@ def truth(paths, scale=None):
     """{(network, batch): {field: measured}} over the passes in paths (--measurements files of one
     machine), for every timed configuration of the first: one pass's value, the geometric mean of
     two, the median of three or more (log scale; a third pass, taken where the first two disagree,
-    outvotes the odd one). scale(line, metric) multiplies a line's value (None: 1)."""
+    outvotes the odd one). A later pass's line counts only when it was taken on the device the
+    first was (device_name: an H200 file is not averaged with a CPU's). scale(line, metric)
+    multiplies a line's value (None: 1)."""
     lines = {}
     for i, p in enumerate(paths):
         for r in json_lines(p):
             k = (r.get("name"), r.get("batch"))
-            if "train_time_ms" in r and (i == 0 or k in lines):
+            if "train_time_ms" in r and (i == 0 or (k in lines and r.get("device_name") == lines[k][0].get("device_name"))):
                 lines.setdefault(k, []).append(r)
     out = {}
     for k, rs in lines.items():

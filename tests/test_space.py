@@ -162,6 +162,10 @@ def real_passes(work):
           "truth: not the median of three: %s %s" % (t[("a", 1)], t[("c", 4)]))
     check(abs(t[("b", 1)]["train_time_ms"] - (100 * 110) ** 0.5) < 1e-9 and abs(t[("d", 1)]["train_time_ms"] - 10) < 1e-9,
           "truth: not the geometric mean of two / the one pass: %s %s" % (t[("b", 1)], t[("d", 1)]))
+    with open(os.path.join(d, "gpu.jsonl"), "w") as fh:
+        fh.write(json.dumps(dict(json.loads(line("a", 1, 1)), device_name="NVIDIA H200")) + "\n")
+    gpu = rn.truth([os.path.join(d, "gpu.jsonl"), files[1]])
+    check(abs(gpu[("a", 1)]["train_time_ms"] - 1) < 1e-9, "truth: a CPU pass averaged into a GPU's: %s" % gpu[("a", 1)])
     half = rn.truth(files[:1], lambda r, m: 0.5 if m.endswith("_ms") else 1.0)
     check(abs(half[("a", 1)]["train_time_ms"] - 50) < 1e-9 and abs(half[("a", 1)]["train_mem_mb"] - 100) < 1e-9,
           "truth: scale not applied: %s" % half[("a", 1)])
