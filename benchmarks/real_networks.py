@@ -1004,7 +1004,7 @@ def third_pass(a, both):
     for r, x in got:
         for m in side:
             z = np.log(x[FIELDS[m]])
-            side[m][abs(z - np.log(r["y1"][m])) > abs(z - np.log(r["y2"][m]))] += 1
+            side[m][int(abs(z - np.log(r["y1"][m])) > abs(z - np.log(r["y2"][m])))] += 1
     return ["", "A third pass (`%s`) retook the %d of these configurations whose first two passes' training "
             "step or inference lay apart (`real_networks.py --disagree-above`); it sided with the first "
             "pass in %d and the second in %d (training step), %d and %d (inference); above, such a "
