@@ -29,6 +29,7 @@ take the median of the three (truth):
     taskset -c 1 /usr/bin/python3 benchmarks/real_networks.py --first benchmarks/real_networks_epyc.jsonl \
         --repeat benchmarks/real_networks_epyc_pass2.jsonl --disagree-above 0.15 \
         --measurements benchmarks/real_networks_epyc_pass3.jsonl --out /tmp/pass3.md
+
 Needs torchvision (Debian: apt-get install python3-torchvision, matching python3-torch); the
 networks named timm-NAME (ADDED4: a second model zoo, other authors' designs) need timm
 (pip install --no-deps timm==0.9.16, the last release that runs on Debian's torch 1.13).
