@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Real networks: the shipped CPU predictor on torchvision's (and ten of timm's) ImageNet models, measured here.
+r"""Real networks: the shipped CPU predictor on torchvision's (and ten of timm's) ImageNet models, measured here.
 
 predictors/cpu_epyc.seer learned networks of Seer's design space (scripts/space: CNN stages,
 ConvNeXt, ViT, DeiT, MLP-Mixer) timed on one core of the AMD EPYC. None of torchvision's models is
