@@ -19,6 +19,18 @@ Measured times are taken as they are, or with --ref-normalize P [--ref-window K]
 of the whole file's median reference time as make_dataset.py puts the labels the predictor learned
 (x (median ref_ms / the line's)^P, the line's the median of the K lines measured nearest it);
 the reference network's median time (ref_ms) of these lines and of the whole file are printed.
+A predictor trained with --ref-normalize is scored on its own scale only with the same P and K:
+the machine drifts (the reference 3.22 ms in the median of the first 16,973 lines of
+measurements_xeon26.jsonl, 3.44 ms in the 431 after them), and raw times then read as a bias.
+
+--after N scores only the configurations first measured after the file's first N lines (the
+predictor's card names the file it trained on and its length): what a sample measured since adds.
+The reference's median is then that of the first N lines, the scale the predictor's labels had;
+the window of --ref-window still runs over the whole file.
+
+    /usr/bin/python3 benchmarks/space_gap.py --predictor predictors/cpu_xeon26.seer --device cpu_xeon26 \\
+        --specs datasets/space_cpu/specs_n.jsonl --measurements datasets/space_cpu/measurements_xeon26.jsonl \\
+        --after 16973 --ref-normalize 1 --ref-window 201
 """
 import argparse
 import collections
@@ -68,6 +80,9 @@ def main():
                     help="times x (the file's median ref_ms / the line's)^P, as make_dataset.py --ref-normalize")
     ap.add_argument("--ref-window", type=int, default=1, metavar="K",
                     help="the line's ref_ms the median of the K lines nearest it (make_dataset.py --ref-window)")
+    ap.add_argument("--after", type=int, default=0, metavar="N",
+                    help="only configurations first measured after the file's first N lines (the reference's median "
+                         "then that of those N lines)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default="", help="also write the table here (markdown)")
     a = ap.parse_args()
@@ -78,17 +93,28 @@ def main():
         ap.error("--ref-window %d: a positive number of lines, and only with --ref-normalize" % a.ref_window)
     specs = {s["id"]: s for s in space.read_specs(a.specs)}
     lines = rn.json_lines(a.measurements)
-    ref_file = statistics.median(r["ref_ms"] for r in lines if r.get("ref_ms"))
+    if a.after < 0 or a.after >= len(lines):
+        sys.exit("space_gap: --after %d: %s has %d lines; give how many of them the predictor trained on"
+                 % (a.after, a.measurements, len(lines)))
+    refs = [r["ref_ms"] for r in lines[:a.after or len(lines)] if r.get("ref_ms")]
+    if not refs:
+        sys.exit("space_gap: %s: no line of the first %d has ref_ms (measure.py writes it)" % (a.measurements, a.after or len(lines)))
+    ref_file = statistics.median(refs)
     if a.ref_normalize is not None:
         if a.ref_window > 1:
             make_dataset.smooth_refs(lines, a.ref_window)
         lines = [make_dataset.normalize_ref(r, ref_file, a.ref_normalize) if r.get("ref_ms") else r for r in lines]
-    first = {}
-    for r in lines:  # the first line of each (id, batch): the first pass
+    first, before = {}, set()  # before: configurations measured within the first --after lines
+    for n, r in enumerate(lines):  # the first line of each (id, batch): the first pass
         if r.get("id") in specs and "train_time_ms" in r:
-            first.setdefault((r["id"], r["batch"]), r)
+            if n < a.after:
+                before.add((r["id"], r["batch"]))
+            else:
+                first.setdefault((r["id"], r["batch"]), r)
+    first = {k: r for k, r in first.items() if k not in before}
     if not first:
-        sys.exit("space_gap: %s holds no measured line of %s's architectures" % (a.measurements, a.specs))
+        sys.exit("space_gap: %s holds no measured line of %s's architectures%s" % (
+            a.measurements, a.specs, " after its first %d lines" % a.after if a.after else ""))
     by_arch = collections.defaultdict(dict)
     for (i, b), r in first.items():
         by_arch[i][b] = r
@@ -118,10 +144,12 @@ def main():
     ref_here = statistics.median(r["ref_ms"] for r in first.values() if r.get("ref_ms"))
     norm = ("times as measured" if a.ref_normalize is None else "times x (%.2f ms / the line's reference%s)^%g"
             % (ref_file, " over %d lines" % a.ref_window if a.ref_window > 1 else "", a.ref_normalize))
-    out = ["`%s` (%s) on %d architectures of `%s` (%d configurations), measured in `%s`; %s." % (
-        a.predictor, a.device, len(by_arch) - len(failed), a.specs, len(first), a.measurements, norm),
+    out = ["`%s` (%s) on %d architectures of `%s` (%d configurations), measured in `%s`%s; %s." % (
+        a.predictor, a.device, len(by_arch) - len(failed), a.specs, len(first), a.measurements,
+        " after its first %d lines" % a.after if a.after else "", norm),
         "Cells: median signed error %% (predicted / measured - 1) / MAPE %%; reference network %.2f ms "
-        "in the median of these lines, %.2f ms in the whole file's." % (ref_here, ref_file), ""]
+        "in the median of these lines, %.2f ms in %s." % (
+            ref_here, ref_file, "the first %d lines'" % a.after if a.after else "the whole file's"), ""]
     head = ["group", "archs"] + ["%s bs%d" % (m, b) for m in LINE_KEY for b in batches]
     out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in shown:

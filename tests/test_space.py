@@ -36,8 +36,9 @@
   builder_calibrate.py finds a simulated builder effect under a simulated drift and moves the
   shipped CPU predictor's inference, and only that, by the factor its rule gives;
 - benchmarks/space_gap.py scores measurements 1.25x a predictor's values at -20.0% in every cell (+60.0% on
-  the times with --ref-normalize 1 where the file's median reference is half theirs),
-  reading each configuration's first-pass line alone;
+  the times with --ref-normalize 1 where the file's median reference is half theirs; -20.0% again with
+  --after N, the lines after the first N on the first N lines' reference), reading each configuration's
+  first-pass line alone, and refuses an --after past the file's end;
 - device_writeback.py turns a lent GPU session's files into the tracked dataset's (new lines
   tagged with the lease, specs.jsonl every architecture measured, of every spec file read) and
   refuses, changing nothing, a run that did not resume the tracked files.
@@ -200,16 +201,28 @@ def space_gap_known(build, work):
     with open(ms, "w") as f:
         f.writelines(json.dumps(r) + "\n" for r in lines)
     out = os.path.join(work, "gap.md")
-    for extra, want, what in (([], ["-20.0 / 20.0"] * 6, "as measured"),
-                              (["--ref-normalize", "1"], ["+60.0 / 60.0"] * 4 + ["-20.0 / 20.0"] * 2, "--ref-normalize 1")):
+    # --after 2: the second architecture alone (its lines are the file's third and fourth), on the scale
+    # of the first two lines' reference (3.0 ms, its own): -20.0 again, where the whole file's gives +60.0
+    for extra, want, what in (([], ["2"] + ["-20.0 / 20.0"] * 6, "as measured"),
+                              (["--ref-normalize", "1"], ["2"] + ["+60.0 / 60.0"] * 4 + ["-20.0 / 20.0"] * 2,
+                               "--ref-normalize 1"),
+                              (["--ref-normalize", "1", "--after", "2"], ["1"] + ["-20.0 / 20.0"] * 6,
+                               "--after 2 --ref-normalize 1")):
         r = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "space_gap.py"), "--predictor", pred_file,
                             "--device", "cpu_xeon26", "--specs", sp, "--measurements", ms, "--build", build, "--out", out]
                            + extra, capture_output=True, text=True)
         row = [x for x in open(out).read().splitlines() if x.startswith("| all |")] if r.returncode == 0 else []
-        cells = row[0].strip("| ").split(" | ")[2:] if row else []
+        cells = row[0].strip("| ").split(" | ")[1:] if row else []
         check(cells == want, "space_gap (%s): measured 1.25x predicted scores %s, want %s (rc %d %s)"
               % (what, cells, want, r.returncode, r.stderr[-300:]))
-    print("space_gap: a known 1.25x gap scores -20.0%, +60.0% on times with the reference at twice the file's")
+        os.remove(out)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "space_gap.py"), "--predictor", pred_file,
+                        "--device", "cpu_xeon26", "--specs", sp, "--measurements", ms, "--build", build, "--after",
+                        str(len(lines))], capture_output=True, text=True)
+    check(r.returncode != 0 and "--after %d" % len(lines) in r.stderr and "has %d lines" % len(lines) in r.stderr,
+          "space_gap --after past the file's end: want one error line, got rc %d %r" % (r.returncode, r.stderr[-300:]))
+    print("space_gap: a known 1.25x gap scores -20.0%, +60.0% on times with the reference at twice the file's, "
+          "-20.0% again after the first lines on their reference")
 
 
 def device_writeback(work):
