@@ -9,15 +9,22 @@ most MAX_GFLOPS at batch 1 (seerconvert's count, as seerpredict --json reports i
 model's own input side (timm's pretrained_cfg). Prints every model tried with why it was or was not
 taken, and the dict to paste into real_networks.py under a new name (HELD_OUT until it judges).
 
+Each export runs in a child process that may use at most --max-export-gb GiB more address space
+than this one (resource.RLIMIT_AS): a model too large to export on this machine (timm has some of
+hundreds of GFLOPs) is a row of the table ("no: ...") instead of waking the kernel's OOM killer,
+which may take any process, a measurement on the other core included.
+
   /usr/bin/python3 benchmarks/pick_timm.py --seed 21 --count 8 --max-gflops 10
 
 Needs python3-torch, timm and python3-onnx; the ONNX files go to --work (real_networks.py's, so the
 measurement that follows reuses them).
 """
 import argparse
+import importlib
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 
@@ -36,6 +43,56 @@ def gflops(a, onnx):
     return json.loads(r.stdout)["results"][0]["flops"] / 1e9
 
 
+def vm_bytes():
+    """This process's address space (VmSize of /proc/self/status) in bytes; 0 where unknown."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def export_limited(key, path, gb):
+    """rn.export_onnx(key, path) in a forked child whose address space may grow by at most GB GiB:
+    None, or the error as one line (a failed allocation is torch's own error, or the child's
+    death)."""
+    importlib.import_module("onnx_fixtures")  # torch and the exporter loaded here, outside the child's limit
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: export, write the error (or nothing) to the pipe, exit
+        os.close(rd)
+        try:
+            lim = vm_bytes() + int(gb * 2 ** 30)
+            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+            err = rn.export_onnx(key, path) or ""
+        except BaseException as e:  # noqa: BLE001 (reported in the table)
+            err = "%s: %s" % (type(e).__name__, (str(e).splitlines() or [""])[0][:160])
+        os.write(wr, err.encode()[:4000])
+        os._exit(0)
+    os.close(wr)
+    chunks = []
+    while True:
+        c = os.read(rd, 4096)
+        if not c:
+            break
+        chunks.append(c)
+    os.close(rd)
+    _, status = os.waitpid(pid, 0)
+    err = b"".join(chunks).decode(errors="replace")
+    if not err and status != 0:
+        err = "the export died (wait status %d) within --max-export-gb %g" % (status, gb)
+    if err:
+        for p in (path, path + ".part"):
+            if os.path.exists(p):
+                os.remove(p)
+    if "alloc" in err.lower() or "memory" in err.lower():
+        err = "needs more than --max-export-gb %g GiB to export (%s)" % (gb, err[:120])
+    return err or None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, required=True, help="random.Random(SEED).shuffle of the sorted names")
@@ -47,9 +104,11 @@ def main():
                     help="any .seer file: seerpredict reports the FLOPs of the graph it converts")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work", default="/tmp/seer-real-networks", help="ONNX exports (real_networks.py's)")
+    ap.add_argument("--max-export-gb", type=float, default=6.0,
+                    help="address space one export may add, GiB (a larger model is a row 'no: needs more ...')")
     a = ap.parse_args()
-    if a.count < 1 or a.max_gflops <= 0:
-        ap.error("--count and --max-gflops must be positive")
+    if a.count < 1 or a.max_gflops <= 0 or a.max_export_gb <= 0:
+        ap.error("--count, --max-gflops and --max-export-gb must be positive")
     for p in (a.predictor, os.path.join(a.build, "seerpredict")):
         if not os.path.exists(p):
             sys.exit("pick_timm.py: %s missing (build with scripts/setup.sh, or pass --build / --predictor)" % p)
@@ -71,7 +130,7 @@ def main():
             side = 224
         rn.NETS[key] = (side, {})
         path = os.path.join(a.work, "%s.onnx" % key)
-        err = rn.export_onnx(key, path)
+        err = None if os.path.exists(path) else export_limited(key, path, a.max_export_gb)
         g = err if err else gflops(a, path)
         if isinstance(g, str):
             verdict = "no: " + g.replace("|", "/")

@@ -39,6 +39,8 @@
   the times with --ref-normalize 1 where the file's median reference is half theirs; -20.0% again with
   --after N, the lines after the first N on the first N lines' reference), reading each configuration's
   first-pass line alone, and refuses an --after past the file's end;
+- benchmarks/pick_timm.py's export in a child process under --max-export-gb: an export that touches
+  1 GiB under a 0.25 GiB limit is one error row and leaves no file; under 4 GiB it writes its file;
 - device_writeback.py turns a lent GPU session's files into the tracked dataset's (new lines
   tagged with the lease, specs.jsonl every architecture measured, of every spec file read) and
   refuses, changing nothing, a run that did not resume the tracked files.
@@ -223,6 +225,32 @@ def space_gap_known(build, work):
           "space_gap --after past the file's end: want one error line, got rc %d %r" % (r.returncode, r.stderr[-300:]))
     print("space_gap: a known 1.25x gap scores -20.0%, +60.0% on times with the reference at twice the file's, "
           "-20.0% again after the first lines on their reference")
+
+
+def pick_timm_limit(work):
+    """benchmarks/pick_timm.export_limited: an export that allocates more than --max-export-gb fails as
+    one row of the table, leaves no file and kills nothing else; one within it writes its file."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import pick_timm
+    import real_networks as rn
+    saved = rn.export_onnx
+
+    def greedy(key, path):  # stands in for torch.onnx: 1 GiB touched, then the file
+        block = bytearray(1 << 30)
+        block[::4096] = b"x" * len(block[::4096])
+        open(path, "w").write("onnx")
+        return None
+    rn.export_onnx = greedy
+    try:
+        path = os.path.join(work, "limit.onnx")
+        err = pick_timm.export_limited("timm-greedy", path, 0.25)
+        check(err and "needs more than --max-export-gb 0.25" in err and not os.path.exists(path),
+              "pick_timm.export_limited at 0.25 GiB over a 1 GiB export: %r, file left: %s" % (err, os.path.exists(path)))
+        err = pick_timm.export_limited("timm-greedy", path, 4)
+        check(err is None and os.path.exists(path), "pick_timm.export_limited at 4 GiB: %r" % (err,))
+    finally:
+        rn.export_onnx = saved
+    print("pick_timm: an export over its memory limit is a row of the table, one within it writes its file")
 
 
 def device_writeback(work):
@@ -821,6 +849,7 @@ def main():
     batch_scaling_stats()
     real_passes(work)
     space_gap_known(os.path.dirname(os.path.abspath(seerconvert)), work)
+    pick_timm_limit(work)
     # cost_terms.kept_bytes, the bytes autograd keeps counted from the graph, against what PyTorch
     # keeps for the same network and batch (benchmarks/kept_bytes.py's measure)
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
