@@ -123,6 +123,8 @@ def real_truth(a):
     for k, y in got.items():
         if k[0] in rn.ADDED4 and not a.include_held_out:
             continue
+        if getattr(a, "batch_set", None) and k[1] not in a.batch_set:
+            continue
         if k[0] in rn.HELD_OUT and k[0] not in judged:  # scored only by the --judge they wait for
             continue
         out[k] = {m: y[rn.FIELDS[m]] for m in rn.METRICS}
@@ -347,7 +349,13 @@ def main():
     ap.add_argument("--judge", default="", metavar="NETS",
                     help="with --score: these networks apart (names, or a group of real_networks.py such "
                          "as ADDED8: the networks a rule named to judge a candidate) and out of 'the others'")
+    ap.add_argument("--batches", default="", metavar="B[,B...]",
+                    help="score only the configurations at these batch sizes (default: every batch measured)")
     a = ap.parse_args()
+    try:
+        a.batch_set = {int(b) for b in a.batches.split(",") if b}
+    except ValueError:
+        ap.error("--batches %r: give batch sizes separated by commas, e.g. 32 or 1,4,16" % a.batches)
     if a.score:
         return score_files(a)
     if bool(a.without_prefix) == bool(a.vs):
@@ -455,7 +463,7 @@ def table(res):
     L = ["| arm | run | " + " | ".join(c for _, c in COLS) + " |", "|---" * (2 + len(COLS)) + "|"]
     for arm, name, sm in res:
         L.append("| %s | %s | " % (arm, name) +
-                 " | ".join("-" if k not in sm else ("%.2f" if k.endswith("p/y") else "%.1f") % sm[k]
+                 " | ".join("-" if k not in sm or sm[k] != sm[k] else ("%.2f" if k.endswith("p/y") else "%.1f") % sm[k]
                             for k, _ in COLS) + " |")
     return L
 
@@ -486,7 +494,7 @@ def score_files(a):
             " --include-held-out" if a.include_held_out else "",
             "".join(" --%s %s" % (k, os.path.relpath(getattr(a, k), ROOT)) for k in ("real", "real2", "real3")
                     if getattr(a, k)) +
-            (" --judge " + a.judge if a.judge else "") +
+            (" --judge " + a.judge if a.judge else "") + (" --batches " + a.batches if a.batches else "") +
             (" --ref-normalize %g --measurements %s" % (a.ref_normalize, os.path.relpath(a.measurements, ROOT))
              if a.ref_normalize else ""), time.strftime("%Y-%m-%d"), machine()), "",
          "Scored on %d real networks (%d configurations at batch %s; measured: %s). Cells: MAPE %%; the two "

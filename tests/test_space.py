@@ -172,7 +172,18 @@ def real_passes(work):
     half = rn.truth(files[:1], lambda r, m: 0.5 if m.endswith("_ms") else 1.0)
     check(abs(half[("a", 1)]["train_time_ms"] - 50) < 1e-9 and abs(half[("a", 1)]["train_mem_mb"] - 100) < 1e-9,
           "truth: scale not applied: %s" % half[("a", 1)])
-    print("real networks: passes combined as documented")
+    import real_ablation
+    import types
+    for n in "abcd":
+        open(os.path.join(d, n + ".onnx"), "w").close()
+    args = types.SimpleNamespace(real=files[0], real2=files[1], real3=None, include_held_out=False, judge="",
+                                 ref_normalize=0, onnx=d, batch_set={4})
+    got = real_ablation.real_truth(args)
+    check(set(got) == {("c", 4)} and abs(got[("c", 4)]["infer_ms"] - 11) < 1e-9,
+          "real_ablation --batches 4: %s" % got)
+    args.batch_set = set()
+    check(len(real_ablation.real_truth(args)) == 4, "real_ablation without --batches: not every batch")
+    print("real networks: passes combined as documented; real_ablation --batches keeps those batches alone")
 
 
 def space_gap_known(build, work):
