@@ -377,7 +377,7 @@ ADDED24 = {
     "timm-lcnet_035": (224, {}), "timm-mobilenetv3_small_075": (224, {}),
 }
 # Named on 2026-12-05 (15:47 UTC), after ADDED24 was spent and before any of these was measured, to
-# judge the next candidate for cpu_xeon26.seer (the recipe retrained with 360 design-space lines at
+# judge the next candidate for cpu_xeon26.seer (the recipe retrained with 180 design-space lines at
 # batch 32, datasets/space_cpu/README.md "Twenty-eighth CPU sample"), chosen by
 # `benchmarks/pick_timm.py --seed 25 --count 8 --max-gflops 4` over every timm model: 63 were tried,
 # 47 have more than 4 GFLOPs, 6 do not export at opset 13 and 2 need more than 6 GiB to export.
