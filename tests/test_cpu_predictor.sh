@@ -30,7 +30,7 @@ bad "positive whole number" --label cpu_x --epochs 0 --measurements "$script"
 bad "positive whole number" --label cpu_x --infer-builder x --measurements "$script"
 bad "needs a value" --label
 bad "unknown argument" --frobnicate 1
-bad "roofline, roofline_weights, roofline_light, roofline_kept, roofline_kept_silu, roofline_kept_acts or roofline_peak" --label cpu_x --target log --measurements "$script"
+bad "roofline, roofline_weights, roofline_light, roofline_kept, roofline_kept_silu, roofline_kept_acts, roofline_peak or roofline_dw" --label cpu_x --target log --measurements "$script"
 bad "whole numbers separated by commas" --label cpu_x --seeds 1,,2 --measurements "$script"
 bad "a seed named twice" --label cpu_x --seeds 2,1,2 --measurements "$script"
 bad "at most 7" --label cpu_x --seeds 1,2,3,4,5,6,7,8 --measurements "$script"

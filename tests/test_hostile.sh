@@ -124,18 +124,19 @@ check "$work/forged/last.ckpt" "implausible" "$bin/seertrain" --resume "$work/fo
 # a .seer whose target description (norm.target) is forged with a valid checksum: refused on
 # load, never a prediction from an unknown target or a negative roofline cost
 cp "$work/m.seer" "$work/target.seer"
-"$python" "$corpus/../../hostile/ckpt_edit.py" "$work/target.seer" norm.target 8 0
+"$python" "$corpus/../../hostile/ckpt_edit.py" "$work/target.seer" norm.target 99 0
 check "$work/target.seer" "norm.target" "$bin/seerpredict" "$work/target.seer" "$corpus/../onnx/resnet50.onnx"
-# datasets converted before log_mem_kept_acts (the 22nd global feature), log_mem_kept_silu (the
-# 21st), log_mem_kept (the 20th) and log_mem_light (the 19th) were appended (the last one to four
-# dropped), trained on target = roofline_kept_acts (and roofline_peak, which reads it too),
-# roofline_kept_silu, roofline_kept and roofline_light: one line naming the file, the feature and
-# what to do; no run folder
-"$python" "$corpus/../../calib_check.py" globals "$data" "$work/old21.h5" drop > /dev/null
+# datasets converted before log_flops_dw (the 23rd global feature), log_mem_kept_acts (the 22nd),
+# log_mem_kept_silu (the 21st), log_mem_kept (the 20th) and log_mem_light (the 19th) were appended
+# (the last one to five dropped), trained on target = roofline_dw, roofline_kept_acts (and
+# roofline_peak, which reads it too), roofline_kept_silu, roofline_kept and roofline_light: one line
+# naming the file, the feature and what to do; no run folder
+"$python" "$corpus/../../calib_check.py" globals "$data" "$work/old22.h5" drop > /dev/null
+"$python" "$corpus/../../calib_check.py" globals "$work/old22.h5" "$work/old21.h5" drop > /dev/null
 "$python" "$corpus/../../calib_check.py" globals "$work/old21.h5" "$work/old20.h5" drop > /dev/null
 "$python" "$corpus/../../calib_check.py" globals "$work/old20.h5" "$work/old19.h5" drop > /dev/null
 "$python" "$corpus/../../calib_check.py" globals "$work/old19.h5" "$work/old18.h5" drop > /dev/null
-for old in old21:roofline_kept_acts old21:roofline_peak old20:roofline_kept_silu old19:roofline_kept old18:roofline_light; do
+for old in old22:roofline_dw old21:roofline_kept_acts old21:roofline_peak old20:roofline_kept_silu old19:roofline_kept old18:roofline_light; do
 
     check "$work/${old%%:*}.h5" "convert it again with seerconvert" "$bin/seertrain" "$corpus/../../data/tiny.ini" \
         --set data.path="$work/${old%%:*}.h5" --set model.target="${old#*:}" --set output.dir="$work" \

@@ -147,6 +147,13 @@ static void check_same_graph(const char *a, const char *b, int64_t batch, int fu
 /* log_mem_light: the activation bytes of the elementwise and view operators, from the node
  * features (log_mem_bytes less log_weight_bytes of each node of those types), a share of the
  * total in [lo, hi]. */
+/* The place of a feature among n names, or -1. */
+static int place(const char *const *names, int n, const char *want) {
+    for (int k = 0; k < n; k++)
+        if (!strcmp(names[k], want)) return k;
+    return -1;
+}
+
 static void check_light(const char *name, double lo, double hi) {
     static const char *const LIGHT[] = {"Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Erf", "Reshape", "Flatten",
                                         "Squeeze", "Unsqueeze", "Slice", "Split", "Expand", "Transpose"};
@@ -154,15 +161,8 @@ static void check_light(const char *name, double lo, double hi) {
     pgb_graph pg;
     if (load_built(name, 2, 0, &g, &pg)) return;
     const char *const *gf = pgb_global_feature_names(), *const *nf = pgb_node_feature_names();
-    int cl = -1, ct = -1, cm = -1, cw = -1, n_ops;
-    for (int k = 0; k < PGB_GLOBAL_F; k++) {
-        if (!strcmp(gf[k], "log_mem_light")) cl = k;
-        if (!strcmp(gf[k], "log_mem_total")) ct = k;
-    }
-    for (int k = 0; k < PGB_NODE_F; k++) {
-        if (!strcmp(nf[k], "log_mem_bytes")) cm = k;
-        if (!strcmp(nf[k], "log_weight_bytes")) cw = k;
-    }
+    int cl = place(gf, PGB_GLOBAL_F, "log_mem_light"), ct = place(gf, PGB_GLOBAL_F, "log_mem_total"), n_ops;
+    int cm = place(nf, PGB_NODE_F, "log_mem_bytes"), cw = place(nf, PGB_NODE_F, "log_weight_bytes");
     // appended features keep their places: models trained before read their leading ones
     CHECK(cl == 18 && ct >= 0 && cm >= 0 && cw >= 0, "log_mem_light is global feature %d of %d, not the 19th", cl,
           PGB_GLOBAL_F);
@@ -181,6 +181,38 @@ static void check_light(const char *name, double lo, double hi) {
     ox_free(&g);
 }
 
+/* log_flops_dw (global feature 22, after every feature models read before it) of one network at
+ * batch 2: the sum of its depthwise convolutions' FLOPs as their node features give them (a Conv
+ * whose groups equal its input channels, more than one), and, where want > 0, within 0.1% of want
+ * (FLOPs counted by hand from the architecture), where want == 0 none, where want < 0 some. */
+static void check_dw(const char *name, double want) {
+    ox_graph g;
+    pgb_graph pg;
+    if (load_built(name, 2, 0, &g, &pg)) return;
+    const char *const *gf = pgb_global_feature_names(), *const *nf = pgb_node_feature_names();
+    int cd = place(gf, PGB_GLOBAL_F, "log_flops_dw"), cg = place(nf, PGB_NODE_F, "log_groups"), n_ops;
+    int ci = place(nf, PGB_NODE_F, "log_in_channels"), cf = place(nf, PGB_NODE_F, "log_flops");
+    CHECK(cd == 22 && cg >= 0 && ci >= 0 && cf >= 0, "log_flops_dw is global feature %d of %d, not the 23rd", cd,
+          PGB_GLOBAL_F);
+    const char *const *ops = ox_op_names(&n_ops);
+    double sum = 0;
+    int n_dw = 0;
+    for (int64_t i = 0; cd >= 0 && i < pg.V; i++) {
+        const float *x = pg.xn + i * PGB_NODE_F;
+        if (!strcmp(ops[pg.op[i]], "Conv") && x[cg] > (float)log1p(1.0) && fabsf(x[cg] - x[ci]) < 1e-6f)
+            sum += expm1((double)x[cf]), n_dw++;
+    }
+    double got = cd >= 0 ? expm1((double)pg.xg[cd]) : -1;
+    CHECK(fabs(got - sum) <= 1e-5 * sum + 1, "%s: log_flops_dw %.6g, its %d depthwise convolutions' nodes sum to %.6g",
+          name, got, n_dw, sum);
+    CHECK(want < 0 ? got > 0 : want == 0 ? got == 0 : fabs(got / want - 1) < 1e-3,
+          "%s: depthwise FLOPs %.6g, counted by hand %.6g", name,
+          got, want);
+    printf("  %-18s depthwise convolutions' FLOPs %.4g (%d of them)\n", name, got, n_dw);
+    pgb_free(&pg);
+    ox_free(&g);
+}
+
 /* The kept bytes (global feature `feature`, at place col) against what PyTorch's autograd keeps in
  * one training forward pass of the same torchvision network at batch 2 (MiB, each saved storage
  * once, less the weights and the input image; benchmarks/kept_bytes.py's autograd_kept_mb on
@@ -190,9 +222,7 @@ static void check_kept(const char *name, const char *feature, int col, double au
     pgb_graph pg;
     if (load_built(name, 2, 0, &g, &pg)) return;
     const char *const *gf = pgb_global_feature_names();
-    int ck = -1;
-    for (int k = 0; k < PGB_GLOBAL_F; k++)
-        if (!strcmp(gf[k], feature)) ck = k;
+    int ck = place(gf, PGB_GLOBAL_F, feature);
     CHECK(ck == col, "%s is global feature %d of %d, not %d", feature, ck, PGB_GLOBAL_F, col);
     double got = ck >= 0 ? expm1((double)pg.xg[ck]) / 1048576 : -1, r = got / autograd_mib;
     CHECK(r >= lo && r <= hi, "%s: %s %.3f MiB, autograd keeps %.3f: %.3f of it, want %.2f .. %.2f", name, feature,
@@ -263,6 +293,12 @@ int main(int argc, char **argv) {
     check_kept("vit_b_16.onnx", "log_mem_kept_acts", 21, 266.653, 0.99, 1.01);
     check_kept("swin_t.onnx", "log_mem_kept_acts", 21, 202.755, 1.10, 1.17);
     check_kept("maxvit_t.onnx", "log_mem_kept_acts", 21, 585.820, 0.99, 1.04);
+
+    // MobileNetV2: 17 depthwise 3x3 convolutions, 20,716,416 multiply-adds at batch 1 (the hidden
+    // width times the output side squared times 9, block by block); none in ResNet-50
+    check_dw("mobilenet_v2.onnx", 2 * 2 * 20716416.0);
+    check_dw("resnet50.onnx", 0);
+    check_dw("efficientnet_b0.onnx", -1); // its node sum alone: 3x3 and 5x5 convolutions
 
     check_same_graph("layernorm_opset13.onnx", "layernorm_opset17.onnx", 8, 0);
     { // the centred tensor read outside the pattern: not a LayerNorm, every node its own operator

@@ -18,6 +18,8 @@
  *     log_mem_kept_silu, roofline_kept_acts on log_mem_kept_acts; roofline_peak (a seventh term,
  *     the mean activation tensor's bytes) recovers a cost built with it, which six terms cannot
  *     follow, round-trips (the six-term length refused), and names log_tensor_bytes_mean when absent;
+ *     roofline_dw (an eighth term, the depthwise convolutions' FLOPs) the same, naming log_flops_dw
+ *     and the converter's date when absent;
  *   - a dataset without the three global features is refused with a message naming one;
  *   - clamping puts out-of-range values on the training bounds and leaves the rest alone. */
 #include "testutil.h"
@@ -34,7 +36,7 @@ static double worst_log_error(const norm_stats *s, const pg_dataset *ds) {
     return w;
 }
 
-/* An R-term cost (6: roofline_light, roofline_kept*, 7: roofline_peak) on d, whose labels were
+/* An R-term cost (6: roofline_light, roofline_kept*, 7: roofline_peak, 8: roofline_dw) on d, whose labels were
  * built from truth (label 0): its columns are want_col, its terms are recovered, it explains label 0
  * where the cost of one term fewer (fewer: roofline_weights, roofline_kept_acts) cannot, and its
  * norm.target (R - 1 columns, R terms) round-trips and refuses the shorter length; then, the
@@ -291,6 +293,39 @@ int main(void) {
         CHECK(!strcmp(norm_target_name(TARGET_LAST + 1), "unknown"), "kind %d has a name: %s",
               TARGET_LAST + 1, norm_target_name(TARGET_LAST + 1));
         norm_free(&P), pg_free(&dp);
+    }
+
+    // roofline_dw: roofline_peak's seven terms and the depthwise convolutions' FLOPs; a cost built
+    // with a price on them (a CPU's slow depthwise backward pass) is recovered, which seven terms
+    // cannot follow; 7 columns, 8 terms, log_flops_dw last
+    {
+        pg_dataset dd;
+        tg_build(&dd, 40, 2, 1, 8, 2, 17);
+        static const char *const dn[8] = {"log_tensor_bytes_mean", "log_mem_kept_acts", "log_weight_total",
+                                          "log_nodes", "log_mem_total", "log_flops_total", "log_mem_light",
+                                          "log_flops_dw"};
+        for (int k = 0; k < 8; k++) free(dd.global_features[k]), dd.global_features[k] = seer_strdup(dn[k]);
+        double d_true[8] = {1, 0, 1e-9, 0, 3e-6, 1.1e-5, 9e-5, 2e-7}; // ..., mean tensor, depthwise FLOPs
+        for (int64_t g = 0; g < dd.G; g++) {
+            float *x = dd.global_x + g * dd.Fg;
+            double all = 1e6 * (double)((g * 13) % 11 + 1), kept = all * (0.05 + 0.15 * (double)((g * 5) % 7));
+            double flops = 1e6 * (double)(g % 7 + 1) * (double)(g + 3);
+            x[0] = (float)log1p(all / (double)((g * 3) % 17 + 4)), x[1] = (float)log1p(kept);
+            x[2] = (float)log1p(1e5 * (double)((g * 7) % 13 + 1)), x[3] = (float)log1p(1.0 + (double)g);
+            x[4] = (float)log1p(all), x[5] = (float)log1p(flops), x[6] = (float)log1p(0.3 * all);
+            x[7] = (float)log1p(flops * 0.02 * (double)((g * 11) % 9)); // none in some graphs
+            double v[8] = {1, expm1((double)x[3]), expm1((double)x[5]), expm1((double)x[4]), expm1((double)x[2]),
+                           expm1((double)x[1]), expm1((double)x[0]), expm1((double)x[7])};
+            double y = 0;
+            for (int k = 0; k < 8; k++) y += d_true[k] * v[k];
+            dd.label_y[g * 2] = (float)y, dd.label_y[g * 2 + 1] = (float)(1.0 + 1e-8 * v[2]);
+        }
+        static const int d_col[7] = {3, 5, 4, 2, 1, 0, 7};
+        norm_stats D;
+        check_terms(&dd, TARGET_ROOFLINE_DW, 8, TARGET_ROOFLINE_P, d_true, d_col, "log_flops_dw", "2026-12-05", &D);
+        CHECK(!strcmp(norm_target_name(TARGET_ROOFLINE_DW), "roofline_dw"), "target name %s",
+              norm_target_name(TARGET_ROOFLINE_DW));
+        norm_free(&D), pg_free(&dd);
     }
 
 

@@ -30,7 +30,8 @@
 # roofline_light: the light operators' bytes priced apart, or roofline_kept: the bytes a training
 # step keeps for the backward pass as a sixth term, or roofline_kept_silu: the same with SiLU counted as
 # one operator, or roofline_kept_acts: and the weights transposed at run time left out, or
-# roofline_peak: that and the mean activation tensor's bytes as a seventh term; configs/README.md) instead of the
+# roofline_peak: that and the mean activation tensor's bytes as a seventh term, or roofline_dw: and the depthwise
+# convolutions' FLOPs as an eighth; configs/README.md) instead of the
 # recipe's (the pair roofline, the cost roofline_weights); the cost is then WORK/cost.seer.
 # --cost-target T trains the cost alone with target T (WORK/cost_T.seer), the pair as --target says:
 # e.g. the pair on roofline_light and the cost on roofline_weights (benchmarks/RESULTS.md, "The cost
@@ -97,8 +98,8 @@ case ",$SEEDS," in *,,*|*[!0-9,]*) die "--seeds $SEEDS: whole numbers separated 
 [ "$(echo "$SEEDS" | tr ',' '\n' | sort | uniq -d)" = "" ] || die "--seeds $SEEDS: a seed named twice"
 [ "$(echo "$SEEDS" | tr ',' ' ' | wc -w)" -le 7 ] || die "--seeds $SEEDS: at most 7 (an ensemble holds 16 members: two runs per seed and the cost)"
 for t in "$TARGET" "$CTARGET"; do
-    case "$t" in ""|roofline|roofline_weights|roofline_light|roofline_kept|roofline_kept_silu|roofline_kept_acts|roofline_peak) ;;
-    *) die "--target/--cost-target $t: roofline, roofline_weights, roofline_light, roofline_kept, roofline_kept_silu, roofline_kept_acts or roofline_peak" ;;
+    case "$t" in ""|roofline|roofline_weights|roofline_light|roofline_kept|roofline_kept_silu|roofline_kept_acts|roofline_peak|roofline_dw) ;;
+    *) die "--target/--cost-target $t: roofline, roofline_weights, roofline_light, roofline_kept, roofline_kept_silu, roofline_kept_acts, roofline_peak or roofline_dw" ;;
     esac
 done
 PAIR_SET= COST=cost5 COST_TARGET=roofline_weights

@@ -115,16 +115,18 @@ static const char *const ROOF_FEATURES[ROOF_TERMS_MAX - 1] = {"log_nodes", "log_
                                                               "log_mem_light"};
 static const char *const TARGET_NAMES[] = {"log", "roofline", "roofline_weights", "roofline_light",
                                            "roofline_kept", "roofline_kept_silu",
-                                           "roofline_kept_acts", "roofline_peak"};
+                                           "roofline_kept_acts", "roofline_peak", "roofline_dw"};
 
 /* The global feature the cost's term k + 1 reads: roofline_kept's sixth term is log_mem_kept,
- * roofline_kept_silu's log_mem_kept_silu, roofline_kept_acts's and roofline_peak's
- * log_mem_kept_acts; roofline_peak's seventh the mean activation tensor's bytes. */
+ * roofline_kept_silu's log_mem_kept_silu, roofline_kept_acts's, roofline_peak's and roofline_dw's
+ * log_mem_kept_acts; roofline_peak's and roofline_dw's seventh the mean activation tensor's bytes;
+ * roofline_dw's eighth the depthwise convolutions' FLOPs. */
 static const char *roof_feature(int target, int k) {
     if (k == 4 && target == TARGET_ROOFLINE_K) return "log_mem_kept";
     if (k == 4 && target == TARGET_ROOFLINE_KS) return "log_mem_kept_silu";
-    if (k == 4 && (target == TARGET_ROOFLINE_KA || target == TARGET_ROOFLINE_P)) return "log_mem_kept_acts";
+    if (k == 4 && target >= TARGET_ROOFLINE_KA) return "log_mem_kept_acts";
     if (k == 5) return "log_tensor_bytes_mean";
+    if (k == 6) return "log_flops_dw";
     return ROOF_FEATURES[k];
 }
 
@@ -144,7 +146,9 @@ int norm_roof_columns(char *const *global_names, int Fg, int target, int col[ROO
                                            : "files converted before 2026-12-04 (05:00 UTC for "
                                              "log_mem_kept_silu, 06:00 for log_mem_kept_acts) have none: convert it again with "
                                              "seerconvert, or use target = roofline_weights")
-                                    : "rebuild it with seerconvert, or use target = log");
+                             : k == 6 ? "files converted before 2026-12-05 (16:00 UTC) have none: convert it again "
+                                        "with seerconvert, or use target = roofline_peak"
+                                      : "rebuild it with seerconvert, or use target = log");
     }
     return 0;
 }
@@ -360,8 +364,8 @@ int norm_target_unpack(norm_stats *s, const double *v, int64_t n, const char *or
     if (n < 2 || !(v[0] >= TARGET_LOG && v[0] <= TARGET_LAST && v[0] == (int)v[0]) ||
         (v[1] != 0 && v[1] != 1))
         return seer_fail(err, "%s: norm.target: target kind %g or clamp %g is not one this "
-                              "library knows (kind 0 to 7; clamp 0 or 1)",
-                         origin, n ? v[0] : -1.0, n > 1 ? v[1] : -1.0);
+                              "library knows (kind 0 to %d; clamp 0 or 1)",
+                         origin, n ? v[0] : -1.0, n > 1 ? v[1] : -1.0, TARGET_LAST);
     int target = (int)v[0], cols = target_cols(target), head = 2 + cols;
     if (n != target_count(target, s->M))
         return seer_fail(err, "%s: norm.target has %lld values, target kind %d with %d metrics "

@@ -50,7 +50,9 @@ int64_t split_ids(const int8_t *which, int64_t G, int kind, int64_t *ids);
 // operators' bytes apart from the rest's; roofline_kept adds the bytes kept for the backward pass
 // (roofline_kept_silu: with SiLU counted as one operator; roofline_kept_acts: and weights
 // transposed at run time left out); roofline_peak adds to roofline_kept_acts the mean activation
-// tensor's bytes (the gradients a backward pass holds beside what it keeps scale with it)
+// tensor's bytes (the gradients a backward pass holds beside what it keeps scale with it);
+// roofline_dw adds to roofline_peak the depthwise convolutions' FLOPs (log_flops_dw), which a CPU's
+// backward pass runs far slower than the rest's
 enum {
     TARGET_LOG = 0,
     TARGET_ROOFLINE = 1,
@@ -59,20 +61,24 @@ enum {
     TARGET_ROOFLINE_K = 4,
     TARGET_ROOFLINE_KS = 5,
     TARGET_ROOFLINE_KA = 6,
-    TARGET_ROOFLINE_P = 7
+    TARGET_ROOFLINE_P = 7,
+    TARGET_ROOFLINE_DW = 8
 };
-#define TARGET_LAST TARGET_ROOFLINE_P // the highest kind this library knows
-#define ROOF_TERMS_MAX 7 // the most terms a cost has (roofline_peak)
+#define TARGET_LAST TARGET_ROOFLINE_DW // the highest kind this library knows
+#define ROOF_TERMS_MAX 8 // the most terms a cost has (roofline_dw)
 #define NORM_TARGET_HEAD 5 // norm.target for log and roofline: kind, clamp, three global columns
-#define NORM_TARGET_MAX(M) (NORM_TARGET_HEAD + 3 + ROOF_TERMS_MAX * (int64_t)(M)) // seven terms
+// norm.target's longest: kind, clamp, a global column per term but the constant, the terms per metric
+#define NORM_TARGET_MAX(M) (2 + (ROOF_TERMS_MAX - 1) + ROOF_TERMS_MAX * (int64_t)(M))
 
 /* The cost's terms for a target kind: 0 (log), 4 (roofline), 5 (roofline_weights), 6
- * (roofline_light, roofline_kept, roofline_kept_silu, roofline_kept_acts), 7 (roofline_peak). */
+ * (roofline_light, roofline_kept, roofline_kept_silu, roofline_kept_acts), 7 (roofline_peak), 8
+ * (roofline_dw). */
 static inline int norm_roof_terms(int target) {
     return target == TARGET_ROOFLINE     ? 4
            : target == TARGET_ROOFLINE_W ? 5
            : target >= TARGET_ROOFLINE_L && target <= TARGET_ROOFLINE_KA ? 6
            : target == TARGET_ROOFLINE_P ? 7
+           : target == TARGET_ROOFLINE_DW ? 8
                                          : 0;
 }
 
@@ -87,7 +93,8 @@ typedef struct {
                                       // and log_mem_light: roofline_light; log_mem_kept:
                                       // roofline_kept; log_mem_kept_silu: roofline_kept_silu;
                                       // log_mem_kept_acts: roofline_kept_acts; it and
-                                      // log_tensor_bytes_mean: roofline_peak)
+                                      // log_tensor_bytes_mean: roofline_peak; and
+                                      // log_flops_dw: roofline_dw)
     double *roof; // (M, norm_roof_terms(target)) the fitted costs (the roofline targets)
     // seercalibrate's batch-dependent factors (calib.batch; libseer only, 0 knots: none): log y
     // gains calib_y[m * calib_n + j] where the raw global feature calib_col equals calib_x[j],

@@ -19,7 +19,7 @@ static const char *const GLOBAL_F[PGB_GLOBAL_F] = {
     "log_flops_max", "log_mem_total", "log_mem_mean", "log_mem_median", "log_mem_max",
     "log_weight_total", "log_weight_mean", "log_weight_median", "log_weight_max",
     "log_tensor_bytes_mean", "log_intensity", "log_batch", "log_mem_light", "log_mem_kept",
-    "log_mem_kept_silu", "log_mem_kept_acts"};
+    "log_mem_kept_silu", "log_mem_kept_acts", "log_flops_dw"};
 
 const char *const *pgb_node_feature_names(void) { return NODE_F; }
 const char *const *pgb_edge_feature_names(void) { return EDGE_F; }
@@ -28,6 +28,14 @@ const char *const *pgb_global_feature_names(void) { return GLOBAL_F; }
 static const ox_op_def *def_of(const ox_node *n) { return ox_op(n->op); }
 
 static double tbytes(const ox_tensor *t) { return (double)ox_numel(t) * ox_dtype_size(t->dtype); }
+
+/* A depthwise convolution: a convolution of more than one group whose weight reads one channel per
+ * group (MobileNet's, EfficientNet's, ConvNeXt's 7x7). Its FLOPs are log_flops_dw's. */
+static int depthwise(const ox_graph *g, const ox_node *n) {
+    if (def_of(n)->cost != COST_CONV || n->n_in < 2 || n->in[1] < 0) return 0;
+    const ox_tensor *w = &g->t[n->in[1]];
+    return ox_attr_int_at(n, "group", 0, 1) > 1 && w->rank >= 3 && w->dims[1] == 1;
+}
 
 /* FLOPs and multiply-adds of one node, by its row's cost kind (perfgraph_build.h). */
 static void node_flops(const ox_graph *g, const ox_node *n, double *flops, double *macs) {
@@ -461,13 +469,14 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
             mem[mem_ptr[i] + fill[i]++] = v;
         }
     double *fl = seer_malloc(sizeof(double) * (size_t)(V + 1)), *mm = seer_malloc(sizeof(double) * (size_t)(V + 1));
-    double *wb = seer_malloc(sizeof(double) * (size_t)(V + 1)), twb = 0, light = 0;
+    double *wb = seer_malloc(sizeof(double) * (size_t)(V + 1)), twb = 0, light = 0, dw = 0;
     for (int64_t i = 0; i < V; i++) {
         const ox_node *n = &g->n[out->node_of[i]];
         fl[i] = n->flops, mm[i] = n->bytes_in + n->bytes_out, wb[i] = n->weight_bytes;
         out->flops += fl[i], out->bytes += mm[i];
         // the activations a light operator moves (its constant operands are weights)
         if (def_of(n)->flags & OPF_LIGHT) light += mm[i] - wb[i];
+        if (depthwise(g, n)) dw += fl[i];
     }
     for (int64_t k = 0; k < V; k++) twb += wb[k];
     double *eb = build_edges(g, keep, vid, mem_ptr, mem, out);
@@ -497,6 +506,7 @@ void pgb_build(ox_graph *g, int fuse, pgb_graph *out) {
     char *dep = input_dependent(g, out);
     kept_bytes(out, eb, wb, dep, kept);
     x[19] = (float)log1p(kept[0]), x[20] = (float)log1p(kept[1]), x[21] = (float)log1p(kept[2]);
+    x[22] = (float)log1p(dw);
     free(dep);
     free(fl), free(mm), free(wb), free(eb), free(vid), free(keep), free(consumers);
     free(mem_ptr), free(mem), free(fill);

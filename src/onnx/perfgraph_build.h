@@ -34,7 +34,12 @@
  * transposed, reshaped or standardised at run time (torch.onnx without constant folding writes
  * every linear layer on tokens as MatMul(x, Transpose(W))) is a weight to autograd, whose bytes the
  * cost prices apart, not an activation it keeps. On ViT-B/16 so exported log_mem_kept counts 2.1x
- * what autograd keeps, log_mem_kept_acts 0.995x. Size letters: V operators, E edges. */
+ * what autograd keeps, log_mem_kept_acts 0.995x. log_flops_dw (appended after it; [model] target =
+ * roofline_dw) is the FLOPs of the depthwise convolutions (more than one group, one input channel per
+ * group): PyTorch's CPU training step of a depthwise convolution runs at 2 to 15 GFLOP/s whatever
+ * its kernel, where a dense 3x3 convolution reaches 148 (benchmarks/dw_backward.py), so the cost
+ * prices these FLOPs apart (benchmarks/RESULTS.md, "Depthwise convolutions' training step").
+ * Size letters: V operators, E edges. */
 
 #ifndef SEER_PERFGRAPH_BUILD_H
 #define SEER_PERFGRAPH_BUILD_H
@@ -43,7 +48,7 @@
 
 #define PGB_NODE_F 23
 #define PGB_EDGE_F 5
-#define PGB_GLOBAL_F 22 // new global features are appended: a model reads its own leading ones
+#define PGB_GLOBAL_F 23 // new global features are appended: a model reads its own leading ones
 
 
 typedef struct {

@@ -172,7 +172,8 @@ static int load_data(trainer *t, const seer_config *cfg, seer_err *err) {
                        (int)CFG_TARGET_ROOFLINE_K == (int)TARGET_ROOFLINE_K &&
                        (int)CFG_TARGET_ROOFLINE_KS == (int)TARGET_ROOFLINE_KS &&
                        (int)CFG_TARGET_ROOFLINE_KA == (int)TARGET_ROOFLINE_KA &&
-                       (int)CFG_TARGET_ROOFLINE_P == (int)TARGET_ROOFLINE_P,
+                       (int)CFG_TARGET_ROOFLINE_P == (int)TARGET_ROOFLINE_P &&
+                       (int)CFG_TARGET_ROOFLINE_DW == (int)TARGET_ROOFLINE_DW,
                    "config.h's [model] target values are prep.h's");
     if (norm_fit(
 &t->norm, &t->ds, t->which + t->ds.g0, t->label_cols, t->M, cfg->model_target,
@@ -280,7 +281,8 @@ int trainer_init(trainer *t, const seer_config *cfg, seer_err *err) {
     if (t->cost_only && cfg->model_target == CFG_TARGET_LOG)
         return seer_fail(err, "%s: [model] name = %s is the roofline cost alone, and target = log has "
                               "no cost: set [model] target = roofline, roofline_weights, roofline_light, "
-                              "roofline_kept, roofline_kept_silu, roofline_kept_acts or roofline_peak",
+                              "roofline_kept, roofline_kept_silu, roofline_kept_acts, roofline_peak or "
+                              "roofline_dw",
 
                          config_where(cfg, CFG_KEY_model_target, where, sizeof where), ops->name);
     // a closed-form model is fitted on the host: nothing to run on a GPU
