@@ -19,7 +19,6 @@ signed error % (predicted / measured - 1).
 import argparse
 import os
 import sys
-import types
 
 import numpy as np
 
@@ -61,12 +60,7 @@ def main():
     ap.add_argument("--out", default="")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
-    real = os.path.join(a.work, "real_%s.h5" % a.device)
-    if not os.path.exists(real):
-        ns = types.SimpleNamespace(real=a.real, real2=a.real2, real3=None, onnx=a.onnx, include_held_out=True,
-                                   judge="", ref_normalize=0, measurements="", work=a.work, build=a.build,
-                                   batch_set=set())
-        ra.real_h5(ns, ra.real_truth(ns), device=a.device, name="real_" + a.device)
+    real = ra.cached_real_h5(a)
     _, dg, dy = ra.read_graphs(a.space, a.device)
     if "log_flops_dw" not in dg:
         sys.exit("dw_cost.py: %s has no global feature log_flops_dw: build it again with this seerconvert "
@@ -89,12 +83,7 @@ def main():
             r = R @ c / ry[:, k]
             lines.append("| %s | %s | %s | %s | %s | %.3g |" % (label, m, cell(space), cell(r),
                                                                  " | ".join(cell(r[groups == g]) for g in GROUPS), c[-1]))
-    text = "\n".join(lines) + "\n"
-    sys.stdout.write(text)
-    if a.out:
-        with open(a.out + ".tmp", "w") as f:
-            f.write(text)
-        os.replace(a.out + ".tmp", a.out)
+    ra.emit(lines, a.out)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ measured of each group, and the time MAPEs (training step / inference) on the re
 import argparse
 import os
 import sys
-import types
 
 import numpy as np
 
@@ -64,11 +63,7 @@ def main():
     ap.add_argument("--out", default="")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
-    real = os.path.join(a.work, "real_%s.h5" % a.device)
-    if not os.path.exists(real):
-        ns = types.SimpleNamespace(real=a.real, real2=a.real2, onnx=a.onnx, include_held_out=True, judge="",
-                                   ref_normalize=0, measurements="", work=a.work, build=a.build)
-        ra.real_h5(ns, ra.real_truth(ns), device=a.device, name="real_" + a.device)
+    real = ra.cached_real_h5(a)
     _, dg, dy = ra.read_graphs(a.space, a.device)
     names, rg, ry = ra.read_graphs(real, a.device)
     groups = np.array([real_group(n) for n in names])

@@ -49,6 +49,7 @@ import statistics
 import subprocess
 import sys
 import time
+import types
 
 import numpy as np
 
@@ -168,6 +169,19 @@ def ref_scale(a):
             sys.exit("real_ablation.py: --ref-normalize: %s batch %s has no ref_ms" % (r["name"], r["batch"]))
         return (mid / r["ref_ms"]) ** a.ref_normalize
     return scale
+
+
+def cached_real_h5(a):
+    """WORK/real_<device>.h5: every real network not held out (ADDED4 included) over the passes of
+    a.real and a.real2, converted once; a later call reuses the file. a: work, real, real2, onnx,
+    build, device (the cost-term scripts' options)."""
+    path = os.path.join(a.work, "real_%s.h5" % a.device)
+    if not os.path.exists(path):
+        ns = types.SimpleNamespace(real=a.real, real2=a.real2, real3=None, onnx=a.onnx, include_held_out=True,
+                                   judge="", ref_normalize=0, measurements="", work=a.work, build=a.build,
+                                   batch_set=set())
+        real_h5(ns, real_truth(ns), device=a.device, name="real_" + a.device)
+    return path
 
 
 def real_h5(a, truth, device="cpu_epyc", name="real"):
@@ -519,10 +533,11 @@ def passes_text(a):
 
 
 def emit(lines, out):
-    """The table to stdout, and to the file out when one is given."""
+    """The table to stdout, and to the file out when one is given (written whole or not at all)."""
     if out:
-        with open(out, "w") as f:
+        with open(out + ".tmp", "w") as f:
             f.write("\n".join(lines) + "\n")
+        os.replace(out + ".tmp", out)
     print("\n".join(lines))
 
 
