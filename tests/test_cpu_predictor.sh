@@ -159,4 +159,21 @@ grep -q -- "--blend 3: two positive numbers" "$work/run_b2.out" || { cat "$work/
 run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run_s" --epochs 4 -o "$work/ts4.seer" --seeds 1 --keep \
     > "$work/run_s4.out" 2>&1 || { cat "$work/run_s4.out"; fail "--keep with --epochs 4 failed"; }
 grep -q ": kept" "$work/run_s4.out" && { cat "$work/run_s4.out"; fail "--keep kept a run of other settings"; }
+grep -q ": resumed" "$work/run_s4.out" && { cat "$work/run_s4.out"; fail "--keep resumed a run of other settings"; }
+# a run stopped before its export (no WORK/NAME.seer, its checkpoint and WORK/NAME.started left):
+# --keep goes on from the checkpoint, appending to its log, and the other runs stay kept
+cp "$work/run_s/perfsage.seer" "$work/p_before.seer"
+lines=$(wc -l < "$work/run_s/perfsage.log")
+rm "$work/run_s/perfsage.seer" "$work/run_s/perfsage.data"
+run --label cpu_t --measurements "$work/m.jsonl" --work "$work/run_s" --epochs 4 -o "$work/ts5.seer" --seeds 1 --keep \
+    > "$work/run_s5.out" 2>&1 || { cat "$work/run_s5.out"; fail "--keep after a stopped run failed"; }
+grep -q "perfsage: resumed from $work/run_s/perfsage/last.ckpt" "$work/run_s5.out" && [ "$(grep -c ": kept" "$work/run_s5.out")" -eq 2 ] ||
+    { cat "$work/run_s5.out"; fail "--keep: the stopped run not resumed, or the others not kept"; }
+[ "$(wc -l < "$work/run_s/perfsage.log")" -gt "$lines" ] && [ -s "$work/run_s/perfsage.data" ] || fail "the resumed run's log or record"
+# the same weights (the files differ only in their export time): the same prediction
+for f in p_before.seer run_s/perfsage.seer; do
+    "$build/seerpredict" "$work/$f" "$root/tests/data/onnx/resnet18.onnx" --batch 4 --json |
+        "$python" -c 'import json, sys; print(json.load(sys.stdin)["results"][0]["metrics"])'
+done > "$work/p_resume.txt" || fail "seerpredict on the resumed run"
+[ "$(sort -u "$work/p_resume.txt" | wc -l)" -eq 1 ] || { cat "$work/p_resume.txt"; fail "the resumed run predicts otherwise than the finished run"; }
 echo "test_cpu_predictor: OK"

@@ -42,7 +42,8 @@
 # mean is steadier. --jobs N trains up to N runs at once (one thread each: pin nothing else there).
 # --keep keeps every run already in WORK whose dataset (WORK/DEVICE.h5's SHA-256, the same data
 # written again is the same bytes) and settings are this call's (WORK/NAME.data records them), so an
-# interrupted call resumes and more seeds add to the runs made before; anything else is retrained.
+# interrupted call resumes (a run stopped part way goes on from its last epoch's checkpoint) and
+# more seeds add to the runs made before; anything else is retrained.
 # With --measurements it then scores OUT on the held-out test architectures of step 2 (the runs'
 # test_predictions.csv), prints MAPE and Spearman per label, and writes OUT's card beside it (OUT
 # with .md for .seer: device, metrics, machine, data, those figures), and sets the members-disagree
@@ -140,10 +141,19 @@ train() {
     fi
     [ "$CHECK" = 0 ] || return 1
     rm -f "$WORK/$name.data"
-    "$BUILD/seertrain" "$ROOT/configs/cpu_xeon.ini" --quiet --set "data.path=$H5" --set "data.labels=$LABELS" \
-        --set "data.train_frac=$tf" --set "data.val_frac=$vf" --set "train.epochs=$EPOCHS" --set train.threads=1 \
-        --set "output.dir=$WORK" --set "output.run=$name" --set output.plot=0 "$@" > "$WORK/$name.log" 2>&1 \
-        || die "training $name failed; see $WORK/$name.log"
+    # a run stopped part way (WORK/NAME.started holds its key, WORK/NAME/last.ckpt its last epoch)
+    # continues from that epoch with --keep; any other run starts over
+    if [ "$KEEP" = 1 ] && [ -s "$WORK/$name/last.ckpt" ] && [ "$(cat "$WORK/$name.started" 2>/dev/null)" = "$key" ]; then
+        echo "train_cpu_predictor:   $name: resumed from $WORK/$name/last.ckpt (--keep)"
+        "$BUILD/seertrain" --resume "$WORK/$name" --quiet --set train.threads=1 >> "$WORK/$name.log" 2>&1 \
+            || die "resuming $name failed; see $WORK/$name.log"
+    else
+        echo "$key" > "$WORK/$name.started"
+        "$BUILD/seertrain" "$ROOT/configs/cpu_xeon.ini" --quiet --set "data.path=$H5" --set "data.labels=$LABELS" \
+            --set "data.train_frac=$tf" --set "data.val_frac=$vf" --set "train.epochs=$EPOCHS" --set train.threads=1 \
+            --set "output.dir=$WORK" --set "output.run=$name" --set output.plot=0 "$@" > "$WORK/$name.log" 2>&1 \
+            || die "training $name failed; see $WORK/$name.log"
+    fi
     "$BUILD/seerexport" "$WORK/$name" -o "$WORK/$name.seer" > "$WORK/$name.export.log" 2>&1 \
         || die "seerexport $name failed; see $WORK/$name.export.log"
     echo "$key" > "$WORK/$name.data"
