@@ -532,6 +532,38 @@ def main():
                  id="narrow_" + want)
         ops_round_trip(s, {"Conv"})
 
+    # --rep-ops: mobileone and repvgg stages in their training form (MobileOne, RepVGG, RepGhostNet,
+    # FastViT before reparameterisation): per convolution `branches` conv-BN branches, a 1x1 one
+    # beside a 3x3, and a BN-only skip where map and width are kept, summed; the default unchanged
+    check(space.sample(40, 3, rep_ops=False) == a, "rep_ops=False changed the default sequence")
+    rs = space.sample(60, 30, inputs=(64,), prefix="m", rep_ops=True)
+    check(rs == space.sample(60, 30, inputs=(64,), prefix="m", rep_ops=True), "--rep-ops sampler not deterministic")
+    check(set(space.REP_STYLES) <= {st["style"] for s in rs for st in s["stages"]},
+          "--rep-ops drew no %s stage in 60 networks" % "/".join(space.REP_STYLES))
+    ro = space.sample(30, 31, inputs=(64,), prefix="m", styles=space.REP_STYLES)
+    check({st["branches"] for s in ro for st in s["stages"] if st["style"] == "mobileone"} == set(space.REP_BRANCHES),
+          "--styles mobileone: branches drawn %s" % sorted({st.get("branches") for s in ro for st in s["stages"]}))
+    for s in ro:
+        L = space.layers(s)
+        op_of = {l["name"]: l["op"] for l in L}
+        convs = sum(l["op"] == "conv" for l in L)
+        skips = sum(l["op"] == "bn" and op_of.get(l["inputs"][0]) != "conv" for l in L)
+        want_convs, want_skips, cprev = 1, 0, s["stem"]["channels"]
+        for st in s["stages"]:
+            d, w = st["depth"], st["width"]
+            if st["style"] == "repvgg":  # the first block downsamples: no skip there
+                want_convs, want_skips = want_convs + 2 * d, want_skips + d - 1
+            else:  # depthwise (k + 1 convolutions, a skip but in the first block), pointwise (k, a skip where the width is kept)
+                want_convs += d * (2 * st["branches"] + 1)
+                want_skips += (d - 1) + (d - 1) + (cprev == w)
+            cprev = w
+        check((convs, skips) == (want_convs, want_skips), "%s: %d convolutions and %d BN-only skips, want %d and %d"
+              % (s["id"], convs, skips, want_convs, want_skips))
+    for want in space.REP_STYLES:
+        s = dict(next(x for x in ro if x["stages"][0]["style"] == want and x["stages"][0]["depth"] > 1
+                      and x["stages"][0].get("branches", 2) > 1), id="rep_" + want)
+        ops_round_trip(s, {"BatchNormalization", "Add", "Conv"})
+
     # the forward pass frees each intermediate after its last reader (TORCH_BUILDER 2): when layer k
     # runs, no module output whose last reader came before k is alive any more
     import weakref

@@ -35,6 +35,13 @@ that halve the resolution and widen the channels, each in one style:
   convnext   (family convnext: all four stages) LayerNorm + 2x2 stride-2 convolution, then
              blocks of depthwise 7x7 convolution, LayerNorm, inverted MLP (Linear to t*C, GELU,
              Linear back), layer scale and a residual add, channels-last as torchvision's;
+  mobileone  (--rep-ops) MobileOne blocks as they train before reparameterisation: a depthwise
+             3x3 as 1, 2 or 4 parallel conv-BN branches, a 1x1 depthwise conv-BN branch and a
+             BN-only skip (where the map is kept), summed, activation; then a pointwise 1x1 as
+             the same number of conv-BN branches and a BN-only skip (where the width is kept),
+             summed, activation (MobileOne, and the blocks of FastViT and RepGhostNet);
+  repvgg     (--rep-ops) RepVGG blocks: a 3x3 conv-BN, a 1x1 conv-BN and a BN-only skip (where
+             the map and width are kept), summed, activation;
 with sampled depth, width and the style's parameters; head: global average pool and a linear
 layer to 1,000 classes (--heavy-head: as VGG and AlexNet, the last feature map flattened whole or
 pooled, then one or two hidden Linear-activation layers 1,024 to 4,096 wide before the classes: up
@@ -83,6 +90,8 @@ import sys
 
 STYLES = ("vgg", "inception", "resnext", "densenet", "mobilenet")
 SLICE_STYLES = ("ghost", "shuffle")  # drawn besides STYLES with --slice-ops
+REP_STYLES = ("mobileone", "repvgg")  # drawn besides STYLES with --rep-ops
+REP_BRANCHES = (1, 2, 4)  # a mobileone stage's conv-BN branches per convolution (MobileOne-S1..S4: 1, S0: 4)
 ACTS = ("relu", "relu6", "hardswish", "silu")
 TOKEN_ARCHS = ("vit", "deit", "mixer")
 # families sample() draws with --families; "cnn" is the RegNet-style space above
@@ -158,7 +167,7 @@ def _heavy_head(rng, spec):
 
 
 def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False, slice_ops=False, styles=None,
-               se_ops=False, narrow=False):
+               se_ops=False, narrow=False, rep_ops=False):
     """A CNN spec: each stage's style drawn on its own, or (one_style) one style for all four, as
     the hand-designed families are (ResNet, DenseNet, MobileNet, VGG, GoogLeNet), which a draw per
     stage almost never gives (1 network in 125 for a given style). deep: stage depths from
@@ -166,11 +175,14 @@ def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False, 
     (GhostNet) or shuffle (ShuffleNetV2); styles: draw the stage styles from these alone (e.g.
     ("mobilenet",)); se_ops: mobilenet stages draw a depthwise kernel (3 or 5) and a
     squeeze-excitation ("se": its width as a fraction of the expanded channels, or none);
-    narrow: the network thinned as width multipliers thin MobileNet, LCNet or ShuffleNet (_narrow)."""
+    narrow: the network thinned as width multipliers thin MobileNet, LCNet or ShuffleNet (_narrow);
+    rep_ops: stages may also be mobileone or repvgg (REP_STYLES: the training form of networks
+    reparameterised for inference, MobileOne, RepVGG, RepGhostNet, FastViT)."""
     act = rng.choice(ACTS)
     w = _round8(rng.uniform(24, 128))
     stages = []
-    styles = tuple(styles) if styles else STYLES + (SLICE_STYLES if slice_ops else ())
+    styles = tuple(styles) if styles else (STYLES + (SLICE_STYLES if slice_ops else ())
+                                           + (REP_STYLES if rep_ops else ()))
     whole = rng.choice(styles) if one_style else None  # drawn only when asked: seed 1's sequence stays
     for s in range(4):
         style = whole or rng.choice(styles)
@@ -193,6 +205,8 @@ def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False, 
             st["expand"] = rng.choice((1, 3, 6))
         elif style == "ghost":
             st["expand"] = rng.choice((2, 3, 4, 6))
+        elif style == "mobileone":
+            st["branches"] = rng.choice(REP_BRANCHES)
         stages.append(st)
     # drawn last, and only when asked, so that the default sequence (seed 1) is unchanged
     hw = rng.choice(inputs) if inputs else 224
@@ -233,14 +247,14 @@ def _narrow(rng, spec):
 
 
 def sample_family(rng, idx, fam, inputs=None, one_style=False, deep=False, heavy=False, split_ops=False,
-                  slice_ops=False, styles=None, se_ops=False, narrow=False):
+                  slice_ops=False, styles=None, se_ops=False, narrow=False, rep_ops=False):
     """One spec of a family: cnn (sample_one), convnext (four ConvNeXt stages after the common
     stem: depthwise 7x7, LayerNorm, inverted MLP with GELU, layer scale), vit / deit (patch
     embedding, pre-norm encoder blocks; ViT-Ti to ViT-B widths, 64-wide heads), mixer or hybrid
     (split_ops: its convolution stages also mixconv or csp, TF-style explicit padding and timm's
     unbind of q, k and v drawn per network)."""
     if fam == "cnn":
-        return sample_one(rng, idx, inputs, one_style, deep, heavy, slice_ops, styles, se_ops, narrow)
+        return sample_one(rng, idx, inputs, one_style, deep, heavy, slice_ops, styles, se_ops, narrow, rep_ops)
     hw = rng.choice(inputs) if inputs else 224
     spec = {"id": "s%06d" % idx, "input": [3, hw, hw], "head": {"classes": 1000}}
     if fam == "hybrid":  # convolution stages, then attention over the feature map (CoAtNet, MobileViT)
@@ -304,7 +318,7 @@ def family_of(spec):
     return "convnext" if all(st["style"] == "convnext" for st in spec["stages"]) else "cnn"
 
 
-def _features(spec, slice_ops=False, se_ops=False, narrow=False):
+def _features(spec, slice_ops=False, se_ops=False, narrow=False, rep_ops=False):
     v = []
     for st in spec["stages"]:
         v += [1.0 if st["style"] == s else 0.0 for s in STYLES]
@@ -315,6 +329,8 @@ def _features(spec, slice_ops=False, se_ops=False, narrow=False):
         v += [float(sum(st.get("kernel") == 5 for st in spec["stages"])), float(sum("se" in st for st in spec["stages"]))]
     if narrow:  # likewise: the stem's width (the stages' are above)
         v.append(math.log2(spec["stem"]["channels"]) / 4.0)
+    if rep_ops:  # likewise: stages of each reparameterisable style
+        v += [float(sum(st["style"] == s for st in spec["stages"])) for s in REP_STYLES]
     v += [1.0 if spec["act"] == a else 0.0 for a in ACTS]
     v.append(math.log10(flops(spec, 1)) / 3.0)
     v.append(math.log2(spec["input"][1] / 224.0))
@@ -346,7 +362,7 @@ def _features_any(spec):
 
 
 def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_style=False, deep=False, heavy=False,
-           split_ops=False, slice_ops=False, styles=None, se_ops=False, narrow=False):
+           split_ops=False, slice_ops=False, styles=None, se_ops=False, narrow=False, rep_ops=False):
     """n specs; the first min(n, diverse) in greedy farthest-point order over a candidate pool
     (styles, widths, depths, activation, log FLOPs), so that any prefix spreads over the space.
     families (names from FAMILIES) draws each spec's family first; None is the CNN space alone,
@@ -357,19 +373,22 @@ def sample(n, seed, diverse=2000, inputs=None, prefix="s", families=None, one_st
     (ShuffleNetV2): the operator Slice, and channel shuffles; styles: CNN stages drawn from these
     styles alone; se_ops: mobilenet stages with 3x3 or 5x5 depthwise kernels and squeeze-excitation
     (the operators Sigmoid or HardSigmoid and a broadcast Mul); narrow: CNNs thinned by a width
-    multiplier, with a stem of 8 to 24 channels (_narrow)."""
+    multiplier, with a stem of 8 to 24 channels (_narrow); rep_ops: CNNs whose stages may also be
+    mobileone or repvgg, convolutions in their training form of parallel conv-BN branches and a
+    BN-only skip, summed (_rep_conv)."""
     rng = random.Random(seed)
     pool_n = n if n <= 1 else min(4 * n, n + 8000)
     if families:
         pool = [sample_family(rng, i, rng.choice(families), inputs, one_style, deep, heavy, split_ops, slice_ops,
-                              styles, se_ops, narrow) for i in range(pool_n)]
+                              styles, se_ops, narrow, rep_ops) for i in range(pool_n)]
     else:
-        pool = [sample_one(rng, i, inputs, one_style, deep, heavy, slice_ops, styles, se_ops, narrow)
+        pool = [sample_one(rng, i, inputs, one_style, deep, heavy, slice_ops, styles, se_ops, narrow, rep_ops)
                 for i in range(pool_n)]
     k = min(n, diverse)
     if k > 1:
         import numpy as np
-        X = np.array([_features_any(s) if families else _features(s, slice_ops, se_ops, narrow) for s in pool])
+        X = np.array([_features_any(s) if families else _features(s, slice_ops, se_ops, narrow, rep_ops)
+                      for s in pool])
         chosen = [0]
         d = ((X - X[0]) ** 2).sum(1)
         for _ in range(k - 1):
@@ -554,6 +573,22 @@ def _squeeze_excite(g, x, mid):
     return g.add("mul", [x, g.add("act", [p], kind="sigmoid" if silu else "hardsigmoid")])
 
 
+def _rep_conv(g, x, cout, k, stride=1, groups=1, convs=1):
+    """A convolution in the training form of networks reparameterised for inference (MobileOne,
+    RepVGG, RepGhostNet, FastViT as timm builds them untrained): `convs` k x k conv-BN branches, a
+    1x1 conv-BN branch beside them where k > 1, and a BN-only skip where the map and its channels
+    are kept, summed by a chain of Adds, then the activation."""
+    branches = [g.cba(x, cout, k, stride, groups, act=False) for _ in range(convs)]
+    if k > 1:
+        branches.append(g.cba(x, cout, 1, stride, groups, act=False))
+    if stride == 1 and g.shapes[x][0] == cout:
+        branches.append(g.add("bn", [x]))
+    y = branches[0]
+    for b in branches[1:]:
+        y = g.add("add", [y, b])
+    return g.add("act", [y], kind=g.act_kind)
+
+
 def _cnn_layers(spec):
     g = _Graph(spec["input"], spec["act"], spec.get("tf_pad", False), spec.get("qkv", "select"))
     add, cba, shapes, act_kind = g.add, g.cba, g.shapes, spec["act"]
@@ -628,6 +663,11 @@ def _cnn_layers(spec):
                 y = _ghost(g, y, w, act=False)
                 sc = x if (s == 1 and cin == w) else cba(cba(x, cin, 3, s, groups=cin, act=False), w, 1, act=False)
                 x = add("add", [y, sc])
+            elif style == "mobileone":  # MobileOne's block: a depthwise 3x3, then a pointwise 1x1, each reparameterisable
+                y = _rep_conv(g, x, cin, 3, s, groups=cin, convs=stage["branches"])
+                x = _rep_conv(g, y, w, 1, convs=stage["branches"])
+            elif style == "repvgg":  # RepVGG's block: a dense 3x3 with its 1x1 and BN-only branches
+                x = _rep_conv(g, x, w, 3, s)
             elif style == "shuffle":  # ShuffleNetV2's unit: halves (Slice) or two branches, concat, shuffle
                 half = w // 2
                 if s == 1 and cin == w:
@@ -1050,6 +1090,12 @@ def main():
                    help="CNNs thinned as width multipliers thin LCNet, MobileNetV3-Small or ShuffleNetV2: a stem "
                         "of %s channels, every stage's width times one of %s (at least 8)"
                         % ("/".join(map(str, NARROW_STEMS)), "/".join(map(str, NARROW_FACTORS))))
+    s.add_argument("--rep-ops", action="store_true",
+                   help="CNNs whose stages may also be mobileone (MobileOne's depthwise and pointwise blocks, "
+                        "%s conv-BN branches each) or repvgg (RepVGG's 3x3 blocks) in their training form: "
+                        "parallel conv-BN branches, a 1x1 one and a BN-only skip, summed, as MobileOne, RepVGG, "
+                        "RepGhostNet and FastViT train before they are reparameterised"
+                        % "/".join(map(str, REP_BRANCHES)))
     o = sub.add_parser("onnx")
     o.add_argument("specs")
     o.add_argument("--out", required=True)
@@ -1072,18 +1118,20 @@ def main():
             ap.error("--families: unknown family %s (choose from %s)" % (",".join(bad), ",".join(FAMILIES)))
         if a.split_ops and "hybrid" not in fams:
             ap.error("--split-ops draws hybrids: give --families hybrid (alone or with others)")
-        if (a.slice_ops or a.styles or a.se_ops or a.narrow) and fams and "cnn" not in fams:
-            ap.error("--slice-ops, --styles, --se-ops and --narrow draw CNN stages: leave --families out, "
-                     "or include cnn")
+        if (a.slice_ops or a.styles or a.se_ops or a.narrow or a.rep_ops) and fams and "cnn" not in fams:
+            ap.error("--slice-ops, --styles, --se-ops, --narrow and --rep-ops draw CNN stages: leave --families "
+                     "out, or include cnn")
         styles = tuple(x for x in a.styles.split(",") if x)
-        bad = [x for x in styles if x not in STYLES + SLICE_STYLES]
+        known = STYLES + SLICE_STYLES + REP_STYLES
+        bad = [x for x in styles if x not in known]
         if bad:
-            ap.error("--styles: unknown style %s (choose from %s)" % (",".join(bad), ",".join(STYLES + SLICE_STYLES)))
+            ap.error("--styles: unknown style %s (choose from %s)" % (",".join(bad), ",".join(known)))
         if a.se_ops and styles and "mobilenet" not in styles:
             ap.error("--se-ops changes mobilenet stages: include mobilenet in --styles")
         specs = sample(a.n, a.seed, inputs=inputs, prefix=a.prefix, families=fams or None,
                        one_style=a.one_style, deep=a.deep, heavy=a.heavy_head, split_ops=a.split_ops,
-                       slice_ops=a.slice_ops, styles=styles or None, se_ops=a.se_ops, narrow=a.narrow)
+                       slice_ops=a.slice_ops, styles=styles or None, se_ops=a.se_ops, narrow=a.narrow,
+                       rep_ops=a.rep_ops)
         if a.max_gflops or a.min_gflops:
             hi = a.max_gflops * 1e9 if a.max_gflops else float("inf")
             specs = [sp for sp in specs if a.min_gflops * 1e9 <= flops(sp, 1) <= hi]
