@@ -7,7 +7,8 @@ the architecture's direct ONNX export (scripts/space/space.py export_direct) goe
 seerpredict (real_networks.predict); each cell is the median of (predicted / measured - 1) in %
 and, after the slash, the MAPE, over that group's configurations. Groups (any stage of the network):
 a squeeze-excitation and a 5x5 depthwise kernel, one of them, neither (space.py sample --se-ops);
-narrow besides, networks whose stem has fewer than 32 channels (space.py sample --narrow).
+narrow besides, networks whose stem has fewer than 32 channels (space.py sample --narrow); mobileone
+and repvgg besides, networks with a stage of that style (space.py sample --rep-ops).
 Use it on a spec file measured after the predictor was trained (its card names the lines it
 trained on): whether the shipped predictor is already wrong on a region of the space a new sample
 covers, and in which direction, before a retrain is spent on it.
@@ -50,17 +51,19 @@ import space  # noqa: E402
 LINE_KEY = {"train_ms": "train_time_ms", "infer_ms": "infer_time_ms", "train_mb": "train_mem_mb"}
 
 
-GROUPS = ("se+k5", "se", "k5", "plain", "narrow", "all")
+GROUPS = ("se+k5", "se", "k5", "plain", "narrow", "mobileone", "repvgg", "all")
 
 
 def groups(spec):
     """The groups of a network: what its stages hold (se+k5, se, k5 or plain), narrow besides when
-    its stem has fewer than 32 channels (space.py sample --narrow), and all."""
+    its stem has fewer than 32 channels (space.py sample --narrow), mobileone and repvgg besides when
+    a stage is of that style (space.py sample --rep-ops), and all."""
     se = any("se" in st for st in spec.get("stages", ()))
     k5 = any(st.get("kernel") == 5 and st["style"] == "mobilenet" for st in spec.get("stages", ()))
     out = ["se+k5" if se and k5 else "se" if se else "k5" if k5 else "plain"]
     if spec.get("stem", {}).get("channels", 32) < 32:
         out.append("narrow")
+    out += [s for s in ("mobileone", "repvgg") if any(st["style"] == s for st in spec.get("stages", ()))]
     return out + ["all"]
 
 
