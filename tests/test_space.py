@@ -541,8 +541,8 @@ def main():
     check(set(space.REP_STYLES) <= {st["style"] for s in rs for st in s["stages"]},
           "--rep-ops drew no %s stage in 60 networks" % "/".join(space.REP_STYLES))
     ro = space.sample(30, 31, inputs=(64,), prefix="m", styles=space.REP_STYLES)
-    check({st["branches"] for s in ro for st in s["stages"] if st["style"] == "mobileone"} == set(space.REP_BRANCHES),
-          "--styles mobileone: branches drawn %s" % sorted({st.get("branches") for s in ro for st in s["stages"]}))
+    drawn = {st["branches"] for s in ro for st in s["stages"] if st["style"] == "mobileone"}
+    check(drawn == set(space.REP_BRANCHES), "--styles mobileone: branches drawn %s" % sorted(drawn))
     for s in ro:
         L = space.layers(s)
         op_of = {l["name"]: l["op"] for l in L}
