@@ -51,7 +51,7 @@ import space  # noqa: E402
 LINE_KEY = {"train_ms": "train_time_ms", "infer_ms": "infer_time_ms", "train_mb": "train_mem_mb"}
 
 
-GROUPS = ("se+k5", "se", "k5", "plain", "narrow", "mobileone", "repvgg", "all")
+GROUPS = ("se+k5", "se", "k5", "plain", "narrow") + space.REP_STYLES + ("all",)
 
 
 def groups(spec):
@@ -63,7 +63,7 @@ def groups(spec):
     out = ["se+k5" if se and k5 else "se" if se else "k5" if k5 else "plain"]
     if spec.get("stem", {}).get("channels", 32) < 32:
         out.append("narrow")
-    out += [s for s in ("mobileone", "repvgg") if any(st["style"] == s for st in spec.get("stages", ()))]
+    out += [s for s in space.REP_STYLES if any(st["style"] == s for st in spec.get("stages", ()))]
     return out + ["all"]
 
 
