@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """A CPU no shipped predictor saw: the real networks measured on it, scored.
 
-predictors/cpu_epyc.seer and predictors/cpu_xeon.seer learned Seer's design space timed on one core
-of two machines (an AMD EPYC and an Intel Xeon at 2.8 GHz). A user with a third CPU has neither its
-design space nor a predictor for it: what do the shipped files tell them, as they are and after
-timing a few of their own networks (seercalibrate)? This script scores that on torchvision's and
-timm's ImageNet models measured on the third CPU by benchmarks/real_networks.py (the same protocol
+The shipped CPU predictors (predictors/cpu_xeon26.seer, cpu_epyc.seer, cpu_xeon.seer) learned Seer's
+design space timed on one core of three machines (Intel Xeons at 2.6 and 2.8 GHz, an AMD EPYC). A
+user with another CPU has neither its design space nor a predictor for it: what do the shipped files
+tell them, as they are and after timing a few of their own networks (seercalibrate)? This script
+scores that on torchvision's and timm's ImageNet models measured on the new CPU by
+benchmarks/real_networks.py (the same protocol
 as the design space: one thread, median of 7 timed runs, peak RSS of a forked child):
 
     taskset -c 1 /usr/bin/python3 benchmarks/real_networks.py \\
@@ -38,7 +39,7 @@ import real_networks as rn  # noqa: E402
 from transfer import batch_factors, power_fit, spearman  # noqa: E402
 
 METRICS = rn.METRICS
-PREDICTORS = "predictors/cpu_epyc.seer:cpu_epyc,predictors/cpu_xeon.seer:cpu_xeon"
+PREDICTORS = "predictors/cpu_xeon26.seer:cpu_xeon26,predictors/cpu_epyc.seer:cpu_epyc,predictors/cpu_xeon.seer:cpu_xeon"
 POWER_REFUSED = [0]  # predictions for which seercalibrate --power refused the K networks drawn
 
 
@@ -290,6 +291,7 @@ def main():
     ap.add_argument("--predictors", default=PREDICTORS, help="FILE:DEVICE,... the shipped predictors to score")
     ap.add_argument("--other", default="benchmarks/real_networks_epyc.jsonl",
                     help="the same networks measured on a known CPU (the oracle baseline; '' for none)")
+    ap.add_argument("--other-name", default="the AMD EPYC", help="what to call --other's CPU in the report")
     ap.add_argument("--shots", default="3,5,10", help="networks measured on the new CPU to calibrate with")
     ap.add_argument("--seeds", type=int, default=5, help="draws of those networks, averaged")
     ap.add_argument("--batches", default="1,4,16")
@@ -391,8 +393,8 @@ def main():
          "b log prediction + c log FLOPs) or its `--power` fit (a factor per batch and one exponent, y = "
          "(prediction x factor)^b; where it refuses the K drawn, the factors stand in, counted below the table); the baselines fit the same K: the regression log y = a + b log "
          "FLOPs + c log batch on those K alone (no Seer), and, as an oracle no user has, every network's "
-         "own measurement on the AMD EPYC (`%s`) rescaled by the K's factors (%d of the %d configurations "
-         "have one; that row is scored on those)." % (a.seeds, a.other, len(with_other), len(rows)), "",
+         "own measurement on %s (`%s`) rescaled by the K's factors (%d of the %d configurations "
+         "have one; that row is scored on those)." % (a.seeds, a.other_name, a.other, len(with_other), len(rows)), "",
          "| predictor on the new CPU | K | train ms | infer ms | train MB | infer MB |", "|---|---|---|---|---|---|"]
     fmt = lambda s: " | ".join("%.1f / %.3f" % s[m] for m in METRICS)  # noqa: E731
     for path, dev, pk in preds:
@@ -406,7 +408,8 @@ def main():
         L.append("| log-FLOPs regression on the K alone | %d | %s |" % (k, fmt(s["reg_k"])))
         if len(with_other) >= k + 3:
             so = score_shots(with_other, keys, k, range(a.seeds))
-            L.append("| oracle: the EPYC's measurement of each network, calibrated | %d | %s |" % (k, fmt(so["other_cal"])))
+            L.append("| oracle: %s's measurement of each network, calibrated | %d | %s |" % (
+                a.other_name.replace("the ", "", 1), k, fmt(so["other_cal"])))
     L += ["", "`--power` refused the K networks drawn (too alike in predicted time, or an exponent outside 0.2 "
           "to 5) for %d of the predictions above; the factors stood in for those." % POWER_REFUSED[0]]
     L += ["", "Median measured / predicted (the new CPU's speed against each predictor's device, the "
@@ -422,7 +425,7 @@ def main():
                   "; every part on `[model] target = %s`" % a.own_target if a.own_target else "",
                   "; ".join(a.own_notes))]
     if with_other:
-        L += ["", "Median new CPU / EPYC, the same network and batch: " + ", ".join(
+        L += ["", "Median new CPU / %s, the same network and batch: " % a.other_name.replace("the ", "", 1) + ", ".join(
             "%s %.2f" % (m, np.median([r["y"][m] / r["other"][m] for r in with_other])) for m in METRICS) + "."]
     L += ["", "## By zoo and batch", "",
           "Time MAPE % (training step / inference) of each predictor as shipped.", "",
