@@ -27,6 +27,7 @@
   gate (Hardsigmoid, Sigmoid) builds, exports both ways and converts with GlobalAveragePool, the
   gate and Mul in Seer's graph, FLOPs and parameters equal, a global pool per SE block;
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
+- benchmarks/pair_gap.py counts a dataset's operator pairs as a graph-by-graph count does;
 - benchmarks/transfer.py's leave-one-family-out holds out every network with a stage of the
   family (the hybrids of specs_y / specs_z with it), by make_dataset.py's family names;
 - the harness measures on the CPU, appends JSON lines with every field (the builder version
@@ -68,6 +69,28 @@ def check(c, msg):
     if not c:
         fails += 1
         print("FAIL:", msg, file=sys.stderr)
+
+
+def pair_counts(h5):
+    """benchmarks/pair_gap.py's operator pairs of a PerfGraph file against a graph-by-graph count:
+    every edge counted once, as (its source's operator, its destination's)."""
+    import h5py
+    import numpy as np
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import pair_gap
+    names, op_n, pairs = pair_gap.train_pairs(h5)
+    want = np.zeros_like(pairs)
+    with h5py.File(h5, "r") as f:
+        op, ei = f["node/op"][:], f["edge/index"][:]
+        npt, ept = f["graph/node_ptr"][:], f["graph/edge_ptr"][:]
+    for g in range(len(npt) - 1):
+        for s, d in ei[ept[g]:ept[g + 1]]:
+            want[op[npt[g] + s], op[npt[g] + d]] += 1
+    check(np.array_equal(pairs, want) and pairs.sum() == len(ei) and op_n.sum() == len(op),
+          "pair_gap.train_pairs: %d edges counted, %d in the file; counts %s the graph-by-graph ones" % (
+              pairs.sum(), len(ei), "equal" if np.array_equal(pairs, want) else "differ from"))
+    conv, bn = names.index("Conv"), names.index("BatchNormalization")
+    check(pairs[conv, bn] > 0, "pair_gap.train_pairs: no Conv -> BatchNormalization edge in a CNN dataset")
 
 
 def held_out_bookkeeping():
@@ -884,10 +907,12 @@ def main():
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", *tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool[1], rc.stderr[-300:]))
     for tool in ("size_gap.py", "op_gap.py", "signed_errors.py", "mem_per_byte.py", "cost_terms.py", "kept_bytes.py",
-                 "inplace_mem.py", "batch_scaling.py", "space_gap.py", "pick_timm.py", "dw_cost.py", "dw_backward.py"):
+                 "inplace_mem.py", "batch_scaling.py", "space_gap.py", "pick_timm.py", "dw_cost.py", "dw_backward.py",
+                 "pair_gap.py"):
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool, rc.stderr[-300:]))
     held_out_bookkeeping()
+    pair_counts(h5d)
     transfer_holdout()
     batch_scaling_stats()
     real_passes(work)
