@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "train/train.h"
+#include "backend/backend.h"
 
 int main(int argc, char **argv) {
+    backend_cpu_blas_kernels(argv, "bench_train"); // OpenBLAS's kernels for this processor (backend.h)
     if (argc < 2) {
         fprintf(stderr, "usage: bench_train CONFIG.ini [--set section.key=value ...] [--steps N]\n");
         return 2;

@@ -49,6 +49,7 @@ sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 sys.path.insert(0, os.path.join(ROOT, "scripts/measure"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import measure  # noqa: E402
+import space  # noqa: E402  (scripts/space, on the path measure.py sets)
 from transfer import batch_factors, spearman  # noqa: E402
 
 # torchvision constructors (random weights) and their input side; keyword arguments that make the
@@ -683,10 +684,21 @@ def measure_missing(a, nets, batches, only=None):
                            reference=True)
     nvml = measure.NvmlSampler(0) if gpu else _NoNvml()
     info = measure.env_info(m, nvml if gpu else _NoNvml())
-    theirs = {r.get("device_name") for r in done.values()} - {info["device_name"], None}
-    if theirs:  # one file, one machine, as measure.py keeps its files
-        sys.exit("real_networks.py: %s holds measurements of %s, this machine is %s: write this machine's "
-                 "measurements to a file of their own (--measurements)" % (a.measurements, ", ".join(sorted(map(str, theirs))), info["device_name"]))
+    if not gpu and measure.blas_warning(info):
+        print("real_networks.py: warning: " + measure.blas_warning(info), flush=True)
+    # one file, one machine and one BLAS kernel set, as measure.py keeps its files (two KVM guests
+    # can share a model name: cpu_id tells them apart)
+    theirs = {"%s (%s)" % (r.get("device_name"), r.get("cpu_id", "?")) for r in done.values()
+              if not space.same_machine(dict(r, device_name=r.get("device_name", info["device_name"])), info)}
+    if theirs:
+        sys.exit("real_networks.py: %s holds measurements of %s, this machine is %s (%s): write this machine's "
+                 "measurements to a file of their own (--measurements)" % (
+                     a.measurements, ", ".join(sorted(theirs)), info["device_name"], info.get("cpu_id", "?")))
+    kernels = {r["blas_core"] for r in done.values() if not space.same_blas(r, info)}
+    if kernels:
+        sys.exit("real_networks.py: %s holds measurements made with OpenBLAS's %s kernels, this process runs its "
+                 "%s ones: run it as they were (OPENBLAS_CORETYPE=...) or write to a file of its own (--measurements)"
+                 % (a.measurements, ", ".join(sorted(kernels)), info["blas_core"]))
     mine = set(os.sched_getaffinity(0))
     t_start, last = time.time(), 0.0
     print("real_networks.py: measuring %d configurations on %s, cores %s" %

@@ -455,5 +455,10 @@ int main(void) {
     check_model("gcn", 2, AGG_MEAN, 1, READOUT_ADDITIVE);
     check_additive_reference("perfsage");
     check_additive_reference("seernet");
+    // the pre-AVX OpenBLAS kernel sets backend_cpu_blas_kernels replaces (on a processor with AVX2)
+    CHECK(backend_blas_core_pre_avx("Prescott") && backend_blas_core_pre_avx("Nehalem") &&
+              !backend_blas_core_pre_avx("SkylakeX") && !backend_blas_core_pre_avx("Haswell") &&
+              !backend_blas_core_pre_avx("Zen") && !backend_blas_core_pre_avx(NULL),
+          "backend_blas_core_pre_avx: the pre-AVX kernel sets misread");
     return test_finish("test_grad");
 }

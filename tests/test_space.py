@@ -28,6 +28,8 @@
   gate and Mul in Seer's graph, FLOPs and parameters equal, a global pool per SE block;
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
 - benchmarks/pair_gap.py counts a dataset's operator pairs as a graph-by-graph count does;
+- measure.py's lines record OpenBLAS's kernel set (blas_core), a resume onto lines of another refuses and
+  make_dataset.py refuses to mix two; space.blas_warning names the kernels to set on a pre-AVX fallback;
 - benchmarks/transfer.py's leave-one-family-out holds out every network with a stage of the
   family (the hybrids of specs_y / specs_z with it), by make_dataset.py's family names;
 - the harness measures on the CPU, appends JSON lines with every field (the builder version
@@ -746,6 +748,24 @@ def main():
     heap = os.path.join(work, "m_heap.jsonl")
     with open(heap, "w") as f:
         f.write(json.dumps(dict(rows[0], allocator="glibc MALLOC_MMAP_THRESHOLD_=4294967296")) + "\n")
+    # one file, one BLAS kernel set: the lines record OpenBLAS's (this process's, torch loaded), and a
+    # resume onto lines of other kernels refuses, the file unchanged; the warning on pre-AVX kernels
+    import torch  # noqa: F401  (loads the BLAS that space.blas_core reads)
+    check(rows[0].get("blas_core") == space.blas_core() and (space.blas_core() is None or space.blas_core()),
+          "blas_core: the lines record %r, this process runs %r" % (rows[0].get("blas_core"), space.blas_core()))
+    w = space.blas_warning("Prescott", "fpu sse3 avx2 avx512f")
+    check(w is not None and "OPENBLAS_CORETYPE=SkylakeX" in w and "Prescott" in w
+          and "OPENBLAS_CORETYPE=Haswell" in (space.blas_warning("Core2", "sse3 avx avx2") or "")
+          and space.blas_warning("Prescott", "sse3 avx") is None and space.blas_warning("Haswell", "avx2 avx512f") is None
+          and space.blas_warning(None, "avx2") is None, "blas_warning: %s" % w)
+    katmai = os.path.join(work, "m_katmai.jsonl")
+    with open(katmai, "w") as f:
+        f.write(json.dumps(dict(rows[0], blas_core="Katmai")) + "\n")
+    if rows[0].get("blas_core"):
+        rc = subprocess.run(cmd[:4] + [katmai] + cmd[5:] + ["--limit", "2"], capture_output=True, text=True)
+        check(rc.returncode != 0 and "OpenBLAS's Katmai kernels" in rc.stderr and "OPENBLAS_CORETYPE=Katmai" in rc.stderr
+              and len(open(katmai).read().splitlines()) == 1, "a resume onto lines of other BLAS kernels: rc %d, %s" % (
+                  rc.returncode, rc.stderr[-300:]))
     with open(out, "a") as f:  # a line a running measure.py is still writing
         f.write('{"id": "cut')
 
@@ -836,6 +856,14 @@ def main():
                         capture_output=True, text=True)
     check(rc.returncode != 0 and "under the allocator 'glibc MALLOC_MMAP_THRESHOLD_=4294967296'" in rc.stderr
           and not os.path.exists(h5d + ".heap"), "two allocators' lines in one dataset: rc %d, %s" % (rc.returncode, rc.stderr))
+    # and lines of two BLAS kernel sets
+    if json.loads(open(out).readline()).get("blas_core"):
+        rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
+                             "--measurements", out + "," + os.path.join(work, "m_katmai.jsonl"), "-o", h5d + ".blas",
+                             "--seerconvert", seerconvert], capture_output=True, text=True)
+        check(rc.returncode != 0 and "OpenBLAS's Katmai kernels" in rc.stderr and "one kernel set" in rc.stderr
+              and not os.path.exists(h5d + ".blas"), "two BLAS kernel sets' lines in one dataset: rc %d, %s" % (
+                  rc.returncode, rc.stderr[-300:]))
     # lines written before cpu_id was recorded cannot be told from this processor's: read with a
     # warning; --cpu-id keeps one processor's lines (the AMD EPYC file holds two processors)
     unrec = os.path.join(work, "m_unrecorded.jsonl")

@@ -12,6 +12,7 @@
 #include "export/export.h"
 #include "infer/seer_format.h"
 #include "train/train.h"
+#include "backend/backend.h"
 
 static void usage(FILE *f) {
     fputs("usage: seertrain CONFIG.ini [--set section.key=value ...] [--resume RUN_DIR]\n"
@@ -222,6 +223,7 @@ done:
 }
 
 int main(int argc, char **argv) {
+    backend_cpu_blas_kernels(argv, "seertrain"); // OpenBLAS's kernels for this processor (backend.h)
     const char *config_path = NULL, *resume = NULL;
     const char **sets = calloc((size_t)argc, sizeof(char *));
     int n_sets = 0, print_only = 0, quiet = 0;

@@ -313,7 +313,20 @@ def env_info(a, nvml):
                                               cpu["model"], cpu.get("stepping", "?"))
         if "cpu MHz" in cpu:
             info["cpu_mhz"] = float(cpu["cpu MHz"])
+        core = space.blas_core()  # the matrix products' kernels (torch is imported: its BLAS loaded)
+        if core:
+            info["blas_core"] = core
     return info
+
+
+def blas_warning(info):
+    """space.blas_warning for this machine's processor, or None."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((l.partition(":")[2] for l in f if l.startswith("flags")), "")
+    except OSError:
+        return None
+    return space.blas_warning(info.get("blas_core"), flags)
 
 
 def interleave(lists):
@@ -357,6 +370,8 @@ def main():
     if not a.device.startswith("cuda"):
         nvml.ok = False
     info = env_info(a, nvml)
+    if blas_warning(info):
+        print("measure.py: warning: " + blas_warning(info), file=sys.stderr)
     specs = interleave([space.read_specs(p) for p in a.specs.split(",")])[: a.limit or None]
     batches = [int(b) for b in a.batches.split(",")]
     if a.pass_no < 1:
@@ -364,6 +379,7 @@ def main():
     done = {}  # pass -> {(id, batch)}
     others = {}  # device_name -> lines measured on it, when not this machine's
     mixed = {}  # allocator -> lines measured under it, when not this process's
+    kernels = {}  # blas_core -> lines measured with it, when not this process's
     unrecorded = 0  # lines written before measure.py recorded cpu_id
     if os.path.exists(a.out):
         with open(a.out) as f:
@@ -381,12 +397,20 @@ def main():
                     others[key] = others.get(key, 0) + 1
                 if not space.same_allocator(r, info):
                     mixed[r.get("allocator", "glibc")] = mixed.get(r.get("allocator", "glibc"), 0) + 1
+                if not space.same_blas(r, info):
+                    kernels[r["blas_core"]] = kernels.get(r["blas_core"], 0) + 1
     if mixed and not others:
         # the allocator moves times and memory: one file, one allocator
         name, n = max(mixed.items(), key=lambda kv: kv[1])
         sys.exit("measure.py: error: %s: %d lines were measured under the allocator %r, this process runs "
                  "under %r; run it as they were (the same MALLOC_* variables and LD_PRELOAD) or write to "
                  "another file (-o ...)" % (a.out, n, name, info["allocator"]))
+    if kernels and not others:
+        # the BLAS kernels move every matrix product's time: one file, one kernel set
+        name, n = max(kernels.items(), key=lambda kv: kv[1])
+        sys.exit("measure.py: error: %s: %d lines were measured with OpenBLAS's %s kernels, this process "
+                 "runs its %s ones; run it as they were (OPENBLAS_CORETYPE=%s) or write to another file "
+                 "(-o ...)" % (a.out, n, name, info["blas_core"], name))
     if others:
         # one file, one device: a resumed run on another machine must not mix its times in
         name, n = max(others.items(), key=lambda kv: kv[1])

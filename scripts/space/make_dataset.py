@@ -231,6 +231,7 @@ def main():
         passes = {}  # (id, batch) -> the records of its passes, in file order
         flops_ok = set()  # (id, batch) whose recorded FLOPs matched the spec
         first = None  # (the first line's record, where it is)
+        first_blas = None  # the same, of the first line that records blas_core
         for mpath in a.measurements.split(","):
             lines, recs = open(mpath).read().split("\n"), []
             for i, line in enumerate(lines):
@@ -281,6 +282,12 @@ def main():
                     sys.exit("make_dataset.py: %s:%d: measured under the allocator %r, but %s under %r: the "
                              "allocator moves times and memory, so one dataset holds one allocator's labels"
                              % (mpath, i + 1, r.get("allocator", "glibc"), first[1], first[0].get("allocator", "glibc")))
+                if r.get("blas_core") and first_blas is None:
+                    first_blas = (r, "%s:%d" % (mpath, i + 1))
+                elif not space.same_blas(r, first_blas[0] if first_blas else {}):
+                    sys.exit("make_dataset.py: %s:%d: measured with OpenBLAS's %s kernels, but %s with its %s ones: "
+                             "the kernels move every matrix product's time, so one dataset holds one kernel set's "
+                             "labels" % (mpath, i + 1, r["blas_core"], first_blas[1], first_blas[0]["blas_core"]))
                 if a.max_other_load is not None and r.get("other_load", 0) > a.max_other_load:
 
                     a.left_out = getattr(a, "left_out", 0) + 1

@@ -143,6 +143,56 @@ def same_allocator(a, b):
     return a.get("allocator", "glibc") == b.get("allocator", "glibc")
 
 
+# OpenBLAS's kernels older than AVX: what its runtime detection falls back to on a processor newer
+# than the release knows (OpenBLAS 0.3.21, Debian 12's, on family 6 model 207: Prescott)
+PRE_AVX_CORES = ("Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Katmai", "Coppermine",
+                 "Northwood", "Banias", "Athlon", "Opteron", "Opteron_SSE3", "Barcelona", "Nano")
+
+
+def blas_core(maps="/proc/self/maps"):
+    """The kernel set of the OpenBLAS this process has loaded (openblas_get_corename: "SkylakeX",
+    "Haswell", "Prescott", ...), as a line records it ("blas_core"); None when no OpenBLAS is loaded
+    (PyTorch with MKL, or before torch is imported). Debian's PyTorch runs its matrix products
+    (Linear, MatMul; not its convolutions, which are oneDNN's) through the system BLAS, and an
+    OpenBLAS that does not know the processor runs its SSE3 kernels: 4x slower products on the same
+    machine (benchmarks/RESULTS.md, "A fourth CPU, and the BLAS kernels it ran"). OPENBLAS_CORETYPE
+    chooses the kernels."""
+    import ctypes
+    try:
+        with open(maps) as f:
+            paths = sorted({l.split()[-1] for l in f if len(l.split()) >= 6 and "openblas" in l.split()[-1]})
+    except OSError:
+        return None
+    for p in paths:
+        try:
+            get = ctypes.CDLL(p).openblas_get_corename
+        except (OSError, AttributeError):
+            continue
+        get.restype = ctypes.c_char_p
+        name = get()
+        return name.decode() if name else None
+    return None
+
+
+def blas_warning(core, cpu_flags):
+    """A warning line when OpenBLAS runs kernels older than AVX on a processor with AVX2 (its flags
+    from /proc/cpuinfo), else None."""
+    if core not in PRE_AVX_CORES or "avx2" not in cpu_flags.split():
+        return None
+    best = "SkylakeX" if "avx512f" in cpu_flags.split() else "Haswell"
+    return ("OpenBLAS runs its %s (pre-AVX) kernels on this processor, which has AVX2%s: it does not know "
+            "the processor, and matrix products run about 4x slower than they can; set "
+            "OPENBLAS_CORETYPE=%s to measure what the processor does (lines record blas_core: one file, "
+            "one kernel set)" % (core, " and AVX-512" if best == "SkylakeX" else "", best))
+
+
+def same_blas(a, b):
+    """Two measurement lines (or a line and measure.py's info) with one BLAS kernel set, where both
+    record one (lines written before blas_core existed cannot be told apart)."""
+    ca, cb = a.get("blas_core"), b.get("blas_core")
+    return ca is None or cb is None or ca == cb
+
+
 def _round8(x):
 
     return max(8, int(round(x / 8.0)) * 8)

@@ -114,4 +114,18 @@ const seer_backend *backend_cpu(void);
 /* Thread count for the CPU backend (OpenMP loops and OpenBLAS). */
 void backend_cpu_set_threads(int threads);
 
+/* OpenBLAS chooses its kernels when it loads, from the processor it detects, and a release older
+ * than the processor falls back to its pre-AVX ones (Debian 12's OpenBLAS 0.3.21 on Intel family 6
+ * model 207: Prescott, SSE3): training 2 to 4x slower than the processor allows (benchmarks/
+ * RESULTS.md, "A fourth CPU, and the BLAS kernels it ran"). Called first thing in main: when
+ * OPENBLAS_CORETYPE is unset and OpenBLAS runs pre-AVX kernels on a processor with AVX2, it sets
+ * OPENBLAS_CORETYPE to the best kernels the processor runs (SkylakeX with AVX-512, else Haswell),
+ * says so in one line on stderr, and executes the program again with the same arguments; it
+ * returns when there is nothing to change (or the program cannot be executed again: then it warns).
+ * A user's own OPENBLAS_CORETYPE, any value, is left as it is. */
+void backend_cpu_blas_kernels(char **argv, const char *tool);
+
+/* The pre-AVX OpenBLAS kernel sets (openblas_get_corename's names): 1 when name is one of them. */
+int backend_blas_core_pre_avx(const char *name);
+
 #endif

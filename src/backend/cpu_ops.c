@@ -3,6 +3,7 @@
  * Dense products go through OpenBLAS; the sparse ops are plain loops, parallel over output rows
  * (OpenMP) with a sequential inner loop, so every output element is computed by one thread in a
  * fixed order and results do not depend on the thread count. Size letters as in backend.h. */
+#define _POSIX_C_SOURCE 200809L // setenv (backend_cpu_blas_kernels)
 #include <math.h>
 #ifdef SEER_LIBSEER
 // libseer: the same ops without BLAS or OpenMP (src/backend/mini_blas.h), and no exit on
@@ -11,6 +12,8 @@
 #else
 #include <cblas.h>
 #include <omp.h>
+#include <stdio.h>
+#include <unistd.h>
 #endif
 #include <stdlib.h>
 #include <string.h>
@@ -372,3 +375,29 @@ void backend_cpu_set_threads(int threads) {
     openblas_set_num_threads(threads);
 #endif
 }
+
+#ifndef SEER_LIBSEER
+int backend_blas_core_pre_avx(const char *name) {
+    static const char *const OLD[] = {"Prescott", "Core2",  "Penryn",  "Dunnington", "Nehalem",
+                                      "Atom",     "Katmai", "Coppermine", "Northwood", "Banias",
+                                      "Athlon",   "Opteron", "Opteron_SSE3", "Barcelona", "Nano"};
+    for (size_t i = 0; name && i < sizeof OLD / sizeof *OLD; i++)
+        if (!strcmp(name, OLD[i])) return 1;
+    return 0;
+}
+
+void backend_cpu_blas_kernels(char **argv, const char *tool) {
+    const char *core = openblas_get_corename();
+    if (getenv("OPENBLAS_CORETYPE") || !backend_blas_core_pre_avx(core)) return;
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2")) return; // the old kernels are this processor's best
+    const char *best = __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell";
+    fprintf(stderr, "%s: OpenBLAS chose its %s (pre-AVX) kernels on this processor, which it does not "
+                    "know; running with OPENBLAS_CORETYPE=%s (set OPENBLAS_CORETYPE to choose)\n",
+            tool, core, best);
+    fflush(stderr);
+    if (setenv("OPENBLAS_CORETYPE", best, 1) == 0) execv("/proc/self/exe", argv);
+    fprintf(stderr, "%s: warning: could not run again with OPENBLAS_CORETYPE=%s; matrix products use "
+                    "the %s kernels (2 to 4x slower): set it yourself\n", tool, best, core);
+}
+#endif
