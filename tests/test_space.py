@@ -858,12 +858,14 @@ def main():
           and not os.path.exists(h5d + ".heap"), "two allocators' lines in one dataset: rc %d, %s" % (rc.returncode, rc.stderr))
     # and lines of two BLAS kernel sets
     if json.loads(open(out).readline()).get("blas_core"):
+        if os.path.exists(h5d + ".blas"):  # a file an earlier, failing run left
+            os.remove(h5d + ".blas")
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "space", "make_dataset.py"), "--specs", specs,
                              "--measurements", out + "," + os.path.join(work, "m_katmai.jsonl"), "-o", h5d + ".blas",
                              "--seerconvert", seerconvert], capture_output=True, text=True)
         check(rc.returncode != 0 and "OpenBLAS's Katmai kernels" in rc.stderr and "one kernel set" in rc.stderr
               and not os.path.exists(h5d + ".blas"), "two BLAS kernel sets' lines in one dataset: rc %d, %s" % (
-                  rc.returncode, rc.stderr[-300:]))
+                  rc.returncode, rc.stderr))
     # lines written before cpu_id was recorded cannot be told from this processor's: read with a
     # warning; --cpu-id keeps one processor's lines (the AMD EPYC file holds two processors)
     unrec = os.path.join(work, "m_unrecorded.jsonl")

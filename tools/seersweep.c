@@ -29,7 +29,6 @@
 #include "config/config.h"
 #ifdef SEER_HAVE_CUDA
 #include "cuda_backend.h"
-#include "backend/backend.h"
 #endif
 
 #define MAX_PARAMS 32
@@ -646,7 +645,6 @@ static void report(const sweep *s, const trial *t, int n, int stopped_early) {
 }
 
 int main(int argc, char **argv) {
-    backend_cpu_blas_kernels(argv, "seersweep"); // OpenBLAS's kernels for this processor (backend.h)
     static sweep s;
     static trial t[MAX_TRIALS];
     const char *path = NULL;

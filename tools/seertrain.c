@@ -223,7 +223,6 @@ done:
 }
 
 int main(int argc, char **argv) {
-    backend_cpu_blas_kernels(argv, "seertrain"); // OpenBLAS's kernels for this processor (backend.h)
     const char *config_path = NULL, *resume = NULL;
     const char **sets = calloc((size_t)argc, sizeof(char *));
     int n_sets = 0, print_only = 0, quiet = 0;
@@ -291,6 +290,9 @@ int main(int argc, char **argv) {
         free(s);
         return 0;
     }
+    // OpenBLAS's kernels for this processor (backend.h), once the config is known to be good and
+    // before any rank starts: a bad input still gets its one error line alone
+    backend_cpu_blas_kernels(argv, "seertrain");
     eval_check_paths(&cfg);
     if (dist_init(config_choice(CFG_KEY_dist_backend, cfg.dist_backend), cfg.dist_timeout, &err)) seer_die("%s", err.msg);
     char run_dir[1100];

@@ -117,10 +117,11 @@ void backend_cpu_set_threads(int threads);
 /* OpenBLAS chooses its kernels when it loads, from the processor it detects, and a release older
  * than the processor falls back to its pre-AVX ones (Debian 12's OpenBLAS 0.3.21 on Intel family 6
  * model 207: Prescott, SSE3): training 2 to 4x slower than the processor allows (benchmarks/
- * RESULTS.md, "A fourth CPU, and the BLAS kernels it ran"). Called first thing in main: when
+ * RESULTS.md, "A fourth CPU, and the BLAS kernels it ran"). Called by seertrain (once its config
+ * validates) and bench_train: when
  * OPENBLAS_CORETYPE is unset and OpenBLAS runs pre-AVX kernels on a processor with AVX2, it sets
  * OPENBLAS_CORETYPE to the best kernels the processor runs (SkylakeX with AVX-512, else Haswell),
- * says so in one line on stderr, and executes the program again with the same arguments; it
+ * says so in one line on stdout (stderr keeps one line per error), and executes the program again with the same arguments; it
  * returns when there is nothing to change (or the program cannot be executed again: then it warns).
  * A user's own OPENBLAS_CORETYPE, any value, is left as it is. */
 void backend_cpu_blas_kernels(char **argv, const char *tool);

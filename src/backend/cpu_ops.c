@@ -392,10 +392,10 @@ void backend_cpu_blas_kernels(char **argv, const char *tool) {
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx2")) return; // the old kernels are this processor's best
     const char *best = __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell";
-    fprintf(stderr, "%s: OpenBLAS chose its %s (pre-AVX) kernels on this processor, which it does not "
-                    "know; running with OPENBLAS_CORETYPE=%s (set OPENBLAS_CORETYPE to choose)\n",
-            tool, core, best);
-    fflush(stderr);
+    // on stdout, the run's log: stderr holds errors alone (one line for a bad input)
+    printf("%s: OpenBLAS chose its %s (pre-AVX) kernels on this processor, which it does not know; "
+           "running with OPENBLAS_CORETYPE=%s (set OPENBLAS_CORETYPE to choose)\n", tool, core, best);
+    fflush(stdout);
     if (setenv("OPENBLAS_CORETYPE", best, 1) == 0) execv("/proc/self/exe", argv);
     fprintf(stderr, "%s: warning: could not run again with OPENBLAS_CORETYPE=%s; matrix products use "
                     "the %s kernels (2 to 4x slower): set it yourself\n", tool, best, core);
