@@ -306,7 +306,7 @@ def main():
     ap.add_argument("--exclude-group", default="", metavar="GROUP,...",
                     help="leave out the networks of these groups of real_networks.py (BATCHES_OF_NETS: e.g. 'held out', "
                          "ADDED6, kept for judging one change)")
-    ap.add_argument("--own-target", default="", choices=["", "roofline", "roofline_weights", "roofline_light"],
+    ap.add_argument("--own-target", default="", choices=["", "roofline", "roofline_weights", "roofline_light", "roofline_peak", "roofline_dw"],
                     help="with --own: train_cpu_predictor.sh --target (default: its recipe's targets)")
     ap.add_argument("--own-archs", default="all", metavar="N,N,...",
                     help="with --own: train on the first N architectures of that file, for each N ('all': every one)")
