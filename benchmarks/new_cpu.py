@@ -21,7 +21,11 @@ could do without Seer), and the same networks' measurements on the EPYC (benchma
 real_networks_epyc.jsonl) rescaled by the factors of the K (an oracle no user has: every network
 timed on another machine). With --own, predictors trained on the design space measured on the new
 CPU itself (scripts/space/train_cpu_predictor.sh on the first N architectures of that file, for each
-N of --own-archs) are scored beside them: what an hour or a few of measuring buys. Each network is scored with K others drawn at random (seeded), several
+N of --own-archs) are scored beside them: what an hour or a few of measuring buys. With --own-use
+calibrate (or both) each shipped predictor is instead (or also) rescaled to the new CPU by seercalibrate
+on those design-space lines, no training and no real network: on the fourth CPU the 2.6 GHz Xeon's
+file so calibrated on 40 architectures beat every predictor trained there
+(benchmarks/new_cpu_xeon21_calibrated.md). Each network is scored with K others drawn at random (seeded), several
 draws averaged: no network helps calibrate its own prediction.
 """
 import argparse
@@ -229,9 +233,9 @@ def parse_common(a, prog):
     return batches, shots, preds
 
 
-def own_predictors(a):
-    """[(FILE, DEVICE)]: train_cpu_predictor.sh on the first N architectures (file order: the order
-    measure.py measured them) of a.own, for each N of a.own_archs; labels a.label."""
+def own_lines(a):
+    """[(N, the measure.py lines of the first N architectures of a.own, as text)] for each N of
+    a.own_archs (file order: the order measure.py measured them)."""
     if not os.path.exists(a.own):
         sys.exit("new_cpu.py: --own %s: no such file" % a.own)
     recs = []  # (architecture, line) of every measured configuration
@@ -252,12 +256,52 @@ def own_predictors(a):
         if not 30 <= n <= len(order):
             sys.exit("new_cpu.py: --own-archs %d: between 30 and the %d architectures measured" % (n, len(order)))
         keep = set(order[:n])
+        out.append((n, "".join(l for i, l in recs if i in keep)))
+    return out
+
+
+def own_calibrated(a, preds):
+    """[(FILE, LABEL)]: each shipped predictor (path, device) rescaled to the new CPU by seercalibrate
+    --device DEV=LABEL (a factor per metric and batch) on a PerfGraph file of the design-space lines
+    of the first N architectures of a.own (make_dataset.py), for each N of a.own_archs: what a user
+    with an hour of design-space measurements and no real network gets without training anything."""
+    out = []
+    for n, text in own_lines(a):
+        work = os.path.join(a.work, "own_cal_%d" % n)
+        os.makedirs(work, exist_ok=True)
+        jl, h5 = os.path.join(work, "measurements.jsonl"), os.path.join(work, "own.h5")
+        if not (os.path.exists(jl) and os.path.exists(h5) and open(jl).read() == text):
+            with open(jl, "w") as f:
+                f.write(text)
+            r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/space/make_dataset.py"), "--specs",
+                                os.path.join(ROOT, "datasets/space_cpu"), "--measurements", jl, "--label-prefix",
+                                a.label, "--seerconvert", os.path.join(a.build, "seerconvert"), "-o", h5,
+                                "--onnx-dir", os.path.join(work, "onnx")], capture_output=True, text=True)
+            if r.returncode != 0:
+                os.remove(jl)  # not this text's file: made again next time
+                sys.exit("new_cpu.py: make_dataset.py failed: %s" % (r.stderr.strip() or r.stdout.strip())[-400:])
+        for path, dev in preds:
+            seer = os.path.join(work, "%s_cal_%d.seer" % (os.path.splitext(os.path.basename(path))[0], n))
+            r = subprocess.run([os.path.join(a.build, "seercalibrate"), path, h5, "--device", "%s=%s" % (dev, a.label),
+                                "-o", seer], capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit("new_cpu.py: seercalibrate %s failed: %s" % (path, r.stderr.strip()[-300:]))
+            out.append((seer, a.label))
+        a.cal_notes.append("`*_cal_%d`: each shipped file calibrated on the %d architectures' %d lines "
+                           "(`seercalibrate --device DEV=%s`, no training)" % (n, n, text.count("\n"), a.label))
+    return out
+
+
+def own_predictors(a):
+    """[(FILE, DEVICE)]: train_cpu_predictor.sh on the first N architectures (file order: the order
+    measure.py measured them) of a.own, for each N of a.own_archs; labels a.label."""
+    out = []
+    for n, text in own_lines(a):
         tag = "own_%d" % n + ("_" + a.own_target if a.own_target else "")
         work = os.path.join(a.work, tag)
         os.makedirs(work, exist_ok=True)
         jl = os.path.join(work, "measurements.jsonl")
-        lines = [l for i, l in recs if i in keep]
-        text = "".join(lines)
+        lines = text.splitlines(keepends=True)
         seer = os.path.join(work, tag + ".seer")
         if all(map(os.path.exists, (seer, seer + ".note", jl))) and open(jl).read() == text:
             out.append((seer, a.label))  # trained on these very lines by an earlier run
@@ -310,13 +354,18 @@ def main():
                     help="with --own: train_cpu_predictor.sh --target (default: its recipe's targets)")
     ap.add_argument("--own-archs", default="all", metavar="N,N,...",
                     help="with --own: train on the first N architectures of that file, for each N ('all': every one)")
+    ap.add_argument("--own-use", default="train", choices=["train", "calibrate", "both"],
+                    help="with --own: train predictors on those lines (train_cpu_predictor.sh), calibrate each "
+                         "shipped predictor to the new CPU on them (seercalibrate, no training), or both")
     ap.add_argument("--work", default="/tmp/seer-real-networks", help="ONNX exports (made when missing)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", default=os.path.join(ROOT, "benchmarks/new_cpu.md"))
     a = ap.parse_args()
-    a.own_notes = []
+    a.own_notes, a.cal_notes = [], []
     batches, shots, preds = parse_common(a, "new_cpu.py")
-    own = own_predictors(a) if a.own else []
+    own = own_predictors(a) if a.own and a.own_use != "calibrate" else []
+    if a.own and a.own_use != "train":
+        own += own_calibrated(a, preds)
     preds = own + preds
     # each predictor's key in the rows: its device, or its file's name where two share a device
     # or it was trained here (own_N: on N architectures measured on the new CPU)
@@ -424,6 +473,11 @@ def main():
                   shown(a.own), a.label, " --target " + a.own_target if a.own_target else "",
                   "; every part on `[model] target = %s`" % a.own_target if a.own_target else "",
                   "; ".join(a.own_notes))]
+    if a.cal_notes:
+        L += ["", "Calibrated on the new CPU's design space (`--own %s --own-use %s`): the shipped files as they are, "
+              "rescaled by `seercalibrate`'s factor per metric and batch fitted on the design-space architectures "
+              "measured first on it (`scripts/space/make_dataset.py` on their lines, labels as measured); no real "
+              "network is among them. %s." % (shown(a.own), a.own_use, "; ".join(a.cal_notes))]
     if with_other:
         L += ["", "Median new CPU / %s, the same network and batch: " % a.other_name.replace("the ", "", 1) + ", ".join(
             "%s %.2f" % (m, np.median([r["y"][m] / r["other"][m] for r in with_other])) for m in METRICS) + "."]
