@@ -637,7 +637,7 @@ expect_err "wrong magic" "$seerexport" "$work/m_fp32.seer" -o "$work/x.seer"
 expect_err "use fp32, fp16 or int8" "$seerexport" "$work/run" -o "$work/x.seer" --dtype fp8
 expect_err "nothing.onnx" "$seerpredict" "$work/m_fp32.seer" "$work/nothing.onnx"
 [ ! -e "$work/x.seer" ] || fail "a failed export left a file"
-expect_err "no shipped predictor knows device 'pixel9'.*known: titan_rtx" \
+expect_err "no shipped predictor knows device 'pixel9'.*known: titan_rtx.*for a CPU, 40 design-space architectures" \
     env SEER_PREDICTORS="$work/ship" "$seerpredict" "$onnx" --device pixel9
 expect_err "resnet18.onnx is a network, not a .seer model" "$seerpredict" "$onnx" --batch 1
 expect_err "unnamed.h5: no graph carries a measured label" "$seercalibrate" "$work/m_fp32.seer" "$work/unnamed.h5" -o "$work/x.seer"
