@@ -118,7 +118,9 @@ def train(a, data, arm, sets, recipe, seed):
 def real_truth(a):
     """{(net, batch): {metric: measured}} over the passes that measured it (rn.truth: the geometric
     mean of two, the median of three); exits when a network measured has no ONNX export under --onnx."""
-    got = rn.truth(rn.pass_files(a.real, a.real2, getattr(a, "real3", None) or None), ref_scale(a))
+    cpu = getattr(a, "cpu_id", "")
+    got = rn.truth(rn.pass_files(a.real, a.real2, getattr(a, "real3", None) or None), ref_scale(a),
+                   keep=(lambda r: r.get("cpu_id") == cpu) if cpu else None)
     judged = judge_set(a)
     out = {}
     for k, y in got.items():
@@ -363,6 +365,9 @@ def main():
     ap.add_argument("--judge", default="", metavar="NETS",
                     help="with --score: these networks apart (names, or a group of real_networks.py such "
                          "as ADDED8: the networks a rule named to judge a candidate) and out of 'the others'")
+    ap.add_argument("--cpu-id", default="", metavar="ID",
+                    help="score only the real lines (of every pass) measured on this processor (their cpu_id, "
+                         "e.g. 'AuthenticAMD 25/1/1'): a machine name that covered two processors")
     ap.add_argument("--batches", default="", metavar="B[,B...]",
                     help="score only the configurations at these batch sizes (default: every batch measured)")
     a = ap.parse_args()
@@ -509,6 +514,7 @@ def score_files(a):
             "".join(" --%s %s" % (k, os.path.relpath(getattr(a, k), ROOT)) for k in ("real", "real2", "real3")
                     if getattr(a, k)) +
             (" --judge " + a.judge if a.judge else "") + (" --batches " + a.batches if a.batches else "") +
+            (" --cpu-id '%s'" % a.cpu_id if a.cpu_id else "") +
             (" --ref-normalize %g --measurements %s" % (a.ref_normalize, os.path.relpath(a.measurements, ROOT))
              if a.ref_normalize else ""), time.strftime("%Y-%m-%d"), machine()), "",
          "Scored on %d real networks (%d configurations at batch %s; measured: %s). Cells: MAPE %%; the two "
@@ -524,12 +530,13 @@ def score_files(a):
 def passes_text(a):
     """How real_truth combined the passes, for a report's header."""
     files = [os.path.relpath(p, ROOT) for p in rn.pass_files(a.real, a.real2, a.real3 or None)]
+    only = ", lines of `cpu_id` %s only (`--cpu-id`)" % a.cpu_id if getattr(a, "cpu_id", "") else ""
     if len(files) == 1:
-        return "`%s`" % files[0]
+        return "`%s`%s" % (files[0], only)
     text = "the geometric mean of `%s` and `%s` where both have it" % tuple(files[:2])
     if len(files) > 2:
         text += ", the median of the three where `%s` retook it (real_networks.py --disagree-above)" % files[2]
-    return text
+    return text + only
 
 
 def emit(lines, out):

@@ -208,7 +208,21 @@ def real_passes(work):
           "real_ablation --batches 4: %s" % got)
     args.batch_set = set()
     check(len(real_ablation.real_truth(args)) == 4, "real_ablation without --batches: not every batch")
-    print("real networks: passes combined as documented; real_ablation --batches keeps those batches alone")
+    # --cpu-id: one processor's lines of every pass; another's (same machine name) neither scored nor averaged in
+    cpu = [os.path.join(d, "cpu.jsonl"), os.path.join(d, "cpu_pass2.jsonl")]
+    for f, lines in zip(cpu, ([(line("a", 1, 100), "X 1/1"), (line("b", 1, 100), "X 1/1"), (line("c", 4, 50), "Y 2/2")],
+                              [(line("a", 1, 400), "X 1/1"), (line("b", 1, 900), "Y 2/2")])):
+        with open(f, "w") as fh:
+            fh.write("".join(json.dumps(dict(json.loads(s), cpu_id=c)) + "\n" for s, c in lines))
+    args = types.SimpleNamespace(real=cpu[0], real2=cpu[1], real3=None, include_held_out=False, judge="",
+                                 ref_normalize=0, onnx=d, batch_set=set(), cpu_id="X 1/1")
+    got = real_ablation.real_truth(args)
+    check(set(got) == {("a", 1), ("b", 1)} and abs(got[("a", 1)]["train_ms"] - 200) < 1e-9
+          and abs(got[("b", 1)]["train_ms"] - 100) < 1e-9, "real_ablation --cpu-id: %s" % got)
+    args.cpu_id = ""
+    check(len(real_ablation.real_truth(args)) == 3, "real_ablation without --cpu-id: not every line")
+    print("real networks: passes combined as documented; real_ablation --batches keeps those batches alone, "
+          "--cpu-id that processor's lines")
 
 
 def space_gap_known(build, work):
@@ -938,7 +952,7 @@ def main():
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool[1], rc.stderr[-300:]))
     for tool in ("size_gap.py", "op_gap.py", "signed_errors.py", "mem_per_byte.py", "cost_terms.py", "kept_bytes.py",
                  "inplace_mem.py", "batch_scaling.py", "space_gap.py", "pick_timm.py", "dw_cost.py", "dw_backward.py",
-                 "pair_gap.py"):
+                 "pair_gap.py", "new_cpu.py", "real_ablation.py"):
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool, rc.stderr[-300:]))
     held_out_bookkeeping()
