@@ -757,6 +757,10 @@ def predict(a, onnx, batches):
         return (r.stderr.strip().splitlines() or ["seerpredict: exit %d" % r.returncode])[-1][:240]
     out = {}
     for x in json.loads(r.stdout)["results"]:
+        lack = [m for m in METRICS if "%s_%s" % (a.device, m) not in x["metrics"]]
+        if lack:
+            return "%s predicts no %s (its metrics: %s): name its device with --device" % (
+                a.predictor, ", ".join("%s_%s" % (a.device, m) for m in lack), ", ".join(sorted(x["metrics"])))
         vals = {m: x["metrics"]["%s_%s" % (a.device, m)]["value"] for m in METRICS}
         names = ["%s %s" % (o["kind"], o["name"]) for o in x["out_of_range"]]
         spread, warn = x.get("member_spread") or {}, x.get("member_spread_warn") or {}

@@ -225,6 +225,22 @@ def real_passes(work):
           "--cpu-id that processor's lines")
 
 
+def predict_wrong_device(build):
+    """real_networks.predict with a device the file does not predict: one line naming the metrics it
+    lacks and the fix, not a KeyError (real_ablation.py --score and new_cpu.py print it and exit)."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import real_networks as rn
+    import types
+    onnx = os.path.join(ROOT, "tests", "data", "onnx", "resnet18.onnx")
+    a = types.SimpleNamespace(build=build, predictor=os.path.join(ROOT, "predictors", "cpu_xeon26.seer"))
+    got = rn.predict(types.SimpleNamespace(device="cpu_epyc", **vars(a)), onnx, [1])
+    check(isinstance(got, str) and "predicts no cpu_epyc_train_ms" in got and "--device" in got,
+          "predict, wrong device: %r" % (got,))
+    ok = rn.predict(types.SimpleNamespace(device="cpu_xeon26", **vars(a)), onnx, [1])
+    check(isinstance(ok, dict) and ok[1][1]["train_ms"] > 0, "predict, right device: %r" % (ok,))
+    print("real networks: a file without the device's metrics is one error line")
+
+
 def space_gap_known(build, work):
     """benchmarks/space_gap.py on a case with a known answer: every first-pass measurement 1.25x
     the shipped predictor's value scores -20.0% in every cell; a second pass's lines are not read."""
@@ -961,6 +977,7 @@ def main():
     batch_scaling_stats()
     real_passes(work)
     space_gap_known(os.path.dirname(os.path.abspath(seerconvert)), work)
+    predict_wrong_device(os.path.dirname(os.path.abspath(seerconvert)))
     pick_timm_limit(work)
     # cost_terms.kept_bytes, the bytes autograd keeps counted from the graph, against what PyTorch
     # keeps for the same network and batch (benchmarks/kept_bytes.py's measure)
