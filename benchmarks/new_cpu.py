@@ -301,7 +301,6 @@ def own_predictors(a):
         work = os.path.join(a.work, tag)
         os.makedirs(work, exist_ok=True)
         jl = os.path.join(work, "measurements.jsonl")
-        lines = text.splitlines(keepends=True)
         seer = os.path.join(work, tag + ".seer")
         if all(map(os.path.exists, (seer, seer + ".note", jl))) and open(jl).read() == text:
             out.append((seer, a.label))  # trained on these very lines by an earlier run
@@ -317,7 +316,7 @@ def own_predictors(a):
         if r.returncode != 0:
             sys.exit("new_cpu.py: train_cpu_predictor.sh failed: %s" % (r.stderr.strip() or r.stdout.strip())[-400:])
         a.own_notes.append("`%s`: %d architectures (%d configurations), %.0f s; its held-out test graphs: %s" % (
-            tag, n, len(lines), time.time() - t0, "; ".join(
+            tag, n, text.count("\n"), time.time() - t0, "; ".join(
                 " ".join(x.split()[0:1] + x.split()[4:5]) + "%" for x in r.stdout.splitlines() if "MAPE" in x
                 and x.startswith("  "))))
         with open(seer + ".note", "w") as f:

@@ -628,8 +628,9 @@ def truth(paths, scale=None, keep=None):
     """{(network, batch): {field: measured}} over the passes in paths (--measurements files of one
     machine), for every timed configuration of the first: one pass's value, the geometric mean of
     two, the median of three or more (log scale; a third pass, taken where the first two disagree,
-    outvotes the odd one). A later pass's line counts only when it was taken on the device the
-    first was (device_name: an H200 file is not averaged with a CPU's). scale(line, metric)
+    outvotes the odd one). A later pass's line counts only when it was taken on the machine the
+    first was (space.same_machine: the device_name, and the cpu_id where both record one; an H200
+    file is not averaged with a CPU's, nor two processors of one name). scale(line, metric)
     multiplies a line's value (None: 1). keep(line): the lines to use, of every pass (None: all)."""
     lines = {}
     for i, p in enumerate(paths):
@@ -637,7 +638,7 @@ def truth(paths, scale=None, keep=None):
             if keep is not None and not keep(r):
                 continue
             k = (r.get("name"), r.get("batch"))
-            if "train_time_ms" in r and (i == 0 or (k in lines and r.get("device_name") == lines[k][0].get("device_name"))):
+            if "train_time_ms" in r and (i == 0 or (k in lines and space.same_machine(r, lines[k][0]))):
                 lines.setdefault(k, []).append(r)
     out = {}
     for k, rs in lines.items():
