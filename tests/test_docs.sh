@@ -34,7 +34,7 @@ fi
 echo "test_docs: README.md's Benchmarks section names all $n scripts of benchmarks/"
 
 # - the contents lists of the long markdown files must list their sections as they are
-for f in benchmarks/RESULTS.md datasets/space_cpu/README.md; do
+for f in benchmarks/RESULTS.md datasets/space_cpu/README.md predictors/README.md; do
     python3 "$top/scripts/md_contents.py" "$top/$f" --check
 done
-echo "test_docs: the contents lists of benchmarks/RESULTS.md and datasets/space_cpu/README.md match their sections"
+echo "test_docs: the contents lists of benchmarks/RESULTS.md, datasets/space_cpu/README.md and predictors/README.md match their sections"
