@@ -390,12 +390,11 @@ def main():
     nets = [n for n in rn.NETS if n not in skip and n not in rn.HELD_OUT and
             any((n, b) in meas and "train_time_ms" in meas[(n, b)] for b in batches)]
     os.makedirs(a.work, exist_ok=True)
-    rows, errors = [], {}
+    rows = []
+    errors = {n: "ONNX export: " + e for n, e in rn.export_all(nets, a.work, 1, "new_cpu.py").items()}
     for n in nets:
         onnx = os.path.join(a.work, n + ".onnx")
-        e = rn.export_onnx(n, onnx)
-        if e:
-            errors[n] = "ONNX export: " + e
+        if n in errors:
             continue
         got = {}
         for path, dev, pk in preds:

@@ -196,10 +196,10 @@ def main():
     nets = sorted({n for n, b in meas if b in a.batch_list and "train_time_ms" in meas[(n, b)]})
     os.makedirs(a.work, exist_ok=True)
     truth = {}
+    failed = rn.export_all(nets, a.work, 1, "new_gpu.py")
+    if failed:
+        sys.exit("new_gpu.py: ONNX export failed: %s" % "; ".join("%s: %s" % kv for kv in sorted(failed.items())))
     for n in nets:
-        e = rn.export_onnx(n, os.path.join(a.work, n + ".onnx"))
-        if e:
-            sys.exit("new_gpu.py: %s: ONNX export failed: %s" % (n, e))
         for b in a.batch_list:
             r = meas.get((n, b))
             if r and "train_time_ms" in r:

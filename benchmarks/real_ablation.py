@@ -131,10 +131,10 @@ def real_truth(a):
         if k[0] in rn.HELD_OUT and k[0] not in judged:  # scored only by the --judge they wait for
             continue
         out[k] = {m: y[rn.FIELDS[m]] for m in rn.METRICS}
-    missing = sorted({n for n, b in out if not os.path.exists(os.path.join(a.onnx, n + ".onnx"))})
-    if missing:
-        sys.exit("real_ablation.py: no ONNX export of %s under %s: run benchmarks/real_networks.py "
-                 "--report-only once (it exports every network there)" % (", ".join(missing), a.onnx))
+    failed = rn.export_all(sorted({n for n, b in out}), a.onnx, getattr(a, "jobs", 1), "real_ablation.py")
+    if failed:
+        sys.exit("real_ablation.py: no ONNX export of %s under %s: %s" % (
+            ", ".join(sorted(failed)), a.onnx, "; ".join("%s: %s" % kv for kv in sorted(failed.items()))))
     return out
 
 
@@ -337,7 +337,9 @@ def main():
     ap.add_argument("--seeds", default="1,2")
     ap.add_argument("--recipes", default="perfsage,gcn")
     ap.add_argument("--epochs", type=int, default=120)
-    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="trainings at once, and ONNX exports at once of the measured networks not yet "
+                         "under --onnx (each exported once, about 10 s on one core)")
     ap.add_argument("--infer-builder", type=int, default=2,
                     help="learn inference only from this PyTorch builder on (0: every line)")
     ap.add_argument("--measurements", default=os.path.join(ROOT, "datasets/space_cpu/measurements_epyc.jsonl"))
@@ -345,7 +347,8 @@ def main():
     ap.add_argument("--real2", default=os.path.join(ROOT, "benchmarks/real_networks_epyc_pass2.jsonl"))
     ap.add_argument("--real3", default="", help="the third pass, where the first two disagree "
                     "(real_networks.py --disagree-above; default: --real2's name with pass3, when it exists)")
-    ap.add_argument("--onnx", default="/tmp/seer-real-networks")
+    ap.add_argument("--onnx", default="/tmp/seer-real-networks",
+                    help="folder of NET.onnx; a measured network missing there is exported first")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work", default="/tmp/seer-real-ablation")
     ap.add_argument("--reuse", action="store_true", help="keep datasets and runs already in --work")

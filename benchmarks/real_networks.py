@@ -575,6 +575,41 @@ def export_onnx(name, path):
         return "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:160])
 
 
+def _export_one(job):
+    """(export, name, folder) -> (name, error or None): one export in a worker of export_all."""
+    export, name, folder = job
+    return name, (export or export_onnx)(name, os.path.join(folder, name + ".onnx"))
+
+
+def export_all(names, folder, jobs=1, tool="real_networks.py", export=None):
+    """Export every network of names not yet under folder (NAME.onnx), jobs at a time (worker
+    processes; export_onnx writes NAME.onnx.part and renames it, so a stopped run leaves no file
+    half-written), printing progress to stderr: {name: error} of those that failed. export: a
+    module-level function (name, path) -> error or None in place of export_onnx (the tests')."""
+    os.makedirs(folder, exist_ok=True)
+    todo = [n for n in names if not os.path.exists(os.path.join(folder, n + ".onnx"))]
+    if not todo:
+        return {}
+    print("%s: exporting %d network%s to ONNX under %s (%d at a time; about 10 s each on one core)" % (
+        tool, len(todo), "" if len(todo) == 1 else "s", folder, jobs), file=sys.stderr, flush=True)
+    t0, errors = time.time(), {}
+    if jobs > 1:
+        import concurrent.futures
+        import multiprocessing
+        pool = concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+        results = pool.map(_export_one, [(export, n, folder) for n in todo])
+    else:
+        pool, results = None, map(_export_one, [(export, n, folder) for n in todo])
+    for k, (n, e) in enumerate(results, 1):
+        if e:
+            errors[n] = e
+        print("  %d/%d %s%s (%.0f s)" % (k, len(todo), n, ": " + e if e else "", time.time() - t0),
+              file=sys.stderr, flush=True)
+    if pool:
+        pool.shutdown()
+    return errors
+
+
 def json_lines(path):
     """The complete JSON lines of a file (none when it is missing; a line being written is skipped)."""
     if not os.path.exists(path):
@@ -884,11 +919,7 @@ def main():
         measure_missing(a, nets, batches, only)
     if a.measure_only:
         return
-    errors = {}
-    for n in nets:
-        e = export_onnx(n, os.path.join(a.work, n + ".onnx"))
-        if e:
-            errors[n] = "ONNX export: " + e
+    errors = {n: "ONNX export: " + e for n, e in export_all(nets, a.work).items()}
     held = [n for n in nets if n in HELD_OUT]
     if held:  # exported (real_ablation.py --judge reads the exports), measured, not scored
         print("real_networks.py: held out, not scored until a candidate is judged on them: %s" % ", ".join(held))

@@ -46,13 +46,18 @@
   1 GiB under a 0.25 GiB limit is one error row and leaves no file; under 4 GiB it writes its file;
 - device_writeback.py turns a lent GPU session's files into the tracked dataset's (new lines
   tagged with the lease, specs.jsonl every architecture measured, of every spec file read) and
-  refuses, changing nothing, a run that did not resume the tracked files.
+  refuses, changing nothing, a run that did not resume the tracked files;
+- benchmarks/real_networks.export_all (the real networks' ONNX, which real_ablation.py,
+  signed_errors.py, new_cpu.py and new_gpu.py export when missing), one at a time and in two
+  worker processes: each missing network written, one already there left alone, a failure
+  returned with its error and no file, a second call with nothing missing exporting nothing.
 Needs python3-torch, python3-onnx, python3-h5py, and the build's libseeronnx (SEER_LIB_DIR).
 """
 import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -321,6 +326,40 @@ def pick_timm_limit(work):
     print("pick_timm: an export over its memory limit is a row of the table, one within it writes its file")
 
 
+def fake_export(name, path):
+    """Stands in for real_networks.export_onnx in export_all's test: the file, or an error for "bad"."""
+    if name == "bad":
+        return "RuntimeError: no such network"
+    open(path, "w").write("onnx " + name)
+    return None
+
+
+def refuse_export(name, path):
+    """Fails every export: a call of export_all with nothing to export never reaches it."""
+    return "RuntimeError: exported again"
+
+
+def export_all_pool(work):
+    """benchmarks/real_networks.export_all, one at a time and in two worker processes: a network
+    already exported is left as it is, each missing one is written, a failure is returned with its
+    error and leaves no file."""
+    import real_networks as rn
+    for jobs in (1, 2):
+        folder = os.path.join(work, "export_all_%d" % jobs)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        open(os.path.join(folder, "old.onnx"), "w").write("kept")
+        failed = rn.export_all(["old", "a", "bad", "b"], folder, jobs, "test_space", export=fake_export)
+        got = {n: open(os.path.join(folder, n + ".onnx")).read() for n in ("old", "a", "b")
+               if os.path.exists(os.path.join(folder, n + ".onnx"))}
+        check(failed == {"bad": "RuntimeError: no such network"}, "export_all, %d at a time: failed %r" % (jobs, failed))
+        check(got == {"old": "kept", "a": "onnx a", "b": "onnx b"} and not os.path.exists(os.path.join(folder, "bad.onnx")),
+              "export_all, %d at a time: files %r" % (jobs, got))
+        check(rn.export_all(["old", "a", "b"], folder, jobs, "test_space", export=refuse_export) == {},
+              "export_all, %d at a time: a second call exported again or failed" % jobs)
+    print("export_all: missing networks exported (one at a time and two), present ones kept, a failure returned")
+
+
 def device_writeback(work):
     """scripts/measure/device_writeback.py: a lent session's files become the tracked dataset's, new
     lines tagged with the lease, specs.jsonl every architecture measured (from the CNN sample and
@@ -381,6 +420,8 @@ def main():
     seerconvert, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
     device_writeback(work)
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    export_all_pool(work)
     a, b, c = space.sample(40, 3), space.sample(40, 3), space.sample(40, 4)
     check(a == b, "the sampler is not deterministic")
     check(a != c, "another seed gives the same specs")
