@@ -737,6 +737,9 @@ def measure_missing(a, nets, batches, only=None):
         sys.exit("real_networks.py: %s holds measurements made with OpenBLAS's %s kernels, this process runs its "
                  "%s ones: run it as they were (OPENBLAS_CORETYPE=...) or write to a file of its own (--measurements)"
                  % (a.measurements, ", ".join(sorted(kernels)), info["blas_core"]))
+    clock = None if gpu else space.clock_warning(a.measurements, done.values(), info, "real_networks.py")
+    if clock:
+        print(clock, flush=True)
     mine = set(os.sched_getaffinity(0))
     t_start, last = time.time(), 0.0
     print("real_networks.py: measuring %d configurations on %s, cores %s" %

@@ -32,6 +32,8 @@
   make_dataset.py refuses to mix two; space.blas_warning names the kernels to set on a pre-AVX fallback;
 - benchmarks/transfer.py's leave-one-family-out holds out every network with a stage of the
   family (the hybrids of specs_y / specs_z with it), by make_dataset.py's family names;
+- under a hypervisor, measure.py appends to a file of this processor measured at another clock
+  (another host of the same model) with a warning naming both clocks, and not to one of this clock;
 - the harness measures on the CPU, appends JSON lines with every field (the builder version
   among them), resumes without measuring again, and stops at the time budget (drift_now.py
   measures first-pass lines again into a file of its own and divides now by then); make_dataset turns
@@ -807,6 +809,17 @@ def main():
     rc = subprocess.run(cmd[:4] + [old_lines] + cmd[5:] + ["--limit", "1"], capture_output=True, text=True)
     check(rc.returncode == 0 and "warning: %d lines" % len(rows) in rc.stderr and "--cpu-id" in rc.stderr,
           "a file of lines without cpu_id: rc %d, %s" % (rc.returncode, rc.stderr))
+    # the same processor at another clock (one model, another host): appended to, with a warning naming both clocks
+    if rows[0].get("cpu_mhz") and space.under_hypervisor():
+        slow = os.path.join(work, "m_other_clock.jsonl")
+        with open(slow, "w") as f:
+            f.write(json.dumps(dict(rows[0], cpu_mhz=rows[0]["cpu_mhz"] * 0.8)) + "\n")
+        rc = subprocess.run(cmd[:4] + [slow] + cmd[5:] + ["--limit", "1"], capture_output=True, text=True)
+        check(rc.returncode == 0 and "%d MHz" % round(rows[0]["cpu_mhz"] * 0.8) in rc.stderr
+              and "another host" in rc.stderr and len(open(slow).readlines()) > 1,
+              "a file of this processor at another clock: rc %d, %s" % (rc.returncode, rc.stderr))
+        rc = subprocess.run(cmd[:4] + [old_lines] + cmd[5:] + ["--limit", "1"], capture_output=True, text=True)
+        check("another host" not in rc.stderr, "a clock warning on lines of this clock: %s" % rc.stderr)
     # one file, one allocator: a resume under other MALLOC_* settings refuses, the file unchanged
     check(rows[0].get("allocator") == space.allocator() and space.allocator({}) == "glibc"
           and space.allocator({"MALLOC_MMAP_THRESHOLD_": "65536"}) == "glibc MALLOC_MMAP_THRESHOLD_=65536"

@@ -381,6 +381,7 @@ def main():
     mixed = {}  # allocator -> lines measured under it, when not this process's
     kernels = {}  # blas_core -> lines measured with it, when not this process's
     unrecorded = 0  # lines written before measure.py recorded cpu_id
+    mine_lines = []  # this machine's lines, for the clock they were measured at
     if os.path.exists(a.out):
         with open(a.out) as f:
             for line in f:
@@ -395,6 +396,8 @@ def main():
                 if not space.same_machine(dict(r, device_name=theirs), info):
                     key = "%s (%s)" % (theirs, r["cpu_id"]) if "cpu_id" in r else theirs
                     others[key] = others.get(key, 0) + 1
+                else:
+                    mine_lines.append(r)
                 if not space.same_allocator(r, info):
                     mixed[r.get("allocator", "glibc")] = mixed.get(r.get("allocator", "glibc"), 0) + 1
                 if not space.same_blas(r, info):
@@ -417,6 +420,9 @@ def main():
         sys.exit("measure.py: error: %s: %d lines were measured on %r, this machine is %r; write this "
                  "machine's measurements to their own file (-o ...)" % (a.out, n, name, "%s (%s)" % (
                      info["device_name"], info.get("cpu_id", "?"))))
+    clock = space.clock_warning(a.out, mine_lines, info, "measure.py")
+    if clock:
+        print(clock, file=sys.stderr)
     if unrecorded and "cpu_id" in info:
         print("measure.py: warning: %d lines of %s record no cpu_id (written before measure.py recorded "
               "it): whether they were measured on this processor (%s) cannot be checked, and two "

@@ -123,6 +123,37 @@ def same_machine(a, b):
     return a.get("device_name") == b.get("device_name") and (ia is None or ib is None or ia == ib)
 
 
+def under_hypervisor():
+    """Whether this Linux runs as a virtual machine's guest (the "hypervisor" CPU flag)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(l.startswith("flags") and " hypervisor" in l for l in f)
+    except OSError:
+        return False
+
+
+def clock_warning(path, lines, info, tool):
+    """A warning (or None) when lines of one machine's file (same_machine) were measured where the
+    hypervisor reported another clock than info's (cpu_mhz, more than 2% apart): the same processor
+    model on another host, e.g. a 2.1 and a 2.3 GHz Xeon both GenuineIntel 6/207/2 (benchmarks/
+    RESULTS.md, "The fourth CPU measured twice"). Not refused: the lines record cpu_mhz, and a
+    level shift is what make_dataset.py --ref-normalize takes out. Only under a hypervisor, whose
+    clock stays as it reports it; a bare-metal /proc/cpuinfo gives the moment's frequency."""
+    mine = info.get("cpu_mhz") if under_hypervisor() else None
+    theirs = {}
+    for r in lines:
+        c = r.get("cpu_mhz")
+        if mine and c and abs(c / mine - 1) > 0.02:
+            theirs[round(c)] = theirs.get(round(c), 0) + 1
+    if not theirs:
+        return None
+    return ("%s: warning: %s holds %s measured where the hypervisor reported %s, this host reports %.0f MHz: "
+            "the same processor on another host, whose times can differ by the clocks' ratio; every line "
+            "records cpu_mhz (make_dataset.py --ref-normalize takes a level shift out)" % (
+                tool, path, " and ".join("%d lines" % n for n in theirs.values()),
+                " and ".join("%d MHz" % c for c in theirs), mine))
+
+
 def allocator(env=None):
     """The memory allocator a measurement ran under, as a line records it ("allocator"): "glibc"
     for glibc's malloc as it comes, else what changes it, e.g. "glibc MALLOC_MMAP_THRESHOLD_=4294967296"
