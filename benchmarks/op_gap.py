@@ -14,7 +14,6 @@ export holds (a family measured since the predictor was trained, e.g. specs_z.js
 """
 import argparse
 import collections
-import json
 import os
 import sys
 import tempfile
@@ -53,20 +52,13 @@ def main():
     ap.add_argument("--space-limit", type=int, default=60, help="how many of its specs to export (default 60)")
     a = ap.parse_args()
     m = seer.Model(a.predictor)
-    rows, seen = [], set()
-    with open(a.real) as f:
-        for line in f:
-            r = json.loads(line)
-            p = os.path.join(a.work, r["name"] + ".onnx")
-            if "train_time_ms" not in r or r["name"] in rn.HELD_OUT or not os.path.exists(p) or \
-                    (r["name"], r["batch"]) in seen:
-                continue
-            seen.add((r["name"], r["batch"]))
-            g = seer.onnx_graph(p, batch=r["batch"])
-            pred = m.predict_onnx(p, batch=r["batch"])
-            gap = {it["name"] for it in m.check_range(*g)["out_of_range"] if it["kind"] == "op"}
-            ape = [abs(pred["%s_%s" % (a.device, k)] / r[fld] - 1) for k, fld in FIELDS]
-            rows.append((r["name"], gap, ape))
+    rows = []
+    for r, p in rn.scored_configs(a.real, a.work):
+        g = seer.onnx_graph(p, batch=r["batch"])
+        pred = m.predict_onnx(p, batch=r["batch"])
+        gap = {it["name"] for it in m.check_range(*g)["out_of_range"] if it["kind"] == "op"}
+        ape = [abs(pred["%s_%s" % (a.device, k)] / r[fld] - 1) for k, fld in FIELDS]
+        rows.append((r["name"], gap, ape))
     if len(rows) < 10:
         sys.exit("op_gap: %d configurations with an ONNX export in %s: too few" % (len(rows), a.work))
     covered = spec_ops(a.space_specs, a.space_limit) if a.space_specs else set()

@@ -16,13 +16,18 @@ mean signed error of the configurations it would warn on against the others, the
     /usr/bin/python3 benchmarks/pair_gap.py --h5 TRAIN.h5 --predictor predictors/cpu_xeon26.seer \\
         --device cpu_xeon26 --real benchmarks/real_networks_xeon26.jsonl
 
+--widest-sum measures a second statistic the same way (benchmarks/widest_sum_gap.md): the widest sum
+a graph adds (widest_sum), warned on above the training graphs' widest, as node counts are; it
+prints the MAPE of the networks it would warn on against the others, per width, and how often as
+many networks drawn at random are off by as much. --drop-family leaves training graphs out (a
+dataset rebuilt now that holds families the file was not trained on).
+
 TRAIN.h5: the predictor's training dataset (scripts/space/make_dataset.py on the measurement lines
 it was trained on); every graph of it is counted, the validation and test splits too, so the
 pairs seen are if anything more than the training split's and the warning fires if anything less.
 """
 import argparse
 import collections
-import json
 import os
 import sys
 
@@ -50,6 +55,42 @@ def train_pairs(path):
     return names, np.bincount(op, minlength=n), pairs
 
 
+def widest_sum(ops, edges, add_ops):
+    """The most terms one sum of the graph adds: an Add (or Sum) node's inputs, where an input that
+    is itself an Add whose only consumer is this one counts its own inputs (a + b + c written as two
+    Adds is one sum of three). A ResNet's residual adds two; a MobileOne block in its training form
+    adds three to six branches. 0 without a sum."""
+    n = len(ops)
+    ins, outs = [[] for _ in range(n)], [[] for _ in range(n)]
+    for s, d in edges:
+        ins[d].append(s), outs[s].append(d)
+
+    def terms(v):
+        return sum(terms(s) if ops[s] in add_ops and len(outs[s]) == 1 else 1 for s in ins[v])
+    return max([terms(v) for v in range(n) if ops[v] in add_ops and not (
+        len(outs[v]) == 1 and ops[outs[v][0]] in add_ops)] or [0])
+
+
+def train_widest(path, drop):
+    """The widest sum (widest_sum) over the graphs of a PerfGraph file whose family contains none
+    of the strings in drop, and how many graphs that was."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        names = [s.decode() if isinstance(s, bytes) else str(s) for s in f["schema/op_types"][:]]
+        op, ei = f["node/op"][:], f["edge/index"][:]
+        node_ptr, edge_ptr = f["graph/node_ptr"][:], f["graph/edge_ptr"][:]
+        fam = [s.decode() if isinstance(s, bytes) else str(s) for s in f["graph/family"][:]] \
+            if "graph/family" in f else [""] * (len(node_ptr) - 1)
+    add_ops = {i for i, s in enumerate(names) if s in ("Add", "Sum")}
+    best, kept = 0, 0
+    for g in range(len(node_ptr) - 1):
+        if any(d in fam[g] for d in drop):
+            continue
+        kept += 1
+        best = max(best, widest_sum(op[node_ptr[g]:node_ptr[g + 1]], ei[edge_ptr[g]:edge_ptr[g + 1]], add_ops))
+    return best, kept
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -59,32 +100,33 @@ def main():
     ap.add_argument("--real", required=True, help="real_networks.py measurements (JSON lines)")
     ap.add_argument("--work", default="/tmp/seer-real-networks", help="the ONNX exports")
     ap.add_argument("--top", type=int, default=25, help="pairs listed, the most networks first")
+    ap.add_argument("--widest-sum", action="store_true",
+                    help="measure the warning on the widest sum instead (a network adding more terms in one "
+                         "sum than any training graph)")
+    ap.add_argument("--drop-family", default="", metavar="S[,S...]",
+                    help="leave out the training graphs whose family contains one of these, e.g. the "
+                         "families a file was not trained on that its dataset rebuilt now has")
     a = ap.parse_args()
     for p in (a.h5, a.predictor, a.real):
         if not os.path.exists(p):
             sys.exit("pair_gap: %s: no such file" % p)
     names, op_n, pair_n = train_pairs(a.h5)
+    if a.widest_sum:
+        return widest_main(a, names)
     index = {s: i for i, s in enumerate(names)}
     onnx_names = seer.onnx_op_names()
     m = seer.Model(a.predictor)
-    rows, seen = [], set()
-    with open(a.real) as f:
-        for line in f:
-            r = json.loads(line)
-            p = os.path.join(a.work, r["name"] + ".onnx")
-            if "train_time_ms" not in r or r["name"] in rn.HELD_OUT or not os.path.exists(p) or \
-                    (r["name"], r["batch"]) in seen:
-                continue
-            seen.add((r["name"], r["batch"]))
-            g = seer.onnx_graph(p, batch=r["batch"])
-            ops = [index.get(onnx_names[i], -1) for i in g[4]]
-            gap = set()
-            for s, d in g[1]:
-                i, j = ops[s], ops[d]
-                if min(i, j) >= 0 and op_n[i] and op_n[j] and not pair_n[i, j]:
-                    gap.add("%s -> %s" % (names[i], names[j]))
-            pred = m.predict_onnx(p, batch=r["batch"])
-            rows.append((r["name"], gap, [pred["%s_%s" % (a.device, k)] / r[fld] - 1 for k, fld in FIELDS]))
+    rows = []
+    for r, p in rn.scored_configs(a.real, a.work):
+        g = seer.onnx_graph(p, batch=r["batch"])
+        ops = [index.get(onnx_names[i], -1) for i in g[4]]
+        gap = set()
+        for s, d in g[1]:
+            i, j = ops[s], ops[d]
+            if min(i, j) >= 0 and op_n[i] and op_n[j] and not pair_n[i, j]:
+                gap.add("%s -> %s" % (names[i], names[j]))
+        pred = m.predict_onnx(p, batch=r["batch"])
+        rows.append((r["name"], gap, [pred["%s_%s" % (a.device, k)] / r[fld] - 1 for k, fld in FIELDS]))
     if len(rows) < 10:
         sys.exit("pair_gap: %d configurations with an ONNX export in %s: too few" % (len(rows), a.work))
     print("pair_gap: %d configurations of %d networks in %s; %s; %d of %d operator pairs seen in %s" % (
@@ -109,6 +151,55 @@ def main():
         line(pair, [r for r in rows if pair in r[1]], ", ".join(who[:6]) + (", ..." if len(who) > 6 else ""))
     if len(nets) > a.top:
         print("\n%d more pairs, each in fewer networks." % (len(nets) - a.top))
+
+
+def widest_main(a, names):
+    drop = [d for d in a.drop_family.split(",") if d]
+    train_w, kept = train_widest(a.h5, drop)
+    onnx_names = seer.onnx_op_names()
+    add_ops = {i for i, s in enumerate(onnx_names) if s in ("Add", "Sum")}
+    m = seer.Model(a.predictor)
+    rows, widest = [], {}
+    for r, p in rn.scored_configs(a.real, a.work):
+        if r["name"] not in widest:
+            g = seer.onnx_graph(p, batch=r["batch"])
+            widest[r["name"]] = widest_sum(g[4], g[1], add_ops)
+        pred = m.predict_onnx(p, batch=r["batch"])
+        rows.append((r["name"], widest[r["name"]], [pred["%s_%s" % (a.device, k)] / r[fld] - 1 for k, fld in FIELDS]))
+    if len(rows) < 10:
+        sys.exit("pair_gap: %d configurations with an ONNX export in %s: too few" % (len(rows), a.work))
+    print("pair_gap --widest-sum: %d configurations of %d networks in %s; %s; the widest sum of the %d graphs "
+          "of %s%s: %d terms" % (len(rows), len({r[0] for r in rows}), a.real, a.predictor, kept, a.h5,
+                                 " (families with %s left out)" % ", ".join(drop) if drop else "", train_w))
+    print()
+    print("| widest sum in the network | networks | configurations | MAPE %: training step / inference / memory "
+          "| mean signed error % | the networks |")
+    print("|---|---|---|---|---|---|")
+
+    def line(label, sel):
+        if not sel:
+            return
+        e = np.array([r[2] for r in sel]) * 100
+        who = sorted({r[0] for r in sel})
+        print("| %s | %d | %d | %.1f / %.1f / %.1f | %+.1f / %+.1f / %+.1f | %s |" % (
+            label, len(who), len(sel), *np.abs(e).mean(0), *e.mean(0),
+            ", ".join(who[:8]) + (", ..." if len(who) > 8 else "")))
+    line("*above the training's %d: the warning*" % train_w, [r for r in rows if r[1] > train_w])
+    line("*at most %d*" % train_w, [r for r in rows if r[1] <= train_w])
+    for w in sorted({r[1] for r in rows}):
+        line("%d terms" % w, [r for r in rows if r[1] == w])
+    # chance: as many networks drawn at random (seeded), the share whose configurations' MAPE is at
+    # least the warned ones', per label
+    warned = sorted({r[0] for r in rows if r[1] > train_w})
+    if warned:
+        nets = sorted({r[0] for r in rows})
+        err = {n: np.array([np.abs(r[2]) for r in rows if r[0] == n]) for n in nets}
+        mape = lambda sel: np.concatenate([err[n] for n in sel]).mean(0)
+        ref, rng, draws = mape(warned), np.random.default_rng(1), 2000
+        hits = sum(mape(rng.choice(nets, len(warned), replace=False)) >= ref for _ in range(draws))
+        print("\nBy chance: of %d draws of %d networks at random, %s had a MAPE at least the warned networks' "
+              "(training step / inference / memory)." % (draws, len(warned), " / ".join(
+                  "%.1f%%" % (100.0 * h / draws) for h in hits)))
 
 
 if __name__ == "__main__":

@@ -624,6 +624,20 @@ def json_lines(path):
     return out
 
 
+def scored_configs(path, work):
+    """(line, ONNX path) of every timed (network, batch) of a real-network file whose export is in
+    work, the first line of each, the networks held out (HELD_OUT) left out: what the gap scripts
+    (op_gap.py, pair_gap.py) score."""
+    seen = set()
+    for r in json_lines(path):
+        p = os.path.join(work, r["name"] + ".onnx")
+        if "train_time_ms" not in r or r["name"] in HELD_OUT or not os.path.exists(p) or \
+                (r["name"], r["batch"]) in seen:
+            continue
+        seen.add((r["name"], r["batch"]))
+        yield r, p
+
+
 def named_files(ap, values, flag):
     """[(NAME, PATH)] of a repeated NAME=FILE.seer option (the tools that score several predictor
     files); ap.error on one that does not name an existing file."""

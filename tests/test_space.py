@@ -27,7 +27,8 @@
   gate (Hardsigmoid, Sigmoid) builds, exports both ways and converts with GlobalAveragePool, the
   gate and Mul in Seer's graph, FLOPs and parameters equal, a global pool per SE block;
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
-- benchmarks/pair_gap.py counts a dataset's operator pairs as a graph-by-graph count does;
+- benchmarks/pair_gap.py counts a dataset's operator pairs as a graph-by-graph count does, and the
+  widest sum of hand-made graphs and of a dataset (every family dropped: none);
 - measure.py's lines record OpenBLAS's kernel set (blas_core), a resume onto lines of another refuses and
   make_dataset.py refuses to mix two; space.blas_warning names the kernels to set on a pre-AVX fallback;
 - benchmarks/transfer.py's leave-one-family-out holds out every network with a stage of the
@@ -100,6 +101,22 @@ def pair_counts(h5):
               pairs.sum(), len(ei), "equal" if np.array_equal(pairs, want) else "differ from"))
     conv, bn = names.index("Conv"), names.index("BatchNormalization")
     check(pairs[conv, bn] > 0, "pair_gap.train_pairs: no Conv -> BatchNormalization edge in a CNN dataset")
+    # the widest sum: a sum written as a chain of Adds is one sum while each inner Add has no other
+    # reader; a residual chain (each sum read again) adds two at a time
+    A, X = 1, 0
+    cases = [([X, X, A], [(0, 2), (1, 2)], 2),                          # a + b
+             ([X, X, A, X, A], [(0, 2), (1, 2), (2, 4), (3, 4)], 3),    # (a + b) + c
+             ([X, X, A, X, A, X], [(0, 2), (1, 2), (2, 4), (3, 4), (2, 5)], 2),  # a + b read twice
+             ([X, X, A, X, X, A, A], [(0, 2), (1, 2), (3, 5), (4, 5), (2, 6), (5, 6)], 4),
+             ([X, X], [(0, 1)], 0)]
+    for ops, edges, want in cases:
+        got = pair_gap.widest_sum(ops, edges, {A})
+        check(got == want, "pair_gap.widest_sum(%s, %s) = %d, want %d" % (ops, edges, got, want))
+    w, kept = pair_gap.train_widest(h5, [])
+    fams = pair_gap.train_widest(h5, ["space/"])
+    check(w >= 2 and kept == len(npt) - 1 and fams == (0, 0),
+          "pair_gap.train_widest: widest %d over %d graphs (file: %d), %s with every space/ family dropped" % (
+              w, kept, len(npt) - 1, fams))
 
 
 def held_out_bookkeeping():
