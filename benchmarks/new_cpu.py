@@ -432,8 +432,11 @@ def main():
          "The new CPU: %s%s, one core (the lines' `cores`), measured by `benchmarks/real_networks.py` as the "
          "design space was (one thread, median of 7 timed runs after 2 warm-up ones; peak RSS of a forked "
          "child). %d configurations: %d networks (torchvision's and timm's ImageNet models, random weights) "
-         "at batch %s. No design-space network was measured on it, and no predictor learned it." %
-         (name, " (`cpu_id` %s)" % "; ".join(ids) if ids else "", len(rows), nn, ", ".join(map(str, batches))), "",
+         "at batch %s. %s" %
+         (name, " (`cpu_id` %s)" % "; ".join(ids) if ids else "", len(rows), nn, ", ".join(map(str, batches)),
+          "No shipped predictor learned it; its design space measured there (`--own`) is what the rows below "
+          "marked so calibrated on or trained on." if a.own else
+          "No design-space network was measured on it, and no predictor learned it."), "",
          "Cells: MAPE %% / Spearman over those configurations. *+K measured*: each network predicted after "
          "K other networks (drawn at random for it, %d draws averaged) were timed on the new CPU: "
          "`seercalibrate`'s factor per metric and batch (*calibrated*), its `--with-flops` fit (log y = a + "
@@ -446,6 +449,12 @@ def main():
     fmt = lambda s: " | ".join("%.1f / %.3f" % s[m] for m in METRICS)  # noqa: E731
     for path, dev, pk in preds:
         L.append("| `%s` as shipped (`--device %s`) | 0 | %s |" % (shown(path), dev, fmt(score(rows, pk))))
+    if a.own:  # the baseline without Seer that the design-space lines allow (README's shipped-predictors table)
+        reg, (n_reg, _) = rn.regression(a.own)
+        for r in rows:
+            r["reg_own"] = {m: reg(m, r["flops"], r["batch"]) for m in METRICS}
+        L.append("| log-FLOPs regression on `--own`'s %d design-space lines (log y = a + b log FLOPs + c log batch; "
+                 "no Seer) | 0 | %s |" % (n_reg, fmt(score(rows, "reg_own"))))
     for k in shots:
         s = score_shots(rows, keys, k, range(a.seeds))
         for _, _, pk in preds:
