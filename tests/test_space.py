@@ -29,6 +29,7 @@
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
 - benchmarks/pair_gap.py counts a dataset's operator pairs as a graph-by-graph count does, and the
   widest sum of hand-made graphs and of a dataset (every family dropped: none);
+- ref_check.py reads real_networks.py's passes as files of their own (a pass per file);
 - measure.py's lines record OpenBLAS's kernel set (blas_core), a resume onto lines of another refuses and
   make_dataset.py refuses to mix two; space.blas_warning names the kernels to set on a pre-AVX fallback;
 - benchmarks/transfer.py's leave-one-family-out holds out every network with a stage of the
@@ -1012,6 +1013,18 @@ def main():
                          "--windows", "1,3"], capture_output=True, text=True)
     check(rc.returncode == 0 and "2 measured in two or more passes" in rc.stdout and "| 1 |" in rc.stdout
           and "| 3 | 1 |" in rc.stdout, "ref_check.py: %s%s" % (rc.stdout, rc.stderr))
+    # real_networks.py's passes, files of their own whose lines carry no "pass": one file a pass
+    p1, p2 = os.path.join(work, "rn_pass1.jsonl"), os.path.join(work, "rn_pass2.jsonl")
+    for path, t in ((p1, (100.0, 100.0)), (p2, (120.0, 100.0))):
+        with open(path, "w") as f:
+            for name, v in zip(("net_a", "net_b"), t):
+                f.write(json.dumps({"name": name, "batch": 1, "ref_ms": 2.0, "train_time_ms": v,
+                                    "infer_time_ms": v}) + "\n")
+    rc = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "measure", "ref_check.py"),
+                         p1 + "," + p2, "--powers", "0"], capture_output=True, text=True)
+    # net_a: (120 - 100) / 110 = 18.2%, net_b: 0; the median of the two 9.1%
+    check(rc.returncode == 0 and "2 measured in two or more passes" in rc.stdout and
+          "| 1 | 0 | 9.1% |" in rc.stdout, "ref_check.py on two real-network pass files: %s%s" % (rc.stdout, rc.stderr))
     # --ref-window K: a line's reference is the median ref_ms of the K lines of its file nearest it
     import make_dataset
     syn = [{"ref_ms": v} for v in (1.0, 10.0, 1.0, 2.0)] + [{}] + [{"ref_ms": 3.0}]

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """ref_check.py MEASUREMENTS.jsonl[,MORE.jsonl] [--powers 0,0.25,0.5,0.75,1] [--windows 1,51,201]
 
+MEASUREMENTS: measure.py's lines (passes told apart by their "pass"), or real_networks.py's passes
+as files of their own (first,second[,third]: a line without "pass" is its file's pass, 1, 2, ...).
+
 Does dividing out the reference network's time (measure.py's ref_ms, timed just before each
 configuration) make the CPU labels more reproducible? For every configuration (architecture,
 batch) measured in two or more passes (measure.py --pass) with ref_ms in each, the disagreement
@@ -37,7 +40,7 @@ def load(paths, window=1):
     """{(id, batch): its records} of the lines with ref_ms; window > 1: each with ref_window_ms
     (make_dataset.smooth_refs over its file)."""
     by = {}
-    for path in paths.split(","):
+    for n, path in enumerate(paths.split(",")):
         recs = []
         with open(path) as f:
             for line in f:
@@ -50,7 +53,10 @@ def load(paths, window=1):
         for r in recs:
             if r.get("oom") or not r.get("ref_ms"):
                 continue
-            by.setdefault((r["id"], r["batch"]), []).append(r)
+            # a line without "pass" is of its file's pass: the first file's 1, the second's 2, ...
+            # (real_networks.py's passes are files of their own); a real network is keyed by name
+            r.setdefault("pass", n + 1)
+            by.setdefault((r.get("id") or r["name"], r["batch"]), []).append(r)
     return by
 
 
