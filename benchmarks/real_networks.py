@@ -845,6 +845,19 @@ def regression(path, infer_builder=None):
         (len(rows), n_infer)
 
 
+def device_defaults(a):
+    """--predictor and --space, where not given, from --device: predictors/DEVICE.seer, and the
+    device's design-space measurements (cpu_NAME: datasets/space_cpu/measurements_NAME.jsonl; h200:
+    datasets/space_h200/measurements.jsonl), so that the baseline regression is fitted on the
+    machine the networks are measured on."""
+    if a.predictor is None:
+        a.predictor = os.path.join(ROOT, "predictors", a.device + ".seer")
+    if a.space is None:
+        dev = a.device[len("cpu_"):] if a.device.startswith("cpu_") else a.device
+        a.space = os.path.join(ROOT, "datasets", "space_h200", "measurements.jsonl") if dev == "h200" else \
+            os.path.join(ROOT, "datasets", "space_cpu", "measurements_%s.jsonl" % dev)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nets", default=",".join(NETS), help="torchvision model names, timm-NAME for timm's, or torchvision for all of torchvision's (default: all %d)" % len(NETS))
@@ -852,10 +865,13 @@ def main():
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--predictor", default=os.path.join(ROOT, "predictors/cpu_epyc.seer"))
+    ap.add_argument("--predictor", default=None,
+                    help="the predictor file (default: predictors/DEVICE.seer)")
     ap.add_argument("--device", default="cpu_epyc", help="the predictor's device name (label prefix)")
-    ap.add_argument("--space", default=os.path.join(ROOT, "datasets/space_cpu/measurements_epyc.jsonl"),
-                    help="the design-space measurements of this machine (the regression's data)")
+    ap.add_argument("--space", default=None,
+                    help="the design-space measurements of this machine (the regression's data; default: "
+                         "the device's, datasets/space_cpu/measurements_NAME.jsonl for cpu_NAME, "
+                         "datasets/space_h200/measurements.jsonl for h200)")
     ap.add_argument("--measurements", default=os.path.join(ROOT, "benchmarks/real_networks_epyc.jsonl"))
     ap.add_argument("--repeat", default=os.path.join(ROOT, "benchmarks/real_networks_epyc_pass2.jsonl"),
                     help="a second measurement of the same networks, taken later in other processes "
@@ -904,6 +920,7 @@ def main():
         sys.exit("real_networks.py: --batches %r: give batch sizes separated by commas" % a.batches)
     if a.measure_only and a.report_only:
         sys.exit("real_networks.py: --measure-only and --report-only exclude each other")
+    device_defaults(a)
     for p in () if a.measure_only else (a.predictor, a.space, os.path.join(a.build, "seerpredict")):
         if not os.path.exists(p):
             sys.exit("real_networks.py: %s missing (see --help)" % p)

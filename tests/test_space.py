@@ -30,6 +30,7 @@
 - benchmarks/pair_gap.py counts a dataset's operator pairs as a graph-by-graph count does, and the
   widest sum of hand-made graphs and of a dataset (every family dropped: none);
 - ref_check.py reads real_networks.py's passes as files of their own (a pass per file);
+  real_networks.py's --predictor and --space default to --device's files;
 - measure.py's lines record OpenBLAS's kernel set (blas_core), a resume onto lines of another refuses and
   make_dataset.py refuses to mix two; space.blas_warning names the kernels to set on a pre-AVX fallback;
 - benchmarks/transfer.py's leave-one-family-out holds out every network with a stage of the
@@ -250,6 +251,24 @@ def real_passes(work):
           "real_ablation without --cpu-id: not every line, or b's pass of another processor averaged in: %s" % got)
     print("real networks: passes combined as documented; real_ablation --batches keeps those batches alone, "
           "--cpu-id that processor's lines")
+
+
+def device_defaults():
+    """real_networks.py's --predictor and --space follow --device where not given (the regression
+    baseline fitted on the measured machine's design space, not the EPYC's), and stay as given."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import real_networks as rn
+    import types
+    want = {"cpu_xeon21": ("predictors/cpu_xeon21.seer", "datasets/space_cpu/measurements_xeon21.jsonl"),
+            "h200": ("predictors/h200.seer", "datasets/space_h200/measurements.jsonl")}
+    for dev, (pred, space_file) in want.items():
+        a = types.SimpleNamespace(device=dev, predictor=None, space=None)
+        rn.device_defaults(a)
+        check((a.predictor, a.space) == (os.path.join(ROOT, pred), os.path.join(ROOT, space_file)),
+              "real_networks.device_defaults(%s): %s, %s" % (dev, a.predictor, a.space))
+    a = types.SimpleNamespace(device="cpu_xeon21", predictor="p.seer", space="s.jsonl")
+    rn.device_defaults(a)
+    check((a.predictor, a.space) == ("p.seer", "s.jsonl"), "real_networks.device_defaults replaced given paths")
 
 
 def predict_wrong_device(build):
@@ -1058,6 +1077,7 @@ def main():
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool, rc.stderr[-300:]))
     held_out_bookkeeping()
+    device_defaults()
     pair_counts(h5d)
     transfer_holdout()
     batch_scaling_stats()
