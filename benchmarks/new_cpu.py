@@ -2,7 +2,8 @@
 """A CPU no shipped predictor saw: the real networks measured on it, scored.
 
 The shipped CPU predictors (predictors/cpu_xeon26.seer, cpu_epyc.seer, cpu_xeon.seer) learned Seer's
-design space timed on one core of three machines (Intel Xeons at 2.6 and 2.8 GHz, an AMD EPYC). A
+design space timed on one core of three machines (Intel Xeons at 2.6 and 2.8 GHz, an AMD EPYC);
+cpu_xeon21.seer is cpu_xeon26.seer calibrated to a fourth (an Intel Xeon, 6/207/2). A
 user with another CPU has neither its design space nor a predictor for it: what do the shipped files
 tell them, as they are and after timing a few of their own networks (seercalibrate)? This script
 scores that on torchvision's and timm's ImageNet models measured on the new CPU by
@@ -43,7 +44,8 @@ import real_networks as rn  # noqa: E402
 from transfer import batch_factors, power_fit, spearman  # noqa: E402
 
 METRICS = rn.METRICS
-PREDICTORS = "predictors/cpu_xeon26.seer:cpu_xeon26,predictors/cpu_epyc.seer:cpu_epyc,predictors/cpu_xeon.seer:cpu_xeon"
+PREDICTORS = ("predictors/cpu_xeon26.seer:cpu_xeon26,predictors/cpu_epyc.seer:cpu_epyc,predictors/cpu_xeon.seer:cpu_xeon,"
+              "predictors/cpu_xeon21.seer:cpu_xeon21")
 POWER_REFUSED = [0]  # predictions for which seercalibrate --power refused the K networks drawn
 
 
