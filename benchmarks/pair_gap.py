@@ -110,9 +110,9 @@ def main():
     for p in (a.h5, a.predictor, a.real):
         if not os.path.exists(p):
             sys.exit("pair_gap: %s: no such file" % p)
-    names, op_n, pair_n = train_pairs(a.h5)
     if a.widest_sum:
-        return widest_main(a, names)
+        return widest_main(a)
+    names, op_n, pair_n = train_pairs(a.h5)
     index = {s: i for i, s in enumerate(names)}
     onnx_names = seer.onnx_op_names()
     m = seer.Model(a.predictor)
@@ -153,7 +153,7 @@ def main():
         print("\n%d more pairs, each in fewer networks." % (len(nets) - a.top))
 
 
-def widest_main(a, names):
+def widest_main(a):
     drop = [d for d in a.drop_family.split(",") if d]
     train_w, kept = train_widest(a.h5, drop)
     onnx_names = seer.onnx_op_names()
