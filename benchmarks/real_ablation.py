@@ -70,6 +70,13 @@ DEEP = ("densenet121", "densenet161", "densenet169", "densenet201", "resnet101",
 COST_FEATURES = ("log_nodes", "log_flops_total", "log_mem_total", "log_weight_total")
 
 
+def deep_text(nets):
+    """The deep nets' sentence: which of DEEP were scored, and how many of the twelve that is."""
+    got = [n for n in DEEP if n in nets]
+    return "deep nets (a stage of more than four blocks; %d named before `specs_d.jsonl` was measured, %d of them " \
+           "scored here): %s" % (len(DEEP), len(got), ", ".join(got) or "none")
+
+
 def group(name):
     return next((g for g, keys in GROUPS.items() if any(name.startswith(k) for k in keys)), "rest")
 
@@ -309,8 +316,8 @@ def summary(rows, judged=()):
 COLS = [("train_ms", "training step"), ("infer_ms", "inference"), ("train_mb", "memory"),
         ("infer depthwise", "inference, depthwise nets"), ("infer dense", "inference, DenseNets"),
         ("infer rest", "inference, the rest"),
-        ("train deep", "training step, the 12 deep nets"), ("infer deep", "inference, the 12 deep nets"),
-        ("mem deep", "memory, the 12 deep nets"), ("train shallow", "training step, the others"),
+        ("train deep", "training step, the deep nets"), ("infer deep", "inference, the deep nets"),
+        ("mem deep", "memory, the deep nets"), ("train shallow", "training step, the others"),
         ("infer shallow", "inference, the others"), ("mem shallow", "memory, the others"),
         ("train judged", "training step, --judge"), ("infer judged", "inference, --judge"),
         ("mem judged", "memory, --judge"), ("train unjudged", "training step, all but --judge"),
@@ -469,14 +476,13 @@ def main():
          "none of them trained on. Cells: MAPE %%; the two "
          "predicted / measured columns are medians; the last two columns are the MAPE on the arm's own held-out "
          "design-space graphs (its 5%% test split, shared by its runs). Depthwise nets: %s; ViT / Swin / "
-         "ConvNeXt: %s; the 12 deep nets (a stage of more than four blocks, named before `specs_d.jsonl` "
-         "was measured): %s." % (
+         "ConvNeXt: %s; %s." % (
              arms["A"][0], arms["B"][0], os.path.relpath(a.measurements, ROOT), data["A"][1], data["B"][1],
              "from builder %d's lines only" % a.infer_builder if a.infer_builder else "from every line", a.epochs,
              sum(secs.values()), len(nets), len(truth), "/".join(str(b) for b in sorted({b for n, b in truth})),
              passes_text(a), ", ".join(sorted(n for n in nets if group(n) == "depthwise")),
              ", ".join(sorted(n for n in nets if n.startswith(TRANSFORMERS))),
-             ", ".join(n for n in DEEP if n in nets)), ""]
+             deep_text(nets)), ""]
     emit(L + table(res), a.out)
 
 
@@ -521,10 +527,9 @@ def score_files(a):
             (" --ref-normalize %g --measurements %s" % (a.ref_normalize, os.path.relpath(a.measurements, ROOT))
              if a.ref_normalize else ""), time.strftime("%Y-%m-%d"), machine()), "",
          "Scored on %d real networks (%d configurations at batch %s; measured: %s). Cells: MAPE %%; the two "
-         "predicted / measured columns are medians. The 12 deep "
-         "nets (a stage of more than four blocks, named before `specs_d.jsonl` was measured): %s.%s" % (
+         "predicted / measured columns are medians. The %s.%s" % (
              len(nets), len(truth), "/".join(str(b) for b in sorted({b for n, b in truth})),
-             passes_text(a), ", ".join(n for n in DEEP if n in nets),
+             passes_text(a), deep_text(nets),
              " --judge (%d networks, %d configurations; not among the others): %s." % (
                  len(judged), sum(1 for n, b in truth if n in judged), ", ".join(sorted(judged))) if judged else ""), ""]
     emit(L + table(res), a.out)

@@ -249,8 +249,13 @@ def real_passes(work):
     got = real_ablation.real_truth(args)
     check(len(got) == 3 and abs(got[("b", 1)]["train_ms"] - 100) < 1e-9,
           "real_ablation without --cpu-id: not every line, or b's pass of another processor averaged in: %s" % got)
+    # the deep nets' sentence names the ones scored and says how many of the twelve they are
+    got = real_ablation.deep_text({"densenet121", "mobilenet_v2", "resnet18"})
+    check("2 of them scored here): densenet121, mobilenet_v2" in got and "12 named" in got and "resnet18" not in got,
+          "real_ablation.deep_text: %s" % got)
+    check(real_ablation.deep_text(set()).endswith("0 of them scored here): none"), "real_ablation.deep_text, none")
     print("real networks: passes combined as documented; real_ablation --batches keeps those batches alone, "
-          "--cpu-id that processor's lines")
+          "--cpu-id that processor's lines, and says how many deep nets it scored")
 
 
 def device_defaults():
