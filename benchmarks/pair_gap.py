@@ -22,6 +22,11 @@ prints the MAPE of the networks it would warn on against the others, per width, 
 many networks drawn at random are off by as much. --drop-family leaves training graphs out (a
 dataset rebuilt now that holds families the file was not trained on).
 
+--pairs A>B[,C>D] measures a warning named in advance (benchmarks/bn_branch_gap.md): the networks with
+an edge from operator A to operator B against the others, over every pass of --real (comma-separated,
+real_networks.truth: the median of three), the networks the pairs were named from (--named) apart
+and out of the chance draw; no training dataset needed.
+
 TRAIN.h5: the predictor's training dataset (scripts/space/make_dataset.py on the measurement lines
 it was trained on); every graph of it is counted, the validation and test splits too, so the
 pairs seen are if anything more than the training split's and the warning fires if anything less.
@@ -94,7 +99,7 @@ def train_widest(path, drop):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--h5", required=True, help="the predictor's training dataset")
+    ap.add_argument("--h5", default="", help="the predictor's training dataset (not with --pairs)")
     ap.add_argument("--predictor", required=True)
     ap.add_argument("--device", required=True, help="the label prefix, e.g. cpu_xeon26")
     ap.add_argument("--real", required=True, help="real_networks.py measurements (JSON lines)")
@@ -106,7 +111,19 @@ def main():
     ap.add_argument("--drop-family", default="", metavar="S[,S...]",
                     help="leave out the training graphs whose family contains one of these, e.g. the "
                          "families a file was not trained on that its dataset rebuilt now has")
+    ap.add_argument("--pairs", default="", metavar="A>B[,C>D...]",
+                    help="measure a warning named in advance instead: on a network with an edge from an "
+                         "operator A to an operator B (ONNX names); no --h5; --real may name several passes")
+    ap.add_argument("--named", default="", metavar="NET[,NET...]",
+                    help="with --pairs: the networks the pairs were named from, reported apart and left out "
+                         "of the chance draw")
+    ap.add_argument("--include-held-out", action="store_true",
+                    help="with --pairs: score real_networks.py's held-out networks too")
     a = ap.parse_args()
+    if a.pairs:
+        return pairs_main(a, ap)
+    if not a.h5:
+        ap.error("--h5 is required (but with --pairs)")
     for p in (a.h5, a.predictor, a.real):
         if not os.path.exists(p):
             sys.exit("pair_gap: %s: no such file" % p)
@@ -153,6 +170,64 @@ def main():
         print("\n%d more pairs, each in fewer networks." % (len(nets) - a.top))
 
 
+def parse_pairs(text):
+    """{(A, B)} of "A>B,C>D"; ValueError naming the item that is not A>B."""
+    want = set()
+    for q in (x.strip() for x in text.split(",") if x.strip()):
+        src, gt, dst = q.partition(">")
+        if not gt or not src.strip() or not dst.strip():
+            raise ValueError("--pairs %s: give A>B, e.g. Relu>BatchNormalization" % q)
+        want.add((src.strip(), dst.strip()))
+    if not want:
+        raise ValueError("--pairs: no pair given")
+    return want
+
+
+def has_pair(ops, edges, want):
+    """Whether an edge (s, d) of a graph whose node i is operator ops[i] goes from A to B of want."""
+    return any((ops[s], ops[d]) in want for s, d in edges)
+
+
+def pairs_main(a, ap):
+    """--pairs: the configurations of networks with one of the named edges against the others, the
+    networks of --named apart, and the chance that as many other networks are off by as much."""
+    try:
+        want = parse_pairs(a.pairs)
+    except ValueError as e:
+        ap.error(str(e))
+    named = {n for n in a.named.split(",") if n}
+    passes = [p for p in a.real.split(",") if p]
+    for p in passes + [a.predictor]:
+        if not os.path.exists(p):
+            sys.exit("pair_gap: %s: no such file" % p)
+    onnx_names = seer.onnx_op_names()
+    m = seer.Model(a.predictor)
+    rows, fires = [], {}
+    for (net, b), y in sorted(rn.truth(passes).items()):
+        path = os.path.join(a.work, net + ".onnx")
+        if "train_time_ms" not in y or not os.path.exists(path) or (net in rn.HELD_OUT and not a.include_held_out):
+            continue
+        if net not in fires:
+            g = seer.onnx_graph(path, batch=1)
+            fires[net] = has_pair([onnx_names[i] for i in g[4]], g[1], want)
+        pred = m.predict_onnx(path, batch=b)
+        rows.append((net, fires[net], [pred["%s_%s" % (a.device, k)] / y[fld] - 1 for k, fld in FIELDS]))
+    if len(rows) < 10:
+        sys.exit("pair_gap: %d configurations with an ONNX export in %s: too few" % (len(rows), a.work))
+    print("pair_gap --pairs %s: %d configurations of %d networks in %s; %s" % (
+        a.pairs, len(rows), len({r[0] for r in rows}), ", ".join(passes), a.predictor))
+    print()
+    print("| which | networks | configurations | MAPE %: training step / inference / memory | mean signed error % "
+          "| the networks |")
+    print("|---|---|---|---|---|---|")
+    line = lambda label, sel: net_line(label, sel, 10)
+    line("*a named pair: the warning*", [r for r in rows if r[1]])
+    line("of them, not among --named", [r for r in rows if r[1] and r[0] not in named])
+    line("*no named pair*", [r for r in rows if not r[1]])
+    others = [r for r in rows if r[0] not in named]
+    by_chance(others, sorted({r[0] for r in others if r[1]}))
+
+
 def widest_main(a):
     drop = [d for d in a.drop_family.split(",") if d]
     train_w, kept = train_widest(a.h5, drop)
@@ -175,31 +250,41 @@ def widest_main(a):
     print("| widest sum in the network | networks | configurations | MAPE %: training step / inference / memory "
           "| mean signed error % | the networks |")
     print("|---|---|---|---|---|---|")
-
-    def line(label, sel):
-        if not sel:
-            return
-        e = np.array([r[2] for r in sel]) * 100
-        who = sorted({r[0] for r in sel})
-        print("| %s | %d | %d | %.1f / %.1f / %.1f | %+.1f / %+.1f / %+.1f | %s |" % (
-            label, len(who), len(sel), *np.abs(e).mean(0), *e.mean(0),
-            ", ".join(who[:8]) + (", ..." if len(who) > 8 else "")))
+    line = lambda label, sel: net_line(label, sel, 8)
     line("*above the training's %d: the warning*" % train_w, [r for r in rows if r[1] > train_w])
     line("*at most %d*" % train_w, [r for r in rows if r[1] <= train_w])
     for w in sorted({r[1] for r in rows}):
         line("%d terms" % w, [r for r in rows if r[1] == w])
     # chance: as many networks drawn at random (seeded), the share whose configurations' MAPE is at
     # least the warned ones', per label
-    warned = sorted({r[0] for r in rows if r[1] > train_w})
-    if warned:
-        nets = sorted({r[0] for r in rows})
-        err = {n: np.array([np.abs(r[2]) for r in rows if r[0] == n]) for n in nets}
-        mape = lambda sel: np.concatenate([err[n] for n in sel]).mean(0)
-        ref, rng, draws = mape(warned), np.random.default_rng(1), 2000
-        hits = sum(mape(rng.choice(nets, len(warned), replace=False)) >= ref for _ in range(draws))
-        print("\nBy chance: of %d draws of %d networks at random, %s had a MAPE at least the warned networks' "
-              "(training step / inference / memory)." % (draws, len(warned), " / ".join(
-                  "%.1f%%" % (100.0 * h / draws) for h in hits)))
+    by_chance(rows, sorted({r[0] for r in rows if r[1] > train_w}))
+
+
+def net_line(label, sel, shown):
+    """A table row of the (network, flag, [signed errors]) rows sel: networks, configurations, MAPE
+    and mean signed error per label, the first `shown` networks by name; nothing when sel is empty."""
+    if not sel:
+        return
+    e = np.array([r[2] for r in sel]) * 100
+    who = sorted({r[0] for r in sel})
+    print("| %s | %d | %d | %.1f / %.1f / %.1f | %+.1f / %+.1f / %+.1f | %s |" % (
+        label, len(who), len(sel), *np.abs(e).mean(0), *e.mean(0),
+        ", ".join(who[:shown]) + (", ..." if len(who) > shown else "")))
+
+
+def by_chance(rows, warned, draws=2000):
+    """Prints how often as many networks of rows as warned, drawn at random (seeded), have a MAPE
+    (over their configurations, per label) at least the warned networks'."""
+    if not warned:
+        return
+    nets = sorted({r[0] for r in rows})
+    err = {n: np.array([np.abs(r[2]) for r in rows if r[0] == n]) for n in nets}
+    mape = lambda sel: np.concatenate([err[n] for n in sel]).mean(0)
+    ref, rng = mape(warned), np.random.default_rng(1)
+    hits = sum(mape(rng.choice(nets, len(warned), replace=False)) >= ref for _ in range(draws))
+    print("\nBy chance: of %d draws of %d networks at random, %s had a MAPE at least the warned networks' "
+          "(training step / inference / memory)." % (draws, len(warned), " / ".join(
+              "%.1f%%" % (100.0 * h / draws) for h in hits)))
 
 
 if __name__ == "__main__":

@@ -28,7 +28,8 @@
   gate and Mul in Seer's graph, FLOPs and parameters equal, a global pool per SE block;
 - the PyTorch forward pass frees each intermediate after its last reader (space.TORCH_BUILDER);
 - benchmarks/pair_gap.py counts a dataset's operator pairs as a graph-by-graph count does, and the
-  widest sum of hand-made graphs and of a dataset (every family dropped: none);
+  widest sum of hand-made graphs and of a dataset (every family dropped: none); --pairs parses A>B
+  and fires on an edge in that direction only;
 - ref_check.py reads real_networks.py's passes as files of their own (a pass per file);
   real_networks.py's --predictor and --space default to --device's files;
 - measure.py's lines record OpenBLAS's kernel set (blas_core), a resume onto lines of another refuses and
@@ -114,6 +115,20 @@ def pair_counts(h5):
     for ops, edges, want in cases:
         got = pair_gap.widest_sum(ops, edges, {A})
         check(got == want, "pair_gap.widest_sum(%s, %s) = %d, want %d" % (ops, edges, got, want))
+    # --pairs: a warning named in advance fires on a graph with one of its edges, in that direction only
+    want = pair_gap.parse_pairs("Relu>BatchNormalization, BatchNormalization>BatchNormalization")
+    check(want == {("Relu", "BatchNormalization"), ("BatchNormalization", "BatchNormalization")},
+          "pair_gap.parse_pairs: %s" % want)
+    for bad in ("Relu", "Relu>", ">Add", ""):
+        try:
+            pair_gap.parse_pairs(bad)
+            check(False, "pair_gap.parse_pairs(%r) accepted" % bad)
+        except ValueError:
+            pass
+    ops = ["Conv", "Relu", "BatchNormalization", "Add"]
+    check(pair_gap.has_pair(ops, [(0, 1), (1, 2), (2, 3)], want), "pair_gap.has_pair: Relu -> BatchNormalization missed")
+    check(not pair_gap.has_pair(ops, [(0, 2), (2, 1), (1, 3)], want),
+          "pair_gap.has_pair: fired on Conv -> BatchNormalization -> Relu")
     w, kept = pair_gap.train_widest(h5, [])
     fams = pair_gap.train_widest(h5, ["space/"])
     check(w >= 2 and kept == len(npt) - 1 and fams == (0, 0),
