@@ -95,6 +95,13 @@ int main(void) {
         {CFG_KEY_model_agg, CFG_AGG_MEAN, "mean"}, {CFG_KEY_model_agg, CFG_AGG_SYNMM, "synmm"},
         {CFG_KEY_model_target, CFG_TARGET_LOG, "log"}, {CFG_KEY_model_target, CFG_TARGET_ROOFLINE, "roofline"},
         {CFG_KEY_model_target, CFG_TARGET_ROOFLINE_W, "roofline_weights"},
+        {CFG_KEY_model_target, CFG_TARGET_ROOFLINE_L, "roofline_light"},
+        {CFG_KEY_model_target, CFG_TARGET_ROOFLINE_K, "roofline_kept"},
+        {CFG_KEY_model_target, CFG_TARGET_ROOFLINE_KS, "roofline_kept_silu"},
+        {CFG_KEY_model_target, CFG_TARGET_ROOFLINE_KA, "roofline_kept_acts"},
+        {CFG_KEY_model_target, CFG_TARGET_ROOFLINE_P, "roofline_peak"},
+        {CFG_KEY_model_target, CFG_TARGET_ROOFLINE_DW, "roofline_dw"},
+        {CFG_KEY_model_readout, CFG_READOUT_POOLED, "pooled"}, {CFG_KEY_model_readout, CFG_READOUT_ADDITIVE, "additive"},
         {CFG_KEY_model_clamp, CFG_CLAMP_OFF, "off"}, {CFG_KEY_model_clamp, CFG_CLAMP_RANGE, "range"},
         {CFG_KEY_train_multi_task, CFG_MULTI_SUM, "sum"}, {CFG_KEY_train_multi_task, CFG_MULTI_PCGRAD, "pcgrad"},
         {CFG_KEY_train_multi_task, CFG_MULTI_SINGLE, "single"},
@@ -116,6 +123,42 @@ int main(void) {
               enums[i].value, enums[i].key, got ? got : "(none)", enums[i].name);
     }
     CHECK(config_choice(CFG_KEY_model_agg, 2) == NULL, "a value past the list has a name");
+    CHECK(config_choice(CFG_KEY_model_target, CFG_TARGET_ROOFLINE_DW + 1) == NULL, "a target past the list has a name");
+    // every target (the ninth among them) survives the config a checkpoint stores
+    for (int v = CFG_TARGET_LOG; v <= CFG_TARGET_ROOFLINE_DW; v++) {
+        char set[128];
+        seer_config e, f;
+        config_defaults(&e), config_defaults(&f);
+        snprintf(set, sizeof set, "model.target=%s", config_choice(CFG_KEY_model_target, v));
+        CHECK(config_set(&e, set, &err) == 0 && e.model_target == v, "%s: %s", set, err.msg);
+        char *t = config_to_string(&e);
+        CHECK(config_load_string(&f, t, "stored", &err) == 0 && f.model_target == v,
+              "the stored config of %s does not read back: %s", set, err.msg);
+        free(t), config_free(&e), config_free(&f);
+    }
+    // a checkpoint written before that fix stores "target = (null)": its norm.target names it
+    {
+        seer_config e, f;
+        config_defaults(&e);
+        CHECK(config_set(&e, "model.target=roofline_dw", &err) == 0, "%s", err.msg);
+        char *t = config_to_string(&e), *nul = seer_malloc(strlen(t) + 16);
+        char *at = strstr(t, "\ntarget = roofline_dw\n");
+        CHECK(at != NULL, "no target line in the stored config");
+        snprintf(nul, strlen(t) + 16, "%.*s\ntarget = (null)\n%s", (int)(at - t), t, at + strlen("\ntarget = roofline_dw\n"));
+        seer_container ck;
+        ctr_init(&ck, "SEERCKPT", 2);
+        ctr_add_str(&ck, "config", nul);
+        config_defaults(&f);
+        CHECK(ckpt_config(&ck, "old.ckpt", &f, &err) != 0 && strstr(err.msg, "old.ckpt") &&
+                  strstr(err.msg, "target = '(null)'"), "no norm.target: %s", err.msg);
+        config_free(&f);
+        double nt[2] = {CFG_TARGET_ROOFLINE_DW, 0};
+        ctr_add_arr(&ck, "norm.target", KV_F64ARR, nt, 2);
+        config_defaults(&f);
+        CHECK(ckpt_config(&ck, "old.ckpt", &f, &err) == 0 && f.model_target == CFG_TARGET_ROOFLINE_DW,
+              "target = (null) with norm.target %g: %s (target %d)", nt[0], err.msg, f.model_target);
+        ctr_free(&ck), free(t), free(nul), config_free(&e), config_free(&f);
+    }
 
     // an unknown model name is refused at its line, naming the registry's models
     config_defaults(&c);

@@ -58,9 +58,13 @@ static int choice_index(const char *choices, const char *v) {
     return -1;
 }
 
+/* Choices per ENUM key and their length that config_choice names (model.target has 9: a table of
+ * 8 once named the ninth NULL, so a checkpoint of a roofline_dw run stored "target = (null)"). */
+#define CHOICES_MAX 32
+#define CHOICE_LEN 64
 const char *config_choice(int key, int value) {
-    static char names[CFG_NKEYS][8][32];
-    if (key < 0 || key >= CFG_NKEYS || !KEYS[key].choices || value < 0 || value >= 8) return NULL;
+    static char names[CFG_NKEYS][CHOICES_MAX][CHOICE_LEN];
+    if (key < 0 || key >= CFG_NKEYS || !KEYS[key].choices || value < 0 || value >= CHOICES_MAX) return NULL;
     const char *p = KEYS[key].choices;
     for (int i = 0; i < value; i++) {
         p = strchr(p, '|');
@@ -69,6 +73,7 @@ const char *config_choice(int key, int value) {
     }
     if (!names[key][value][0]) { // the tables are constant: filling them twice writes the same
         size_t len = strcspn(p, "|");
+        if (len >= CHOICE_LEN) return NULL; // never silently cut: test_config names every value
         snprintf(names[key][value], sizeof names[key][value], "%.*s", (int)len, p);
     }
     return names[key][value];

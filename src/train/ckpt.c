@@ -374,11 +374,25 @@ int ckpt_open(const char *path, seer_container *c, seer_err *err) {
     return ctr_read(c, path, CKPT_MAGIC, CKPT_VERSION, err);
 }
 
+int ckpt_config(const seer_container *c, const char *path, seer_config *cfg, seer_err *err) {
+    const ctr_kv *kv = ctr_get(c, "config", KV_STR, path, err), *nt = ctr_find(c, "norm.target");
+    if (!kv) return -1;
+    static const char bad[] = "\ntarget = (null)\n";
+    const char *at = strstr(kv->data, bad), *name = NULL;
+    if (at && nt && nt->type == KV_F64ARR && nt->n >= 1) name = norm_target_name((int)((const double *)nt->data)[0]);
+    if (!name || !strcmp(name, "unknown")) return config_load_string(cfg, kv->data, path, err);
+    size_t head = (size_t)(at - (const char *)kv->data), len = strlen(kv->data) + strlen(name) + 16;
+    char *fixed = seer_malloc(len);
+    snprintf(fixed, len, "%.*s\ntarget = %s\n%s", (int)head, (const char *)kv->data, name, at + strlen(bad));
+    int rc = config_load_string(cfg, fixed, path, err);
+    free(fixed);
+    return rc;
+}
+
 int ckpt_read_config(const char *path, seer_config *cfg, seer_err *err) {
     seer_container c;
     if (ctr_read(&c, path, CKPT_MAGIC, CKPT_VERSION, err)) return -1;
-    const ctr_kv *kv = ctr_get(&c, "config", KV_STR, path, err);
-    int rc = kv ? config_load_string(cfg, kv->data, path, err) : -1;
+    int rc = ckpt_config(&c, path, cfg, err);
     ctr_free(&c);
     return rc;
 }

@@ -106,6 +106,10 @@ int ckpt_open(const char *ckpt_path, seer_container *c, seer_err *err);
 
 /* Reads only the resolved config stored in a checkpoint. */
 int ckpt_read_config(const char *ckpt_path, seer_config *cfg, seer_err *err);
+/* The same from an open checkpoint c (path names it). A checkpoint of a [model] target =
+ * roofline_dw run written before 2026-12-07 stores "target = (null)" (config_choice named only 8
+ * values); its target is then taken from norm.target, which records it. */
+int ckpt_config(const seer_container *c, const char *path, seer_config *cfg, seer_err *err);
 
 /* Trains until epochs, max_steps or early stopping; writes last.ckpt / best.ckpt and
  * metrics.jsonl under run_dir; prints the summary table. */
