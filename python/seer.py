@@ -47,7 +47,7 @@ class _RangeItem(ctypes.Structure):
                 ("lo", ctypes.c_double), ("hi", ctypes.c_double)]
 
 
-_RANGE_KINDS = ("node", "edge", "global", "nodes", "edges", "metric", "op", "calibration")
+_RANGE_KINDS = ("node", "edge", "global", "nodes", "edges", "metric", "op", "calibration", "op_pair")
 _RANGE_MAX = 64
 SPREAD_WARN = 1.5  # libseer's SEER_SPREAD_WARN: the threshold of a file that sets none (Model.spread_warn)
 UNSEEN_OP_WARN = 0.2  # libseer's SEER_UNSEEN_OP_WARN: the share of unseen operator types above which a prediction is a guess

@@ -2,7 +2,9 @@
 """Regenerates the ONNX test fixtures in tests/data/onnx/: torchvision ResNet-18, ResNet-50,
 MobileNetV2, VGG-16, DenseNet-121, GoogLeNet, Swin-T, MaxViT-T (its attention exports as Einsum),
 EfficientNet-B0 (SiLU exports as Sigmoid and Mul) and ViT-B/16 (every linear layer on tokens exports as
-MatMul(x, Transpose(W)): without constant folding the transposed weights are operators),
+MatMul(x, Transpose(W)): without constant folding the transposed weights are operators), timm's
+MobileOne-S1 in its training form (each block a sum of convolution branches and a
+BatchNormalization-only identity branch: the Relu -> BatchNormalization edges libseer watches),
 and a small network that upsamples the two ways torch.onnx writes (Upsample and interpolate with a
 scale factor: Resize whose scales are a Concat of constants), at 224x224, exported with a symbolic batch
 dimension and weights stripped (floating-point initializers keep their dims, lose their data;
@@ -10,7 +12,8 @@ integer initializers, the shape constants, keep their data). BatchNormalization 
 (training-mode export keeps it from being folded into the convolutions), so parameter counts
 match torchvision's.
 
-Needs python3-torch, python3-torchvision and python3-onnx (Debian).
+Needs python3-torch, python3-torchvision and python3-onnx (Debian); mobileone_s1 also timm 0.9.16
+(pip: scripts/setup.sh does not install it, the fixture is committed).
 usage: scripts/onnx_fixtures.py [OUT_DIR [NAME...]]
 """
 import os
@@ -34,6 +37,7 @@ MODELS = {
     "maxvit_t": lambda: torchvision.models.maxvit_t(),
     "efficientnet_b0": lambda: torchvision.models.efficientnet_b0(),
     "vit_b_16": lambda: torchvision.models.vit_b_16(),
+    "mobileone_s1": lambda: __import__("timm").create_model("mobileone_s1", pretrained=False),
 
     "upsample": lambda: Upsample(),
 }
@@ -86,7 +90,7 @@ def main():
         params = sum(p.numel() for p in m.parameters())
         path = os.path.join(out, name + ".onnx")
         export(m, path)
-        print("%-14s %11d parameters (torchvision), %7d bytes" % (name, params, os.path.getsize(path)))
+        print("%-14s %11d parameters (PyTorch), %7d bytes" % (name, params, os.path.getsize(path)))
 
 
 if __name__ == "__main__":

@@ -114,8 +114,49 @@ static void check_ranges(const seer_model *m, const trainer *t, const pg_dataset
     g.node_op = NULL;
     CHECK(seer_check_range(m, &g, NULL, it, 16, &n_out, msg, sizeof msg) == SEER_OK, "%s", msg);
     CHECK(n_out == base_out, "without node_op: %d quantities, want %d", n_out, base_out);
+    // a watched operator pair no training graph had (data/coverage.h: COV_PAIRS): the edges made
+    // of it are counted, named "producer>consumer", and only with node_op and edge_index
+    CHECK(t->cov.n_pairs == COV_N_PAIRS, "%d watched pairs recorded, the op table has all %d",
+          t->cov.n_pairs, COV_N_PAIRS);
+    int pair = -1;
+    for (int p = 0; p < t->cov.n_pairs && pair < 0; p++)
+        if (t->cov.op_pairs[3 * p + 2] == 0) pair = p;
+    CHECK(pair >= 0, "the training graphs have every watched pair: the test tests nothing");
+    g = raw_graph(ds, t->ids[SPLIT_TEST][0]);
+    CHECK(g.n_edges >= 3, "test graph of %lld edges", (long long)g.n_edges);
+    memcpy(ops, g.node_op, sizeof(int32_t) * (size_t)g.n_nodes);
+    int32_t a = (int32_t)t->cov.op_pairs[3 * pair], b = (int32_t)t->cov.op_pairs[3 * pair + 1];
+    int64_t e2 = 1; // two edges of the pair: edge 0 and the first whose ends differ from its ends
+    const int32_t *ei = g.edge_index;
+    while (e2 < g.n_edges && (ei[2 * e2] == ei[0] || ei[2 * e2] == ei[1] || ei[2 * e2 + 1] == ei[0] ||
+                              ei[2 * e2 + 1] == ei[1]))
+        e2++;
+    CHECK(e2 < g.n_edges, "no two edges with four distinct ends in a graph of %lld", (long long)g.n_edges);
+    ops[ei[0]] = a, ops[ei[1]] = b;
+    if (e2 < g.n_edges) ops[ei[2 * e2]] = a, ops[ei[2 * e2 + 1]] = b;
+    int64_t want = 0;
+    for (int64_t e = 0; e < g.n_edges; e++) want += ops[g.edge_index[2 * e]] == a && ops[g.edge_index[2 * e + 1]] == b;
+    g.node_op = ops;
+    CHECK(seer_check_range(m, &g, NULL, it, 16, &n_out, msg, sizeof msg) == SEER_OK, "%s", msg);
+    int pair_items = 0;
+    char pname[2 * 64 + 2];
+    snprintf(pname, sizeof pname, "%s>%s", seer_op_name(m, a), seer_op_name(m, b));
+    for (int i = 0; i < n_out && i < 16; i++)
+        if (it[i].kind == SEER_OP_PAIR) {
+            pair_items++;
+            CHECK(it[i].index == pair && it[i].value == (double)want && it[i].lo == 0 && it[i].hi == 0 &&
+                      !strcmp(seer_range_item_name(m, &it[i]), pname),
+                  "pair item: index %d value %g (want %lld) name %s (want %s)", it[i].index, it[i].value,
+                  (long long)want, seer_range_item_name(m, &it[i]), pname);
+        }
+    CHECK(pair_items == 1 && want >= 2, "%d pair items for %lld edges of %s", pair_items, (long long)want, pname);
+    g.node_op = NULL;
+    CHECK(seer_check_range(m, &g, NULL, it, 16, &n_out, msg, sizeof msg) == SEER_OK, "%s", msg);
+    for (int i = 0; i < n_out && i < 16; i++)
+        CHECK(it[i].kind != SEER_OP_PAIR, "a pair item without node_op");
     printf("seer_check_range: %lld training graphs inside their range; a pushed feature, 1000x "
-           "predictions and an unseen operator (%s) reported\n", (long long)ntr, seer_op_name(m, unseen));
+           "predictions, an unseen operator (%s) and %lld edges of an unseen pair (%s) reported\n",
+           (long long)ntr, seer_op_name(m, unseen), (long long)want, pname);
     free(ops);
     free(xn);
 }

@@ -64,22 +64,31 @@ assert 0 < d["metrics"]["titan_rtx_1_ms"]["mape"] < 50, d' || fail "seerpredict 
 "$seerpredict" "$work/m_fp16.seer" "$onnx" --batch 1,4 | tee "$work/onnx.txt"
 [ "$(grep -c ' ms$' "$work/onnx.txt")" -eq 4 ] || fail "seerpredict on ONNX: 2 batches x 2 metrics"
 
-# operators the training data never had: the ONNX network's are reported; a checkpoint written
-# before operator coverage (coverage.op_counts renamed away) is recounted from its data and split
-# to the same report; one whose recorded ranges no longer reproduce exports without it, and says so
-"$seerpredict" "$work/m_fp32.seer" "$onnx" --batch 1 --json > "$work/ops_new.json" || fail "seerpredict --json on ONNX"
-cp "$work/run/best.ckpt" "$work/old.ckpt"
-"$python" "$here/hostile/ckpt_edit.py" "$work/old.ckpt" --rename coverage.op_counts legacy___op_counts
-"$seerexport" "$work/old.ckpt" -o "$work/old.seer" | tee "$work/old.txt" || fail "export of an older checkpoint"
-grep -q "^note: the checkpoint predates operator coverage: recounted from its data" "$work/old.txt" ||
-    fail "seerexport: no recount note"
-"$seerpredict" "$work/old.seer" "$onnx" --batch 1 --json > "$work/ops_old.json" || fail "seerpredict old.seer"
-cp "$work/old.ckpt" "$work/changed.ckpt"
-"$python" "$here/hostile/ckpt_edit.py" "$work/changed.ckpt" coverage.node_lo -1e30 0
-"$seerexport" "$work/changed.ckpt" -o "$work/changed.seer" | tee "$work/changed.txt" || fail "export of a changed checkpoint"
-grep -q "^note: the checkpoint predates operator coverage and .*coverage.node_lo.*will not flag operators" \
-    "$work/changed.txt" || fail "seerexport: no note for ranges that do not reproduce"
-"$seerpredict" "$work/changed.seer" "$onnx" --batch 1 --json > "$work/ops_changed.json" || fail "seerpredict changed.seer"
+# recount_case TAG KEY NET WHAT FORGED VALUE FLAGS: NET (batch 1) as the export reports it
+# (TAG_new.json); a checkpoint written before coverage.KEY existed (renamed away) is recounted from
+# its data and split (the note "predates WHAT: recounted"; TAG_old.json); one whose recorded range
+# coverage.FORGED no longer reproduces (its item 0 set to VALUE) exports without it and says it
+# "will not flag FLAGS" (TAG_changed.json)
+recount_case() {
+    tag=$1 key=$2 net=$3 what=$4 forged=$5 value=$6 flags=$7
+    "$seerpredict" "$work/m_fp32.seer" "$net" --batch 1 --json > "$work/${tag}_new.json" || fail "seerpredict --json $net"
+    cp "$work/run/best.ckpt" "$work/${tag}_old.ckpt"
+    "$python" "$here/hostile/ckpt_edit.py" "$work/${tag}_old.ckpt" --rename "coverage.$key" "legacy___$key"
+    "$seerexport" "$work/${tag}_old.ckpt" -o "$work/${tag}_old.seer" | tee "$work/${tag}_old.txt" ||
+        fail "export of a checkpoint without coverage.$key"
+    grep -q "^note: the checkpoint predates $what: recounted from its data" "$work/${tag}_old.txt" ||
+        fail "seerexport: no recount note for coverage.$key"
+    "$seerpredict" "$work/${tag}_old.seer" "$net" --batch 1 --json > "$work/${tag}_old.json" || fail "seerpredict ${tag}_old.seer"
+    "$python" "$here/hostile/ckpt_edit.py" "$work/${tag}_old.ckpt" "coverage.$forged" "$value" 0
+    "$seerexport" "$work/${tag}_old.ckpt" -o "$work/${tag}_changed.seer" | tee "$work/${tag}_changed.txt" ||
+        fail "export of a changed checkpoint"
+    grep -q "^note: the checkpoint predates $what and .*coverage.$forged.*will not flag $flags" \
+        "$work/${tag}_changed.txt" || fail "seerexport: no note for ranges that do not reproduce (coverage.$key)"
+    "$seerpredict" "$work/${tag}_changed.seer" "$net" --batch 1 --json > "$work/${tag}_changed.json" ||
+        fail "seerpredict ${tag}_changed.seer"
+}
+# operators the training data never had: the ONNX network's are reported, the same after a recount
+recount_case ops op_counts "$onnx" "operator coverage" node_lo -1e30 operators
 "$python" - "$work/ops_new.json" "$work/ops_old.json" "$work/ops_changed.json" <<'PY' || fail "operator coverage"
 import json, sys
 new, old, changed = (json.load(open(p))["results"][0] for p in sys.argv[1:])
@@ -88,6 +97,23 @@ assert ops and all(i["value"] >= 1 for i in new["out_of_range"] if i["kind"] == 
 assert old == new, (old, new)
 assert not [i for i in changed["out_of_range"] if i["kind"] == "op"], changed
 print("operators never in the training data: %s (the same from a recounted older checkpoint)" % ", ".join(ops))
+PY
+# a watched operator pair the training data never had (NAS-Bench-201 cells have no BatchNormalization
+# reading a ReLU): MobileOne's identity branches are reported with their edges, the same after a recount
+mobileone="$(dirname "$onnx")/mobileone_s1.onnx"
+"$seerpredict" "$work/m_fp32.seer" "$mobileone" --batch 1 > "$work/pairs.txt" || fail "seerpredict mobileone_s1"
+grep -Eq "operator pair Relu>BatchNormalization \([0-9]+ edges: a reparameterisable block's identity branch\) never in the training data" \
+    "$work/pairs.txt" || { cat "$work/pairs.txt"; fail "the identity branch of MobileOne is not reported"; }
+recount_case pairs op_pairs "$mobileone" "operator-pair coverage" edge_hi 1e30 "operator pairs"
+"$python" - "$work/pairs_new.json" "$work/pairs_old.json" "$work/pairs_changed.json" <<'PY' || fail "operator-pair coverage"
+import json, sys
+new, old, changed = (json.load(open(p))["results"][0] for p in sys.argv[1:])
+pairs = [(i["name"], i["value"]) for i in new["out_of_range"] if i["kind"] == "op_pair"]
+assert ("Relu>BatchNormalization", 0) not in pairs and any(n == "Relu>BatchNormalization" and v >= 10 for n, v in pairs), new
+assert old == new, (old, new)
+assert not [i for i in changed["out_of_range"] if i["kind"] == "op_pair"], changed
+print("operator pairs never in the training data, in MobileOne-S1: %s (the same from a recounted older checkpoint)"
+      % ", ".join("%s %d edges" % p for p in pairs))
 PY
 
 # a shipped predictor picked by device (SEER_PREDICTORS): the list, the pick, an unknown device
@@ -116,18 +142,18 @@ grep -q "operator Other (44 nodes: Einsum 44) never in the training data" "$work
 
 # seercalibrate on the first 300 graphs: every prediction of a metric moves by one factor, the
 # median of measured / predicted over those graphs, so the calibrated medians are 1
-"$python" - "$data" "$work/some.h5" "$work/unnamed.h5" "$work/a100.h5" "$work/a100_part.h5" <<'PY' || fail "writing the calibration files"
+"$python" - "$data" "$work/some.h5" "$work/unnamed.h5" "$work/a100.h5" "$work/a100_part.h5" "$work/ten.h5" <<'PY' || fail "writing the calibration files"
 import sys, h5py, numpy as np
 src = h5py.File(sys.argv[1], "r")
 # the same 300 graphs with the labels as they are, renamed to unknown metrics, renamed to another
-# device (titan_rtx_* -> a100_*), and only the batch-1 label renamed so
+# device (titan_rtx_* -> a100_*), and only the batch-1 label renamed so; the first 10 graphs
 renames = (lambda x: x, lambda x: b"unmeasured_" + x, lambda x: x.replace(b"titan_rtx_", b"a100_"),
-           lambda x: x.replace(b"titan_rtx_1_", b"a100_1_"))
-for out, rename in zip(sys.argv[2:], renames):
+           lambda x: x.replace(b"titan_rtx_1_", b"a100_1_"), lambda x: x)
+for out, rename, G in zip(sys.argv[2:], renames, (300, 300, 300, 300, 10)):
     with h5py.File(out, "w") as f:
         for k, v in src.attrs.items():
             f.attrs[k] = v
-        G, N, E = 300, int(src["graph/node_ptr"][300]), int(src["graph/edge_ptr"][300])
+        N, E = int(src["graph/node_ptr"][G]), int(src["graph/edge_ptr"][G])
         def walk(name, obj):
             if isinstance(obj, h5py.Dataset):
                 n = {"graph/node_ptr": G + 1, "graph/edge_ptr": G + 1, "node/x": N, "node/op": N,
@@ -138,6 +164,32 @@ for out, rename in zip(sys.argv[2:], renames):
                 f.create_dataset(name, data=data, dtype=obj.dtype)
         src.visititems(walk)
 PY
+# seerexport --count-pairs: a .seer written before the pairs were recorded (the key renamed away)
+# gets them counted on its training data, to the same report as the export that recorded them;
+# an ensemble's members each; refused on a dataset that cannot hold its training split, on a file
+# that has them, and without -o
+cp "$work/m_fp32.seer" "$work/nopairs.seer"
+"$python" "$here/hostile/ckpt_edit.py" "$work/nopairs.seer" --rename coverage.op_pairs legacy___op_pairs
+"$seerpredict" "$work/nopairs.seer" "$mobileone" --batch 1 | grep -q "operator pair" && fail "a file without its pairs warns on them"
+"$seerexport" --count-pairs "$data" "$work/nopairs.seer" -o "$work/counted.seer" | tee "$work/counted.txt" ||
+    fail "seerexport --count-pairs"
+grep -Eq "nopairs.seer: Relu>BatchNormalization 0 edges, BatchNormalization>BatchNormalization [0-9]+ edges in 1500 graphs \(training split [0-9]+\)" \
+    "$work/counted.txt" || fail "--count-pairs: no report"
+"$seerpredict" "$work/counted.seer" "$mobileone" --batch 1 --json > "$work/pairs_counted.json" || fail "seerpredict counted.seer"
+cmp -s "$work/pairs_counted.json" "$work/pairs_new.json" || fail "--count-pairs reports otherwise than the export that recorded them"
+"$seerexport" --ensemble "$work/nopairs.seer" "$work/m_fp16.seer" -o "$work/ens_nopairs.seer" >/dev/null || fail "ensemble"
+expect_err "records its operator pairs already" "$seerexport" --count-pairs "$data" "$work/ens_nopairs.seer" -o "$work/x.seer"
+"$python" "$here/hostile/ckpt_edit.py" "$work/m_fp16.seer" --rename coverage.op_pairs legacy___op_pairs
+"$seerexport" --ensemble "$work/nopairs.seer" "$work/m_fp16.seer" -o "$work/ens_nopairs.seer" >/dev/null || fail "ensemble"
+"$seerexport" --count-pairs "$data" "$work/ens_nopairs.seer" -o "$work/ens_counted.seer" | tee "$work/ens_counted.txt" ||
+    fail "--count-pairs on an ensemble"
+[ "$(grep -c "ensemble.member.[01]): Relu>BatchNormalization 0 edges" "$work/ens_counted.txt")" -eq 2 ] || fail "--count-pairs: two members"
+"$seerpredict" "$work/ens_counted.seer" "$mobileone" --batch 1 | grep -q "operator pair Relu>BatchNormalization" ||
+    fail "the counted ensemble does not warn on the identity branch"
+expect_err "ten.h5: 10 graphs.*cannot hold the training split" "$seerexport" --count-pairs "$work/ten.h5" "$work/nopairs.seer" -o "$work/x.seer"
+[ ! -e "$work/x.seer" ] && [ ! -e "$work/x.seer.check" ] || fail "a refused --count-pairs left a file"
+expect_err "records its operator pairs already" "$seerexport" --count-pairs "$data" "$work/m_fp32.seer" -o "$work/x.seer"
+expect_err "takes one .seer file and -o" "$seerexport" --count-pairs "$data" "$work/nopairs.seer"
 "$seercalibrate" "$work/m_fp32.seer" "$work/some.h5" -o "$work/cal.seer" | tee "$work/cal.txt" || fail "seercalibrate"
 "$seerpredict" "$work/m_fp32.seer" "$work/some.h5" --predictions "$work/before.csv" >/dev/null
 "$seerpredict" "$work/cal.seer" "$work/some.h5" --predictions "$work/after.csv" >/dev/null || fail "predicting with the calibrated model"

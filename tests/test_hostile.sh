@@ -126,6 +126,13 @@ check "$work/forged/last.ckpt" "implausible" "$bin/seertrain" --resume "$work/fo
 cp "$work/m.seer" "$work/target.seer"
 "$python" "$corpus/../../hostile/ckpt_edit.py" "$work/target.seer" norm.target 99 0
 check "$work/target.seer" "norm.target" "$bin/seerpredict" "$work/target.seer" "$corpus/../onnx/resnet50.onnx"
+# a .seer whose watched operator pairs (coverage.op_pairs) name an operator beyond its op table or
+# count negative edges, with a valid checksum: refused on load, never an out-of-bounds read
+cp "$work/m.seer" "$work/pairs_op.seer" && cp "$work/m.seer" "$work/pairs_count.seer"
+"$python" "$corpus/../../hostile/ckpt_edit.py" "$work/pairs_op.seer" coverage.op_pairs 999 0
+"$python" "$corpus/../../hostile/ckpt_edit.py" "$work/pairs_count.seer" coverage.op_pairs -5 2
+check "$work/pairs_op.seer" "coverage.op_pairs row 0 names operator 999" "$bin/seerpredict" "$work/pairs_op.seer" "$corpus/../onnx/resnet50.onnx"
+check "$work/pairs_count.seer" "coverage.op_pairs row 0 counts -5 edges" "$bin/seerpredict" "$work/pairs_count.seer" "$corpus/../onnx/resnet50.onnx"
 # datasets converted before log_flops_dw (the 23rd global feature), log_mem_kept_acts (the 22nd),
 # log_mem_kept_silu (the 21st), log_mem_kept (the 20th) and log_mem_light (the 19th) were appended
 # (the last one to five dropped), trained on target = roofline_dw, roofline_kept_acts (and

@@ -127,6 +127,17 @@ def main():
               "unseen_op_share: binding %s, seerpredict %s, from the op items %s" % (
                   rng["unseen_op_share"], r["unseen_op_share"], unseen))
     print("predict_onnx vs seerpredict --json: %d batch sizes agree (values and range reports)" % len(res))
+    # MobileOne's identity branches (a BatchNormalization reading a ReLU), which no training cell has:
+    # the binding reports the watched pair as seerpredict does, with its edges
+    mo = os.path.join(os.path.dirname(onnx_path), "mobileone_s1.onnx")
+    rm = json.loads(subprocess.run([seerpredict, model_path, mo, "--json"], capture_output=True, text=True,
+                                   check=True).stdout)["results"][0]
+    _, rng_mo = m.predict_onnx(mo, batch=rm["batch"], with_range=True)
+    pairs = [(i["name"], i["value"]) for i in rng_mo["out_of_range"] if i["kind"] == "op_pair"]
+    check(pairs and pairs == [(i["name"], i["value"]) for i in rm["out_of_range"] if i["kind"] == "op_pair"]
+          and pairs[0][0] == "Relu>BatchNormalization" and pairs[0][1] >= 10,
+          "mobileone_s1: binding pairs %s, seerpredict %s" % (pairs, rm["out_of_range"]))
+    print("operator pairs never trained on, in mobileone_s1: %s (binding and seerpredict)" % pairs)
     # a transformer to a model of convolution cells: most of its operators (MatMul, Softmax,
     # LayerNormalization, ...) are of types it never trained on: above UNSEEN_OP_WARN, a line of its own
     vit = os.path.join(os.path.dirname(onnx_path), "vit_b_16.onnx")

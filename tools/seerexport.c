@@ -3,6 +3,7 @@
  *              [--safetensors model.safetensors]
  *   seerexport --ensemble A.seer B.seer [...] [--weights WA,WB,...] [--spread-warn V,...]
  *              -o ensemble.seer
+ *   seerexport --count-pairs DATA.h5 MODEL.seer -o OUT.seer
  * See --help. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -45,7 +46,19 @@ static void usage(FILE *f) {
           "                      default 1.5), e.g. each metric's 99th percentile of the spread on\n"
           "                      held-out graphs (seerpredict ENSEMBLE DATA.h5 --spreads OUT.csv).\n"
           "                      Given one ensemble alone, rewrites it with these thresholds: the\n"
-          "                      same members, weights and predictions.\n",
+          "                      same members, weights and predictions.\n\n"
+          "  --count-pairs DATA.h5 MODEL.seer -o OUT.seer\n"
+          "                      a model exported before libseer 0.13 (an ensemble: each member),\n"
+          "                      with the edges of the operator pairs libseer watches (a\n"
+          "                      BatchNormalization reading a ReLU or another BatchNormalization:\n"
+          "                      a reparameterisable block's identity branch) counted on DATA.h5\n"
+          "                      (a.h5,b.h5 for several), the dataset it was trained on: every\n"
+          "                      graph of the families it trained on (a pair without an edge\n"
+          "                      there had none in training). seerpredict then warns on a\n"
+          "                      network with a pair the training data never had. Refused when\n"
+          "                      DATA.h5 cannot hold the training split the model recorded (fewer\n"
+          "                      graphs, a narrower node or edge count, fewer nodes of an operator).\n"
+          "                      Exports of newer checkpoints record the pairs by themselves.\n",
           f);
 }
 
@@ -193,12 +206,39 @@ done:
     return rc;
 }
 
+/* --count-pairs: written beside out, loaded back through libseer, only then renamed into place. */
+static int count_pairs(const char *data, const char *model, const char *out) {
+    char tmp[1200], report[4096], msg[1024];
+    seer_err err;
+    seer_model *m;
+    snprintf(tmp, sizeof tmp, "%s.check", out);
+    if (export_count_pairs(model, data, tmp, report, sizeof report, &err)) {
+        remove(tmp);
+        fprintf(stderr, "seerexport: error: %s\n", err.msg);
+        return 1;
+    }
+    if (seer_load(tmp, &m, msg, sizeof msg)) {
+        remove(tmp);
+        fprintf(stderr, "seerexport: error: %s: the model with its pairs does not load: %s\n", out, msg);
+        return 1;
+    }
+    seer_free(m);
+    if (rename(tmp, out)) {
+        remove(tmp);
+        fprintf(stderr, "seerexport: error: %s: cannot write it\n", out);
+        return 1;
+    }
+    printf("%swrote %s\n", report, out);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *ckpt = NULL, *out = NULL, *st = NULL;
     int dtype = EXPORT_FP32, ensemble = 0, n_members = 0, n_weights = 0;
     char **members = calloc((size_t)argc, sizeof *members);
     double weights[16], spread[SEER_MAX_METRICS];
     int n_spread = 0;
+    const char *pairs_data = NULL; // --count-pairs
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -214,12 +254,14 @@ int main(int argc, char **argv) {
             continue;
         }
         if ((!strcmp(a, "-o") || !strcmp(a, "--dtype") || !strcmp(a, "--safetensors") ||
-             !strcmp(a, "--weights") || !strcmp(a, "--spread-warn")) && i + 1 >= argc) {
+             !strcmp(a, "--weights") || !strcmp(a, "--spread-warn") || !strcmp(a, "--count-pairs")) &&
+            i + 1 >= argc) {
             fprintf(stderr, "seerexport: error: %s needs a value (see --help)\n", a);
             return 2;
         }
         if (!strcmp(a, "-o")) out = argv[++i];
         else if (!strcmp(a, "--safetensors")) st = argv[++i];
+        else if (!strcmp(a, "--count-pairs")) pairs_data = argv[++i];
         else if (!strcmp(a, "--weights")) {
             const char *p = argv[++i];
             char *end;
@@ -287,6 +329,14 @@ int main(int argc, char **argv) {
         return rc;
     }
     free(members);
+    if (pairs_data) {
+        if (!ckpt || !out || st || dtype != EXPORT_FP32) {
+            fprintf(stderr, "seerexport: error: --count-pairs DATA.h5 takes one .seer file and -o OUT.seer "
+                            "only (see --help)\n");
+            return 2;
+        }
+        return count_pairs(pairs_data, ckpt, out);
+    }
     if (!ckpt || (!out && !st)) {
         usage(stderr);
         return 2;

@@ -81,26 +81,32 @@ SEER_API seer_status seer_predict_batch(const seer_model *m, const seer_graph *g
  * when the model records no range (exported before libseer 0.3); the first max_items of them go
  * to items. A prediction counts as outside when it is more than 10 times below the smallest or
  * above the largest training label of its metric. Exports made before libseer 0.4 record no
- * operator types and check none. */
-enum { SEER_NODE_COUNT = 3, SEER_EDGE_COUNT = 4, SEER_METRIC = 5, SEER_OP = 6, SEER_CALIB = 7 };
+ * operator types and check none; those made before libseer 0.13 record no operator pairs. */
+enum { SEER_NODE_COUNT = 3, SEER_EDGE_COUNT = 4, SEER_METRIC = 5, SEER_OP = 6, SEER_CALIB = 7,
+       SEER_OP_PAIR = 8 };
+#define SEER_OP_PAIR_NAME_MAX 132
 typedef struct {
     int kind;        // SEER_NODE / SEER_EDGE / SEER_GLOBAL feature, SEER_NODE_COUNT,
                      // SEER_EDGE_COUNT, SEER_METRIC (a prediction), SEER_OP (an operator type
                      // the training data never had) or SEER_CALIB (a batch beyond those the
                      // model was calibrated at by seercalibrate: it takes the nearest one's
                      // factor; or FLOPs beyond those of a --with-flops or --power calibration; listed
-                     // first, batch before FLOPs)
-    int index;       // the feature column, metric or op id
+                     // first, batch before FLOPs) or SEER_OP_PAIR (edges from one operator type
+                     // to another that the training data never had, of a pair the model watches:
+                     // a structure no feature tells apart, such as the BatchNormalization-only
+                     // identity branch of a reparameterisable block, "Relu>BatchNormalization";
+                     // since libseer 0.13, in files that record it)
+    int index;       // the feature column, metric, op id or watched pair
     double value;    // the graph's value farthest outside (a feature's min or max over its
-                     // rows; SEER_OP: the graph's nodes of that operator)
-    double lo, hi;   // the training range (SEER_OP: 0, 0; SEER_CALIB: the calibrated one, in the
+                     // rows; SEER_OP: the graph's nodes of that operator; SEER_OP_PAIR: its edges)
+    double lo, hi;   // the training range (SEER_OP, SEER_OP_PAIR: 0, 0; SEER_CALIB: the calibrated one, in the
                      // global feature's units, like value; index is that feature's column)
 } seer_range_item;
 SEER_API seer_status seer_check_range(const seer_model *m, const seer_graph *g, const double *pred,
                                       seer_range_item *items, int max_items, int *n_out,
                                       char *err, size_t err_len);
-/* The name of an item's quantity: the feature's name, "nodes", "edges", the metric's name or the
- * operator's (SEER_CALIB: the global feature's, "log_batch", "log_flops_total" or the one of
+/* The name of an item's quantity: the feature's name, "nodes", "edges", the metric's name, the
+ * operator's, the pair's as "producer>consumer" (at most SEER_OP_PAIR_NAME_MAX bytes) (SEER_CALIB: the global feature's, "log_batch", "log_flops_total" or the one of
  * seercalibrate --with-feature). */
 SEER_API const char *seer_range_item_name(const seer_model *m, const seer_range_item *it);
 

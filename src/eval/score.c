@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/coverage.h"
 #include "data/perfgraph.h"
 
 int32_t *score_op_map(const seer_model *m, int n, const char *(*name_of)(int, const void *),
@@ -275,8 +276,8 @@ void score_metric_device(const char *name, char *out, size_t len) {
 
 const char *score_range_kind(int kind) {
     static const char *const k[] = {"node feature ", "edge feature ", "global feature ", "", "",
-                                    "prediction ", "operator ", "calibration beyond "};
-    return kind >= 0 && kind <= SEER_CALIB ? k[kind] : "";
+                                    "prediction ", "operator ", "calibration beyond ", "operator pair "};
+    return kind >= 0 && kind <= SEER_OP_PAIR ? k[kind] : "";
 }
 
 void score_range_item_text(const seer_model *m, const seer_range_item *it, char *out, size_t len) {
@@ -296,6 +297,11 @@ void score_range_item_text(const seer_model *m, const seer_range_item *it, char 
     else if (it->kind == SEER_OP)
         snprintf(out, len, "operator %s (%.0f node%s) never in the training data",
                  seer_range_item_name(m, it), it->value, it->value == 1 ? "" : "s");
+    else if (it->kind == SEER_OP_PAIR) { // a watched structure: what it is, when the library knows
+        const char *what = coverage_pair_what(name);
+        snprintf(out, len, "operator pair %s (%.0f edge%s%s%s) never in the training data", name ? name : "?",
+                 it->value, it->value == 1 ? "" : "s", what ? ": " : "", what ? what : "");
+    }
     else
         snprintf(out, len, "%s%s = %.4g (trained %.4g .. %.4g)", score_range_kind(it->kind),
                  seer_range_item_name(m, it), it->value, it->lo, it->hi);

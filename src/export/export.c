@@ -122,28 +122,27 @@ static const char *const NORM_KEYS[] = {"norm.node_mean", "norm.node_std", "norm
 static const char *const SCHEMA_KEYS[] = {"schema.node_features", "schema.edge_features",
                                           "schema.global_features", "schema.op_types"};
 
-/* The operator counts of a checkpoint written before coverage.op_counts existed (export.h):
- * NULL, with why, when the data cannot be read or the reproduced ranges differ. */
-static double *recount_ops(const ckpt_view *v, const char *ckpt_path, int64_t n_ops, char *why,
-                           size_t len) {
+/* The coverage of a checkpoint's training split fitted again from its data (a checkpoint written
+ * before coverage.op_counts or coverage.op_pairs existed: export.h) into fit: -1, with why, when
+ * the data cannot be read or the reproduced ranges differ from those recorded. */
+static int refit_coverage(const ckpt_view *v, const char *ckpt_path, int64_t n_ops, seer_container *fit,
+                          char *why, size_t len) {
     const ctr_kv *cfgkv = ctr_find(&v->c, "config");
     if (!cfgkv || cfgkv->type != KV_STR) {
         snprintf(why, len, "the checkpoint stores no config");
-        return NULL;
+        return -1;
     }
     seer_config cfg;
     seer_err e = {{0}};
     config_defaults(&cfg);
-    if (config_load_string(&cfg, cfgkv->data, ckpt_path, &e)) {
+    if (ckpt_config(&v->c, ckpt_path, &cfg, &e)) {
         snprintf(why, len, "its stored config does not load: %.600s", e.msg);
         config_free(&cfg);
-        return NULL;
+        return -1;
     }
     cfg.train_threads = 1, cfg.backend_device = CFG_DEVICE_CPU; // only the data is needed
     trainer *t = seer_calloc(1, sizeof *t);
-    double *out = NULL;
-    seer_container fit;
-    ctr_init(&fit, SEER_MODEL_MAGIC, SEER_MODEL_VERSION_PLAIN);
+    int rc = -1;
     if (trainer_init(t, &cfg, &e)) {
         snprintf(why, len, "its data could not be read again: %.600s", e.msg);
         goto done;
@@ -153,25 +152,23 @@ static double *recount_ops(const ckpt_view *v, const char *ckpt_path, int64_t n_
                  t->cov.n_ops, (long long)n_ops);
         goto done;
     }
-    coverage_store(&t->cov, &fit);
+    coverage_store(&t->cov, fit);
     for (int k = 0; k < v->c.n_kv; k++) { // every recorded range must come out bit for bit
         const ctr_kv *a = &v->c.kv[k], *b;
         if (strncmp(a->key, "coverage.", 9) || a->type != KV_F64ARR) continue;
-        b = ctr_find(&fit, a->key);
+        b = ctr_find(fit, a->key);
         if (!b || b->n != a->n || memcmp(a->data, b->data, sizeof(double) * (size_t)a->n)) {
             snprintf(why, len, "%s read again gives another %s than the checkpoint recorded (the "
                                "file changed since training)", cfg.data_path, a->key);
             goto done;
         }
     }
-    out = seer_malloc(sizeof(double) * (size_t)n_ops);
-    memcpy(out, t->cov.op_counts, sizeof(double) * (size_t)n_ops);
+    rc = 0;
 done:
-    ctr_free(&fit);
     trainer_free(t);
     free(t);
     config_free(&cfg);
-    return out;
+    return rc;
 }
 
 int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_info *info,
@@ -186,7 +183,8 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
     // a closed-form model's few numbers stay float64 whatever --dtype says
     ctr_add_str(&o, "export.dtype", v.closed ? "fp64" : export_dtype_name(dtype));
     int rc = -1;
-    double *recount = NULL; // operator counts recounted for an older checkpoint
+    seer_container fit;     // the coverage fitted again for an older checkpoint
+    ctr_init(&fit, SEER_MODEL_MAGIC, SEER_MODEL_VERSION_PLAIN);
     float *filled = NULL;   // op_embed.weight with the unseen rows filled
     if (info) info->note[0] = 0;
     for (int k = 0; k < 4; k++) {
@@ -232,19 +230,27 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
         if (!strncmp(v.c.kv[k].key, "coverage.", 9) && v.c.kv[k].type == KV_F64ARR)
             ctr_add_arr(&o, v.c.kv[k].key, KV_F64ARR, v.c.kv[k].data, v.c.kv[k].n);
     const ctr_kv *ops_kv = ctr_find(&v.c, "schema.op_types"), *opc = ctr_find(&v.c, "coverage.op_counts");
+    const int missing_ops = !opc, missing_pairs = !ctr_find(&v.c, "coverage.op_pairs");
+    if ((missing_ops || missing_pairs) && ctr_find(&v.c, "coverage.counts")) {
+        char why[800];
+        const char *what = missing_ops ? "operator coverage" : "operator-pair coverage";
+        if (!refit_coverage(&v, ckpt_path, ops_kv->n, &fit, why, sizeof why)) {
+            static const char *const keys[] = {"coverage.op_counts", "coverage.op_pairs"};
+            const int missing[] = {missing_ops, missing_pairs};
+            for (int k = 0; k < 2; k++) {
+                const ctr_kv *kv = ctr_find(&fit, keys[k]);
+                if (missing[k] && kv) ctr_add_arr(&o, keys[k], KV_F64ARR, kv->data, kv->n);
+            }
+            opc = ctr_find(&fit, "coverage.op_counts");
+            if (info) snprintf(info->note, sizeof info->note, "the checkpoint predates %s: recounted "
+                               "from its data (every recorded range reproduced)", what);
+        } else if (info)
+            snprintf(info->note, sizeof info->note, "the checkpoint predates %s and %.800s: this export "
+                     "will not flag %s its training data never had", what, why,
+                     missing_ops ? "operators" : "operator pairs");
+    }
     coverage opcov = {.n_ops = (int)ops_kv->n};
     if (opc && opc->type == KV_F64ARR && opc->n == ops_kv->n) opcov.op_counts = opc->data;
-    else if (!opc && ctr_find(&v.c, "coverage.counts")) {
-        char why[800];
-        if ((recount = recount_ops(&v, ckpt_path, ops_kv->n, why, sizeof why))) {
-            opcov.op_counts = recount;
-            ctr_add_arr(&o, "coverage.op_counts", KV_F64ARR, recount, ops_kv->n);
-            if (info) snprintf(info->note, sizeof info->note, "the checkpoint predates operator "
-                               "coverage: recounted from its data (every recorded range reproduced)");
-        } else if (info)
-            snprintf(info->note, sizeof info->note, "the checkpoint predates operator coverage and "
-                     "%.800s: this export will not flag operators its training data never had", why);
-    }
     char buf[2048], now[32];
     ctr_add_str(&o, "info.dataset", v.dataset);
     ctr_add_str(&o, "info.device", v.device);
@@ -314,7 +320,141 @@ int export_seer(const char *ckpt_path, const char *out_path, int dtype, export_i
 out:
     ctr_free(&o);
     view_free(&v);
-    free(recount);
+    ctr_free(&fit);
+    return rc;
+}
+
+/* --count-pairs on one model's container c (not an ensemble): checks that ds can hold the training
+ * split c recorded, then adds coverage.op_pairs counted on all of ds's graphs. */
+static int count_pairs_one(seer_container *c, const pg_dataset *ds, const char *data_path,
+                           const char *origin, char *report, size_t len, seer_err *err) {
+    if (ctr_find(c, "coverage.op_pairs"))
+        return seer_fail(err, "%s: it records its operator pairs already (coverage.op_pairs): nothing "
+                              "to count", origin);
+    const ctr_kv *cnt = ctr_find(c, "coverage.counts"), *ops = ctr_get(c, "schema.op_types", KV_STRARR, origin, err);
+    if (!ops) return -1;
+    if (!cnt || cnt->type != KV_F64ARR || cnt->n != COV_COUNTS)
+        return seer_fail(err, "%s: it records no training range (coverage.counts; exported before libseer "
+                              "0.3): re-export it from its checkpoint", origin);
+    if (!ds->node_op || !ds->op_types)
+        return seer_fail(err, "%s: no operator types (node/op): not a dataset a model with an op table "
+                              "was trained on", data_path);
+    // the graphs of the families the model trained on (info.families, where both record them)
+    const ctr_kv *fk = ctr_find(c, "info.families");
+    const char *fams = fk && fk->type == KV_STR && ds->family ? fk->data : NULL;
+    uint8_t *use = seer_malloc((size_t)(ds->G ? ds->G : 1));
+    int64_t used = 0;
+    for (int64_t g = 0; g < ds->G; g++) {
+        use[g] = !fams;
+        for (const char *p = fams; p && *p && !use[g]; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+            size_t l = strcspn(p, ",");
+            use[g] = strlen(ds->family[g]) == l && !strncmp(ds->family[g], p, l);
+        }
+        used += use[g];
+    }
+    // the training split is a subset of them: its counts, sizes and operators must fit inside theirs
+    const double *rec = cnt->data;
+    double nlo = INFINITY, nhi = -INFINITY, elo = INFINITY, ehi = -INFINITY;
+    double *have = seer_calloc((size_t)ds->n_ops + 1, sizeof(double)), edges[COV_MAX_PAIRS] = {0};
+    int32_t mids[2 * COV_MAX_PAIRS], dids[2 * COV_MAX_PAIRS];
+    coverage_pair_ids(ops->data, (int)ops->n, mids);
+    coverage_pair_ids(ds->op_types, ds->n_ops, dids);
+    for (int64_t g = 0; g < ds->G; g++) {
+        if (!use[g]) continue;
+        double n = (double)(ds->node_ptr[g + 1] - ds->node_ptr[g]), e = (double)(ds->edge_ptr[g + 1] - ds->edge_ptr[g]);
+        nlo = fmin(nlo, n), nhi = fmax(nhi, n), elo = fmin(elo, e), ehi = fmax(ehi, e);
+        for (int64_t r = ds->node_ptr[g]; r < ds->node_ptr[g + 1]; r++)
+            if (ds->node_op[r] >= 0 && ds->node_op[r] < ds->n_ops) have[ds->node_op[r]] += 1;
+        coverage_count_pairs(dids, ds->node_op, ds->edge_index + 2 * ds->edge_ptr[g],
+                             ds->edge_ptr[g + 1] - ds->edge_ptr[g], ds->node_ptr[g], edges);
+    }
+    free(use);
+    char fam_text[64] = "";
+    if (fams) {
+        int n_fams = fams[0] != 0;
+        for (const char *p = fams; *p; p++) n_fams += *p == ',';
+        snprintf(fam_text, sizeof fam_text, " of the %d families it trained on", n_fams);
+    }
+    if ((double)used < rec[COV_GRAPHS] || rec[COV_NODES_LO] < nlo || rec[COV_NODES_HI] > nhi ||
+        rec[COV_EDGES_LO] < elo || rec[COV_EDGES_HI] > ehi) {
+        free(have);
+        return seer_fail(err, "%s: %lld graphs%s, of %g .. %g nodes and %g .. %g edges, cannot hold the "
+                              "training split %s recorded (%g graphs, %g .. %g nodes, %g .. %g edges): give "
+                              "the dataset it was trained on", data_path, (long long)used, fam_text, nlo, nhi,
+                         elo, ehi, origin, rec[COV_GRAPHS], rec[COV_NODES_LO], rec[COV_NODES_HI],
+                         rec[COV_EDGES_LO], rec[COV_EDGES_HI]);
+    }
+    const ctr_kv *opc = ctr_find(c, "coverage.op_counts");
+    for (int64_t i = 0; opc && opc->type == KV_F64ARR && opc->n == ops->n && i < ops->n; i++) {
+        const char *name = ((char **)ops->data)[i];
+        int j = pg_find_name(ds->op_types, ds->n_ops, name);
+        double h = j < 0 ? 0 : have[j], want = ((const double *)opc->data)[i];
+        if (want > h) {
+            free(have);
+            return seer_fail(err, "%s: %g nodes of %s in the graphs%s, the training split %s recorded %g: "
+                                  "give the dataset it was trained on", data_path, h, name, fam_text, origin, want);
+        }
+    }
+    free(have);
+    double rows[3 * COV_MAX_PAIRS];
+    int k = coverage_pairs_rows(mids, edges, rows);
+    if (!k) return seer_fail(err, "%s: its op table has none of the watched operator pairs", origin);
+    ctr_add_arr(c, "coverage.op_pairs", KV_F64ARR, rows, 3 * (int64_t)k);
+    size_t o = strlen(report);
+    o += (size_t)snprintf(report + o, o < len ? len - o : 0, "%s:", origin);
+    for (int p = 0; p < k && o < len; p++)
+        o += (size_t)snprintf(report + o, len - o, "%s %s>%s %.0f edges", p ? "," : "",
+                              ((char **)ops->data)[(int)rows[3 * p]], ((char **)ops->data)[(int)rows[3 * p + 1]],
+                              rows[3 * p + 2]);
+    if (o < len) snprintf(report + o, len - o, " in %lld graphs%s (training split %.0f)\n", (long long)used, fam_text,
+                          rec[COV_GRAPHS]);
+    return 0;
+}
+
+int export_count_pairs(const char *model_path, const char *data_path, const char *out_path,
+                       char *report, size_t len, seer_err *err) {
+    seer_container c;
+    pg_dataset ds;
+    memset(&ds, 0, sizeof ds);
+    report[0] = 0;
+    if (ctr_read(&c, model_path, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, err)) return -1;
+    int rc = -1;
+    void **imgs = NULL;
+    const ctr_kv *nm = ctr_find(&c, "ensemble.members");
+    pg_index ix = {0};
+    int bad = pg_read_index_paths(data_path, &ix, err) ||
+              pg_read_range_paths(data_path, &ix, 0, ix.G, &ds, NULL, err);
+    pg_index_free(&ix);
+    if (bad) goto out;
+    if (!nm) rc = count_pairs_one(&c, &ds, data_path, model_path, report, len, err);
+    else { // an ensemble: each member's image gains the array, its byte tensor then points to it
+        rc = 0;
+        imgs = seer_calloc((size_t)c.n_t, sizeof *imgs);
+        for (int i = 0; i < c.n_t && !rc; i++) {
+            ctr_tensor *t = &c.t[i];
+            if (strncmp(t->name, "ensemble.member.", 16)) continue;
+            seer_container mc;
+            char origin[1200];
+            snprintf(origin, sizeof origin, "%s (%s)", model_path, t->name);
+            if (ctr_read_mem(&mc, t->data, (size_t)t->nbytes, origin, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, err)) {
+                rc = -1;
+                break;
+            }
+            rc = count_pairs_one(&mc, &ds, data_path, origin, report, len, err);
+            if (!rc) {
+                size_t n;
+                imgs[i] = ctr_write_mem(&mc, &n);
+                t->data = imgs[i], t->nbytes = n, t->dims[0] = (int64_t)n;
+            }
+            ctr_free(&mc);
+        }
+    }
+    if (!rc) rc = ctr_write(&c, out_path, err);
+out:
+    for (int i = 0; imgs && i < c.n_t; i++) free(imgs[i]);
+    free(imgs);
+    pg_free(&ds);
+    ctr_free(&c);
     return rc;
 }
 

@@ -33,7 +33,7 @@
 #include "model/model.h"
 #include "model/ridge.h"
 
-#define SEER_VERSION_STRING "0.11.0"
+#define SEER_VERSION_STRING "0.13.0"
 // One forward pass covers about 32 MiB of activations (a SeerNet keeps some 24 H-wide rows per
 // node or edge); larger batches run in chunks of whole graphs.
 #define CHUNK_FLOATS ((int64_t)8 << 20)
@@ -210,7 +210,7 @@ static int build(seer_model *m, seer_err *e) {
         if (!isfinite(n->label_mu[i]) || !isfinite(n->label_sigma[i]) || n->label_sigma[i] <= 0)
             return seer_fail(e, "%s: label statistics of metric %d are not finite and positive",
                              m->origin, i);
-    int cov = coverage_load(&m->cov, &m->c, m->F, M, m->n_ops, m->origin, e);
+    int cov = coverage_load(&m->cov, &m->c, m->F, M, m->n_ops, m->op_types, m->origin, e);
     if (cov < 0) return -1;
     m->has_cov = cov == 0;
     const ctr_kv *tk = ctr_find(&m->c, "norm.target"); // absent: trained on log y, unclamped
@@ -716,7 +716,8 @@ _Static_assert(sizeof(seer_range_item) == sizeof(coverage_item) &&
                "seer_range_item and coverage_item differ");
 _Static_assert(SEER_NODE == 0 && SEER_EDGE == 1 && SEER_GLOBAL == 2 &&
                    (int)SEER_NODE_COUNT == (int)COV_KIND_NODES && (int)SEER_EDGE_COUNT == (int)COV_KIND_EDGES &&
-                   (int)SEER_METRIC == (int)COV_KIND_METRIC && (int)SEER_OP == (int)COV_KIND_OP,
+                   (int)SEER_METRIC == (int)COV_KIND_METRIC && (int)SEER_OP == (int)COV_KIND_OP &&
+                   (int)SEER_OP_PAIR == (int)COV_KIND_PAIR && SEER_OP_PAIR_NAME_MAX == COV_PAIR_NAME,
                "range kinds differ");
 
 /* The calibration by batch of a model or of its members (each member of a calibrated ensemble
@@ -755,7 +756,7 @@ seer_status seer_check_range(const seer_model *m, const seer_graph *g, const dou
         n_cal += calib_beyond(g, cs->aff_col, cs->aff_lo, cs->aff_hi, &cal[n_cal]);
     int skip = n_cal < max_items ? n_cal : max_items;
     for (int i = 0; i < skip; i++) items[i] = cal[i];
-    *n_out = n_cal + coverage_check(&m->cov, g->n_nodes, g->n_edges, g->node_op, g->node_x, g->edge_x,
+    *n_out = n_cal + coverage_check(&m->cov, g->n_nodes, g->n_edges, g->node_op, g->edge_index, g->node_x, g->edge_x,
                                     g->global_x, pred, (coverage_item *)items + skip, max_items - skip);
     return SEER_OK;
 }
@@ -769,6 +770,7 @@ const char *seer_range_item_name(const seer_model *m, const seer_range_item *it)
     case SEER_METRIC: return seer_metric_name(m, it->index);
     case SEER_OP: return seer_op_name(m, it->index);
     case SEER_CALIB: return seer_feature_name(m, SEER_GLOBAL, it->index);
+    case SEER_OP_PAIR: return it->index >= 0 && it->index < m->cov.n_pairs ? m->cov.pair_name[it->index] : NULL;
     default: return NULL;
     }
 }
