@@ -220,7 +220,7 @@ static void deep_text(int deep) {
 /* deep: seer_onnx_deep_windows of an ONNX network, one more item ("structure") when above 0 */
 static void range_json(const seer_model *m, int n, const seer_range_item *it, int deep, const char *other_as) {
     static const char *const kinds[] = {"node", "edge", "global", "nodes", "edges", "metric", "op",
-                                        "calibration"};
+                                        "calibration", "op_pair"};
     printf(",\"in_range\":%s,\"out_of_range\":[", deep ? "false" : n < 0 ? "null" : n == 0 ? "true" : "false");
     int i = 0;
     for (; i < n && i < RANGE_ITEMS; i++) {
