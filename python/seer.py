@@ -229,8 +229,10 @@ class Model:
         quantities lie outside, "out_of_range": [{"kind", "name", "value", "lo", "hi"}, ...]}
         (kind: node/edge/global feature, nodes/edges count, metric: a prediction more than 10x
         beyond the training labels, op: an operator type the training data never had, its
-        value the graph's nodes of it, node_op needed; or calibration: a batch beyond those
-        seercalibrate fitted factors at, listed first), and "unseen_op_share": the share of its
+        value the graph's nodes of it, node_op needed; op_pair: a watched operator pair the training
+        graphs never had, named "producer>consumer", its value the graph's edges of it, node_op
+        needed (libseer 0.13); or calibration: a batch beyond those seercalibrate fitted factors at,
+        listed first), and "unseen_op_share": the share of its
         operators of types the model never trained on (seer_unseen_op_share; None: not recorded, or
         no node_op), above UNSEEN_OP_WARN a guess whatever the rest says."""
         keep = []
