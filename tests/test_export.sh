@@ -130,6 +130,32 @@ assert d["model_info"]["predictor"].endswith("gpu.seer"), d["model_info"]
 assert sorted(d["results"][0]["metrics"]) == ["titan_rtx_1_ms", "titan_rtx_256_ms"], d["results"][0]' ||
     fail "--device --json: the predictor used and the device's metrics"
 [ "$(sed -n 2,3p "$work/dev.txt")" = "$(sed -n 2,3p "$work/nodev.txt")" ] || fail "--device predicts otherwise than the model itself"
+# a specialist of the device (seerexport --specialist) answers for a network in which the main
+# predictor reports a structure never trained on that the specialist does not (here a copy whose
+# training graphs had Relu>BatchNormalization edges: coverage.op_pairs row 0 forged to 5), the main
+# one for the rest, and says which; unmarked, it is a second predictor of the device like any other
+cp "$work/m_fp32.seer" "$work/learned.seer"
+"$python" "$here/hostile/ckpt_edit.py" "$work/learned.seer" coverage.op_pairs 5 2
+"$seerexport" --specialist "MobileOne blocks" "$work/learned.seer" -o "$work/ship/gpu_rep.seer" || fail "--specialist"
+SEER_PREDICTORS="$work/ship" "$seerpredict" --list-devices | grep -Eq "^titan_rtx +.*gpu_rep.seer \(specialist\) +titan_rtx_256_ms" ||
+    fail "--list-devices does not mark the specialist"
+SEER_PREDICTORS="$work/ship" "$seerpredict" "$mobileone" "$onnx" --device titan_rtx --batch 1 > "$work/routed.txt" || fail "routing"
+grep -q "^  answered by .*gpu_rep.seer (MobileOne blocks), which learned what .*gpu.seer never did: operator pair Relu>BatchNormalization$" \
+    "$work/routed.txt" || { cat "$work/routed.txt"; fail "no line saying the specialist answered"; }
+[ "$(grep -c "answered by" "$work/routed.txt")" -eq 1 ] || fail "the specialist answered for resnet18 too"
+SEER_PREDICTORS="$work/ship" "$seerpredict" "$mobileone" "$onnx" --device titan_rtx --batch 1 --json | "$python" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["model_info"]["predictor"].endswith("/gpu.seer") and d["model_info"]["specialist"].endswith("gpu_rep.seer"), d["model_info"]
+mo, rn = d["results"]
+assert mo["answered_by"].endswith("gpu_rep.seer") and mo["routed_because"] == "operator pair Relu>BatchNormalization", mo
+assert not [i for i in mo["out_of_range"] if i["kind"] == "op_pair"], mo["out_of_range"]
+assert rn["answered_by"].endswith("/gpu.seer") and rn["routed_because"] is None, rn' || fail "--device --json: routing"
+"$seerexport" --specialist "" "$work/ship/gpu_rep.seer" -o "$work/ship/gpu_rep.seer" >/dev/null || fail "--specialist ''"
+SEER_PREDICTORS="$work/ship" "$seerpredict" "$mobileone" --device titan_rtx --batch 1 | grep -q "answered by" &&
+    fail "an unmarked file still answers as a specialist"
+rm "$work/ship/gpu_rep.seer"
+expect_err "takes one .seer file and -o" "$seerexport" --specialist "x" "$work/m_fp32.seer"
 # the shipped CPU predictor trained on dozens of design-space families (batch 1 to 16): at batch
 # 4096 the warning counts them
 "$seerpredict" "$onnx" --device cpu_xeon --batch 4096 > "$work/cpu.txt" || fail "--device cpu_xeon"

@@ -233,23 +233,6 @@ static double log_median(double *r, int64_t n) {
 }
 
 /* A copy of c's keys (all but skip and skip2) and tensors into o, a new container of the same kind. */
-static void copy_container(const seer_container *c, const char *skip, const char *skip2, seer_container *o) {
-    ctr_init(o, c->magic, c->version);
-    for (int i = 0; i < c->n_kv; i++) {
-        const ctr_kv *kv = &c->kv[i];
-        if (!strcmp(kv->key, skip) || !strcmp(kv->key, skip2)) continue;
-        switch (kv->type) {
-        case KV_STR: ctr_add_str(o, kv->key, kv->data); break;
-        case KV_I64: ctr_add_i64(o, kv->key, *(const int64_t *)kv->data); break;
-        case KV_F64: ctr_add_f64(o, kv->key, *(const double *)kv->data); break;
-        case KV_STRARR: ctr_add_strs(o, kv->key, kv->data, kv->n); break;
-        default: ctr_add_arr(o, kv->key, kv->type, kv->data, kv->n); break;
-        }
-    }
-    for (int i = 0; i < c->n_t; i++)
-        ctr_add_tensor(o, c->t[i].name, c->t[i].dtype, c->t[i].ndim, c->t[i].dims, c->t[i].data);
-}
-
 /* --device FROM=TO: metric k's name on the target (renamed when its device is FROM) into out. */
 static void target_name(const char *name, const char *from, const char *to, char *out, size_t len) {
     char d[128];
@@ -316,7 +299,7 @@ static void calibrate(const seer_container *c, const calib *cb, const char *orig
     if (oldf && cb->mode != CAL_FLOPS) // its factors would act inside the earlier b log y
         seer_die("%s: calibrated with --with-flops, --with-feature or --power before: calibrate it with "
                  "--with-flops (--with-feature) again, or calibrate the model it was made from", origin);
-    copy_container(c, "info.calibration", cb->mode == CAL_BATCH ? "calib.batch" : cb->mode == CAL_FLOPS ?
+    ctr_copy(c, "info.calibration", cb->mode == CAL_BATCH ? "calib.batch" : cb->mode == CAL_FLOPS ?
                    "calib.flops" : "", o);
     ctr_add_str(o, "info.calibration", cb->info);
     if (cb->mode == CAL_BATCH) { // by batch: the knots, composed with an earlier calibration's

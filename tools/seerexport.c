@@ -4,6 +4,7 @@
  *   seerexport --ensemble A.seer B.seer [...] [--weights WA,WB,...] [--spread-warn V,...]
  *              -o ensemble.seer
  *   seerexport --count-pairs DATA.h5 MODEL.seer -o OUT.seer
+ *   seerexport --specialist TEXT MODEL.seer -o OUT.seer
  * See --help. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -58,7 +59,15 @@ static void usage(FILE *f) {
           "                      network with a pair the training data never had. Refused when\n"
           "                      DATA.h5 cannot hold the training split the model recorded (fewer\n"
           "                      graphs, a narrower node or edge count, fewer nodes of an operator).\n"
-          "                      Exports of newer checkpoints record the pairs by themselves.\n",
+          "                      Exports of newer checkpoints record the pairs by themselves.\n\n"
+          "  --specialist TEXT MODEL.seer -o OUT.seer\n"
+          "                      marks a predictor as a specialist of its device: TEXT says what it\n"
+          "                      learned beyond the device's main predictor (e.g. \"reparameterisable\n"
+          "                      blocks in their training form\"). seerpredict --device answers with\n"
+          "                      the main predictor, and with the specialist for a network in which\n"
+          "                      the main one reports an operator or a watched operator pair never\n"
+          "                      trained on that the specialist does not; it says which answered.\n"
+          "                      TEXT \"\" unmarks it.\n",
           f);
 }
 
@@ -206,20 +215,13 @@ done:
     return rc;
 }
 
-/* --count-pairs: written beside out, loaded back through libseer, only then renamed into place. */
-static int count_pairs(const char *data, const char *model, const char *out) {
-    char tmp[1200], report[4096], msg[1024];
-    seer_err err;
+/* A rewritten model at tmp, loaded back through libseer, only then renamed to out. */
+static int install_checked(const char *tmp, const char *out, const char *what) {
+    char msg[1024];
     seer_model *m;
-    snprintf(tmp, sizeof tmp, "%s.check", out);
-    if (export_count_pairs(model, data, tmp, report, sizeof report, &err)) {
-        remove(tmp);
-        fprintf(stderr, "seerexport: error: %s\n", err.msg);
-        return 1;
-    }
     if (seer_load(tmp, &m, msg, sizeof msg)) {
         remove(tmp);
-        fprintf(stderr, "seerexport: error: %s: the model with its pairs does not load: %s\n", out, msg);
+        fprintf(stderr, "seerexport: error: %s: the model %s does not load: %s\n", out, what, msg);
         return 1;
     }
     seer_free(m);
@@ -228,7 +230,46 @@ static int count_pairs(const char *data, const char *model, const char *out) {
         fprintf(stderr, "seerexport: error: %s: cannot write it\n", out);
         return 1;
     }
+    return 0;
+}
+
+/* --count-pairs: written beside out, checked, renamed into place. */
+static int count_pairs(const char *data, const char *model, const char *out) {
+    char tmp[1200], report[4096];
+    seer_err err;
+    snprintf(tmp, sizeof tmp, "%s.check", out);
+    if (export_count_pairs(model, data, tmp, report, sizeof report, &err)) {
+        remove(tmp);
+        fprintf(stderr, "seerexport: error: %s\n", err.msg);
+        return 1;
+    }
+    if (install_checked(tmp, out, "with its pairs")) return 1;
     printf("%swrote %s\n", report, out);
+    return 0;
+}
+
+/* --specialist TEXT: the model with info.specialist = TEXT (replaced where it had one; "" removes it). */
+static int mark_specialist(const char *text, const char *model, const char *out) {
+    seer_container c, o;
+    seer_err err;
+    char tmp[1200];
+    if (ctr_read(&c, model, SEER_MODEL_MAGIC, SEER_MODEL_VERSION, &err)) {
+        fprintf(stderr, "seerexport: error: %s\n", err.msg);
+        return 1;
+    }
+    ctr_copy(&c, "info.specialist", "", &o);
+    if (*text) ctr_add_str(&o, "info.specialist", text);
+    snprintf(tmp, sizeof tmp, "%s.check", out);
+    int rc = ctr_write(&o, tmp, &err);
+    ctr_free(&o), ctr_free(&c);
+    if (rc) {
+        remove(tmp);
+        fprintf(stderr, "seerexport: error: %s\n", err.msg);
+        return 1;
+    }
+    if (install_checked(tmp, out, "marked")) return 1;
+    printf("wrote %s: %s\n", out, *text ? "a specialist of its device (seerpredict --device routes to it)" :
+                                         "no longer a specialist");
     return 0;
 }
 
@@ -238,7 +279,7 @@ int main(int argc, char **argv) {
     char **members = calloc((size_t)argc, sizeof *members);
     double weights[16], spread[SEER_MAX_METRICS];
     int n_spread = 0;
-    const char *pairs_data = NULL; // --count-pairs
+    const char *pairs_data = NULL, *special = NULL; // --count-pairs, --specialist
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -254,7 +295,8 @@ int main(int argc, char **argv) {
             continue;
         }
         if ((!strcmp(a, "-o") || !strcmp(a, "--dtype") || !strcmp(a, "--safetensors") ||
-             !strcmp(a, "--weights") || !strcmp(a, "--spread-warn") || !strcmp(a, "--count-pairs")) &&
+             !strcmp(a, "--weights") || !strcmp(a, "--spread-warn") || !strcmp(a, "--count-pairs") ||
+             !strcmp(a, "--specialist")) &&
             i + 1 >= argc) {
             fprintf(stderr, "seerexport: error: %s needs a value (see --help)\n", a);
             return 2;
@@ -262,6 +304,7 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "-o")) out = argv[++i];
         else if (!strcmp(a, "--safetensors")) st = argv[++i];
         else if (!strcmp(a, "--count-pairs")) pairs_data = argv[++i];
+        else if (!strcmp(a, "--specialist")) special = argv[++i];
         else if (!strcmp(a, "--weights")) {
             const char *p = argv[++i];
             char *end;
@@ -329,6 +372,14 @@ int main(int argc, char **argv) {
         return rc;
     }
     free(members);
+    if (special) {
+        if (!ckpt || !out || st || pairs_data || dtype != EXPORT_FP32 || strlen(special) > 400) {
+            fprintf(stderr, "seerexport: error: --specialist TEXT takes one .seer file and -o OUT.seer only, "
+                            "TEXT up to 400 characters (see --help)\n");
+            return 2;
+        }
+        return mark_specialist(special, ckpt, out);
+    }
     if (pairs_data) {
         if (!ckpt || !out || st || dtype != EXPORT_FP32) {
             fprintf(stderr, "seerexport: error: --count-pairs DATA.h5 takes one .seer file and -o OUT.seer "

@@ -459,3 +459,20 @@ const ctr_tensor *ctr_tensor_find(const seer_container *c, const char *name) {
         if (strcmp(c->t[i].name, name) == 0) return &c->t[i];
     return NULL;
 }
+
+void ctr_copy(const seer_container *c, const char *skip, const char *skip2, seer_container *o) {
+    ctr_init(o, c->magic, c->version);
+    for (int i = 0; i < c->n_kv; i++) {
+        const ctr_kv *kv = &c->kv[i];
+        if (!strcmp(kv->key, skip) || !strcmp(kv->key, skip2)) continue;
+        switch (kv->type) {
+        case KV_STR: ctr_add_str(o, kv->key, kv->data); break;
+        case KV_I64: ctr_add_i64(o, kv->key, *(const int64_t *)kv->data); break;
+        case KV_F64: ctr_add_f64(o, kv->key, *(const double *)kv->data); break;
+        case KV_STRARR: ctr_add_strs(o, kv->key, kv->data, kv->n); break;
+        default: ctr_add_arr(o, kv->key, kv->type, kv->data, kv->n); break;
+        }
+    }
+    for (int i = 0; i < c->n_t; i++)
+        ctr_add_tensor(o, c->t[i].name, c->t[i].dtype, c->t[i].ndim, c->t[i].dims, c->t[i].data);
+}

@@ -72,6 +72,10 @@ void ctr_add_strs(seer_container *c, const char *key, char *const *s, int64_t n)
 void ctr_add_tensor(seer_container *c, const char *name, int dtype, int ndim,
                     const int64_t *dims, const void *data);
 
+/* o = a new container with c's magic, version, keys (but skip and skip2) and tensors (whose data
+ * stay c's: c must outlive o's writing). */
+void ctr_copy(const seer_container *c, const char *skip, const char *skip2, seer_container *o);
+
 int ctr_write(const seer_container *c, const char *path, seer_err *err);
 /* The same bytes ctr_write puts in a file, in a new buffer (*len its size; the caller frees). */
 void *ctr_write_mem(const seer_container *c, size_t *len);
