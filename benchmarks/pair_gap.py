@@ -27,6 +27,12 @@ an edge from operator A to operator B against the others, over every pass of --r
 real_networks.truth: the median of three), the networks the pairs were named from (--named) apart
 and out of the chance draw; no training dataset needed.
 
+--route SPECIALIST measures routing instead (benchmarks/route_gap.md): each configuration of --real (every
+pass, as --pairs reads them) is predicted by --predictor, unless --predictor reports an operator or a
+watched operator pair never trained on (seer_check_range's op and op_pair items) that SPECIALIST,
+trained on more, does not report: then SPECIALIST answers. It prints the MAPE of the routed networks
+both ways, of the rest, and of all.
+
 TRAIN.h5: the predictor's training dataset (scripts/space/make_dataset.py on the measurement lines
 it was trained on); every graph of it is counted, the validation and test splits too, so the
 pairs seen are if anything more than the training split's and the warning fires if anything less.
@@ -119,9 +125,14 @@ def main():
                          "of the chance draw")
     ap.add_argument("--include-held-out", action="store_true",
                     help="with --pairs: score real_networks.py's held-out networks too")
+    ap.add_argument("--route", default="", metavar="SPECIALIST.seer",
+                    help="measure routing instead: SPECIALIST answers where --predictor reports an operator "
+                         "or watched pair never trained on that SPECIALIST does not; --real may name several passes")
     a = ap.parse_args()
     if a.pairs:
         return pairs_main(a, ap)
+    if a.route:
+        return route_main(a)
     if not a.h5:
         ap.error("--h5 is required (but with --pairs)")
     for p in (a.h5, a.predictor, a.real):
@@ -144,8 +155,7 @@ def main():
                 gap.add("%s -> %s" % (names[i], names[j]))
         pred = m.predict_onnx(p, batch=r["batch"])
         rows.append((r["name"], gap, [pred["%s_%s" % (a.device, k)] / r[fld] - 1 for k, fld in FIELDS]))
-    if len(rows) < 10:
-        sys.exit("pair_gap: %d configurations with an ONNX export in %s: too few" % (len(rows), a.work))
+    enough(rows, a)
     print("pair_gap: %d configurations of %d networks in %s; %s; %d of %d operator pairs seen in %s" % (
         len(rows), len({r[0] for r in rows}), a.real, a.predictor, int((pair_n > 0).sum()), pair_n.size, a.h5))
     print()
@@ -196,26 +206,17 @@ def pairs_main(a, ap):
     except ValueError as e:
         ap.error(str(e))
     named = {n for n in a.named.split(",") if n}
-    passes = [p for p in a.real.split(",") if p]
-    for p in passes + [a.predictor]:
-        if not os.path.exists(p):
-            sys.exit("pair_gap: %s: no such file" % p)
     onnx_names = seer.onnx_op_names()
     m = seer.Model(a.predictor)
     rows, fires = [], {}
-    for (net, b), y in sorted(rn.truth(passes).items()):
-        path = os.path.join(a.work, net + ".onnx")
-        if "train_time_ms" not in y or not os.path.exists(path) or (net in rn.HELD_OUT and not a.include_held_out):
-            continue
+    for net, b, y, path in passes_configs(a, [a.predictor]):
         if net not in fires:
             g = seer.onnx_graph(path, batch=1)
             fires[net] = has_pair([onnx_names[i] for i in g[4]], g[1], want)
-        pred = m.predict_onnx(path, batch=b)
-        rows.append((net, fires[net], [pred["%s_%s" % (a.device, k)] / y[fld] - 1 for k, fld in FIELDS]))
-    if len(rows) < 10:
-        sys.exit("pair_gap: %d configurations with an ONNX export in %s: too few" % (len(rows), a.work))
+        rows.append((net, fires[net], signed_errors(a, m.predict_onnx(path, batch=b), y)))
+    enough(rows, a)
     print("pair_gap --pairs %s: %d configurations of %d networks in %s; %s" % (
-        a.pairs, len(rows), len({r[0] for r in rows}), ", ".join(passes), a.predictor))
+        a.pairs, len(rows), len({r[0] for r in rows}), a.real, a.predictor))
     print()
     print("| which | networks | configurations | MAPE %: training step / inference / memory | mean signed error % "
           "| the networks |")
@@ -226,6 +227,62 @@ def pairs_main(a, ap):
     line("*no named pair*", [r for r in rows if not r[1]])
     others = [r for r in rows if r[0] not in named]
     by_chance(others, sorted({r[0] for r in others if r[1]}))
+
+
+def passes_configs(a, files):
+    """(network, batch, measured labels, ONNX path) of every configuration of the passes of --real
+    (comma-separated, real_networks.truth: the median of three) that has a training-step label and an
+    export in --work, real_networks.py's held-out networks only with --include-held-out; exits when
+    a pass or one of files is missing."""
+    passes = [p for p in a.real.split(",") if p]
+    for p in passes + files:
+        if not os.path.exists(p):
+            sys.exit("pair_gap: %s: no such file" % p)
+    for (net, b), y in sorted(rn.truth(passes).items()):
+        path = os.path.join(a.work, net + ".onnx")
+        if "train_time_ms" in y and os.path.exists(path) and (net not in rn.HELD_OUT or a.include_held_out):
+            yield net, b, y, path
+
+
+def signed_errors(a, pred, y):
+    """prediction / measurement - 1 per label of FIELDS, the predictions of device --device."""
+    return [pred["%s_%s" % (a.device, k)] / y[fld] - 1 for k, fld in FIELDS]
+
+
+def enough(rows, a):
+    """Exits when fewer than 10 configurations could be scored."""
+    if len(rows) < 10:
+        sys.exit("pair_gap: %d configurations with an ONNX export in %s: too few" % (len(rows), a.work))
+
+
+def structural_gap(rng):
+    """The operators and watched operator pairs a range report (Model.check_range) says the training
+    graphs never had."""
+    return {(i["kind"], i["name"]) for i in rng["out_of_range"] if i["kind"] in ("op", "op_pair")}
+
+
+def route_main(a):
+    """--route: --predictor's prediction, or the specialist's where --predictor reports a structure
+    never trained on that the specialist does not; the MAPE of both answers on the routed networks,
+    and of the primary's on the rest."""
+    prim, spec = seer.Model(a.predictor), seer.Model(a.route)
+    rows = []  # (network, routed, primary's signed errors, the answer's)
+    for net, b, y, path in passes_configs(a, [a.predictor, a.route]):
+        pp, rp = prim.predict_onnx(path, batch=b, with_range=True)
+        sp, rs = spec.predict_onnx(path, batch=b, with_range=True)
+        routed = bool(structural_gap(rp) - structural_gap(rs))
+        rows.append((net, routed, signed_errors(a, pp, y), signed_errors(a, sp if routed else pp, y)))
+    enough(rows, a)
+    print("pair_gap --route %s: %d configurations of %d networks in %s; primary %s" % (
+        a.route, len(rows), len({r[0] for r in rows}), a.real, a.predictor))
+    print()
+    print("| which | answered by | networks | configurations | MAPE %: training step / inference / memory "
+          "| mean signed error % | the networks |")
+    print("|---|---|---|---|---|---|---|")
+    routed = [r for r in rows if r[1]]
+    for label, sel in (("routed", routed), ("not routed", [r for r in rows if not r[1]]), ("all", rows)):
+        for who, k in (("the primary", 2), ("routed", 3)) if label != "not routed" else (("the primary", 2),):
+            net_line("%s | %s" % (label, who), [(r[0], r[1], r[k]) for r in sel], 12 if label == "routed" else 0)
 
 
 def widest_main(a):
@@ -241,8 +298,7 @@ def widest_main(a):
             widest[r["name"]] = widest_sum(g[4], g[1], add_ops)
         pred = m.predict_onnx(p, batch=r["batch"])
         rows.append((r["name"], widest[r["name"]], [pred["%s_%s" % (a.device, k)] / r[fld] - 1 for k, fld in FIELDS]))
-    if len(rows) < 10:
-        sys.exit("pair_gap: %d configurations with an ONNX export in %s: too few" % (len(rows), a.work))
+    enough(rows, a)
     print("pair_gap --widest-sum: %d configurations of %d networks in %s; %s; the widest sum of the %d graphs "
           "of %s%s: %d terms" % (len(rows), len({r[0] for r in rows}), a.real, a.predictor, kept, a.h5,
                                  " (families with %s left out)" % ", ".join(drop) if drop else "", train_w))
@@ -269,7 +325,7 @@ def net_line(label, sel, shown):
     who = sorted({r[0] for r in sel})
     print("| %s | %d | %d | %.1f / %.1f / %.1f | %+.1f / %+.1f / %+.1f | %s |" % (
         label, len(who), len(sel), *np.abs(e).mean(0), *e.mean(0),
-        ", ".join(who[:shown]) + (", ..." if len(who) > shown else "")))
+        (", ".join(who[:shown]) + (", ..." if len(who) > shown else "")) if shown else "-"))
 
 
 def by_chance(rows, warned, draws=2000):

@@ -129,6 +129,11 @@ def pair_counts(h5):
     check(pair_gap.has_pair(ops, [(0, 1), (1, 2), (2, 3)], want), "pair_gap.has_pair: Relu -> BatchNormalization missed")
     check(not pair_gap.has_pair(ops, [(0, 2), (2, 1), (1, 3)], want),
           "pair_gap.has_pair: fired on Conv -> BatchNormalization -> Relu")
+    # --route: the structures a range report names (operators, watched pairs), nothing else
+    rng = {"out_of_range": [{"kind": "op", "name": "MatMul"}, {"kind": "op_pair", "name": "Relu>BatchNormalization"},
+                            {"kind": "node", "name": "log_flops"}, {"kind": "metric", "name": "x_ms"}]}
+    check(pair_gap.structural_gap(rng) == {("op", "MatMul"), ("op_pair", "Relu>BatchNormalization")},
+          "pair_gap.structural_gap: %s" % pair_gap.structural_gap(rng))
     w, kept = pair_gap.train_widest(h5, [])
     fams = pair_gap.train_widest(h5, ["space/"])
     check(w >= 2 and kept == len(npt) - 1 and fams == (0, 0),
