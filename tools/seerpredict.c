@@ -48,7 +48,7 @@ static void usage(FILE *f) {
           "predictor reports an operator or a watched operator pair never trained on that the\n"
           "specialist does not is answered by the specialist, and a line says so (--json:\n"
           "answered_by, routed_because): on the real networks so routed the training step's MAPE\n"
-          "fell from 21-25% to 11-17% on three CPUs (benchmarks/route_gap.md).\n\n"
+          "fell from 22-28% to 11-19% on three CPUs (benchmarks/route_gap.md).\n\n"
           "  --batch LIST        comma-separated batch sizes (default: the ONNX model's own, or 1)\n"
           "  --device DEVICE     predict with the shipped predictor of this device (see above)\n"
           "  --list-devices      the devices of the shipped predictors, with their files\n"
