@@ -726,6 +726,23 @@ def main():
                       and x["stages"][0].get("branches", 2) > 1), id="rep_" + want)
         ops_round_trip(s, {"BatchNormalization", "Add", "Conv"})
 
+    # repghost (named in --styles only; --rep-ops never draws it, so specs_m's sequence stays):
+    # RepGhostNet's bottleneck, two modules per block, each with one BN-only branch; the first's
+    # reads its activation, the second's a BN: the pairs libseer watches (coverage.op_pairs)
+    check(all("repghost" not in {st["style"] for st in x["stages"]} for x in rs), "--rep-ops drew repghost")
+    rg = space.sample(20, 32, inputs=(64,), prefix="q", styles=("repghost",), rep_ops=True)
+    check(all(st["style"] == "repghost" and st["expand"] in (2, 3, 4, 6) for x in rg for st in x["stages"]),
+          "--styles repghost: %s" % [st for x in rg for st in x["stages"]][:3])
+    for x in rg:
+        L = space.layers(x)
+        op_of = {l["name"]: l["op"] for l in L}
+        fed = [op_of.get(l["inputs"][0]) for l in L if l["op"] == "bn" and op_of.get(l["inputs"][0]) != "conv"]
+        blocks = sum(st["depth"] for st in x["stages"])
+        check(fed.count("act") == blocks and fed.count("bn") == blocks,
+              "%s: BN-only branches read %s, want %d activations and %d BNs" % (x["id"], fed, blocks, blocks))
+    ops_round_trip(dict(next(x for x in rg if x["stages"][0]["depth"] > 1), id="rep_repghost"),
+                   {"BatchNormalization", "Add", "Conv"})
+
     # the forward pass frees each intermediate after its last reader (TORCH_BUILDER 2): when layer k
     # runs, no module output whose last reader came before k is alive any more
     import weakref

@@ -42,6 +42,11 @@ that halve the resolution and widen the channels, each in one style:
              summed, activation (MobileOne, and the blocks of FastViT and RepGhostNet);
   repvgg     (--rep-ops) RepVGG blocks: a 3x3 conv-BN, a 1x1 conv-BN and a BN-only skip (where
              the map and width are kept), summed, activation;
+  repghost   (named in --styles only) RepGhostNet's bottleneck in its training form: a module
+             (1x1 conv-BN-activation, a depthwise 3x3 conv-BN on it plus a BN-only branch of it,
+             summed, activation) to expand x the width, [a depthwise stride-2 conv-BN], a second
+             module without activations (its BN-only branch reads a BN), and a residual add
+             (GhostNet's shortcut where the block downsamples or widens);
 with sampled depth, width and the style's parameters; head: global average pool and a linear
 layer to 1,000 classes (--heavy-head: as VGG and AlexNet, the last feature map flattened whole or
 pooled, then one or two hidden Linear-activation layers 1,024 to 4,096 wide before the classes: up
@@ -91,6 +96,9 @@ import sys
 STYLES = ("vgg", "inception", "resnext", "densenet", "mobilenet")
 SLICE_STYLES = ("ghost", "shuffle")  # drawn besides STYLES with --slice-ops
 REP_STYLES = ("mobileone", "repvgg")  # drawn besides STYLES with --rep-ops
+# named with --styles only (never drawn by --rep-ops, so that specs_m.jsonl's sequence stays): RepGhostNet's
+# bottleneck, whose fusion BN reads a ReLU in its first module and a BN in its second
+NAMED_STYLES = ("repghost",)
 REP_BRANCHES = (1, 2, 4)  # a mobileone stage's conv-BN branches per convolution (MobileOne-S1..S4: 1, S0: 4)
 ACTS = ("relu", "relu6", "hardswish", "silu")
 TOKEN_ARCHS = ("vit", "deit", "mixer")
@@ -284,7 +292,7 @@ def sample_one(rng, idx, inputs=None, one_style=False, deep=False, heavy=False, 
             st["growth"] = rng.choice((12, 16, 24, 32))
         elif style == "mobilenet":
             st["expand"] = rng.choice((1, 3, 6))
-        elif style == "ghost":
+        elif style in ("ghost", "repghost"):
             st["expand"] = rng.choice((2, 3, 4, 6))
         elif style == "mobileone":
             st["branches"] = rng.choice(REP_BRANCHES)
@@ -670,6 +678,16 @@ def _rep_conv(g, x, cout, k, stride=1, groups=1, convs=1):
     return g.add("act", [y], kind=g.act_kind)
 
 
+def _repghost(g, x, cout, act=True):
+    """RepGhostNet's module in its training form (timm's RepGhostModule): a 1x1 conv-BN (with the
+    activation in a block's first module), a depthwise 3x3 conv-BN on it, and a BN-only branch of
+    the same (its fusion BN) added to that, then the activation: the BN reads a ReLU (first module)
+    or a BN (second)."""
+    p = g.cba(x, cout, 1, act=act)
+    y = g.add("add", [g.cba(p, cout, 3, groups=cout, act=False), g.add("bn", [p])])
+    return g.add("act", [y], kind=g.act_kind) if act else y
+
+
 def _cnn_layers(spec):
     g = _Graph(spec["input"], spec["act"], spec.get("tf_pad", False), spec.get("qkv", "select"))
     add, cba, shapes, act_kind = g.add, g.cba, g.shapes, spec["act"]
@@ -742,6 +760,14 @@ def _cnn_layers(spec):
                 if s == 2:
                     y = cba(y, shapes[y][0], 3, 2, groups=shapes[y][0], act=False)
                 y = _ghost(g, y, w, act=False)
+                sc = x if (s == 1 and cin == w) else cba(cba(x, cin, 3, s, groups=cin, act=False), w, 1, act=False)
+                x = add("add", [y, sc])
+            elif style == "repghost":  # RepGhostNet's bottleneck: module, [depthwise stride 2], module, shortcut
+                mid = _round8(cin * stage["expand"])
+                y = _repghost(g, x, mid)
+                if s == 2:
+                    y = cba(y, mid, 3, 2, groups=mid, act=False)
+                y = _repghost(g, y, w, act=False)
                 sc = x if (s == 1 and cin == w) else cba(cba(x, cin, 3, s, groups=cin, act=False), w, 1, act=False)
                 x = add("add", [y, sc])
             elif style == "mobileone":  # MobileOne's block: a depthwise 3x3, then a pointwise 1x1, each reparameterisable
@@ -1203,7 +1229,7 @@ def main():
             ap.error("--slice-ops, --styles, --se-ops, --narrow and --rep-ops draw CNN stages: leave --families "
                      "out, or include cnn")
         styles = tuple(x for x in a.styles.split(",") if x)
-        known = STYLES + SLICE_STYLES + REP_STYLES
+        known = STYLES + SLICE_STYLES + REP_STYLES + NAMED_STYLES
         bad = [x for x in styles if x not in known]
         if bad:
             ap.error("--styles: unknown style %s (choose from %s)" % (",".join(bad), ",".join(known)))
