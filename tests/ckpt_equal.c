@@ -58,12 +58,23 @@ int main(int argc, char **argv) {
             CHECK(0, "%s: ||a - b|| / ||a|| = %.3g (rtol %g)", a.t[i].name, r, rtol);
         }
     }
+    // the training split's coverage (data/coverage.h) is the data's, not the arithmetic's: the same
+    // bit for bit on any number of ranks (their shards' counts summed, their ranges joined)
+    int n_cov = 0;
+    for (int i = 0; i < a.n_kv; i++) {
+        if (strncmp(a.kv[i].key, "coverage.", 9) || a.kv[i].type != KV_F64ARR) continue;
+        const ctr_kv *kb = ctr_find(&b, a.kv[i].key);
+        n_cov++;
+        CHECK(kb && kb->type == KV_F64ARR && kb->n == a.kv[i].n &&
+                  !memcmp(kb->data, a.kv[i].data, sizeof(double) * (size_t)a.kv[i].n),
+              "%s differs", a.kv[i].key);
+    }
     const ctr_kv *sa = ctr_get(&a, "train.step", KV_I64, argv[1], &err);
     const ctr_kv *sb = ctr_get(&b, "train.step", KV_I64, argv[2], &err);
     CHECK(sa && sb && !memcmp(sa->data, sb->data, 8), "steps differ");
-    if (rtol < 0) printf("%d tensors compared, %lld differ\n", a.n_t, (long long)differ);
-    else printf("%d tensors compared, %lld beyond rtol %g; worst %.3g (%s)\n", a.n_t,
-                (long long)differ, rtol, worst, worst_name);
+    if (rtol < 0) printf("%d tensors compared, %lld differ; %d coverage arrays\n", a.n_t, (long long)differ, n_cov);
+    else printf("%d tensors compared, %lld beyond rtol %g; worst %.3g (%s); %d coverage arrays\n", a.n_t,
+                (long long)differ, rtol, worst, worst_name, n_cov);
     ctr_free(&a), ctr_free(&b);
     return test_finish("ckpt_equal");
 }
