@@ -261,8 +261,8 @@ static int metric_shown(const seer_model *m, int k, const char *device) {
     return !strcmp(d, device);
 }
 
-/* The structures of g (ids in m's op table) that m's training graphs never had, as "op NAME" /
- * "op_pair NAME" one per line into out; how many. */
+/* The structures of g (ids in m's op table) that m's training graphs never had, one line each
+ * ("operator NAME", "operator pair NAME") into out; how many. */
 #define GAP_ITEMS 64
 static int structural_gap(const seer_model *m, const seer_graph *g, char *out, size_t len, const char *what) {
     seer_range_item it[GAP_ITEMS];
@@ -288,8 +288,8 @@ typedef struct {
 } user;
 
 /* --device with a specialist (seerexport --specialist): the structures the main predictor never
- * trained on that the specialist did, one per line into why (empty: the main one answers). The
- * graph og is viewed through each model's op table. */
+ * trained on that the specialist did, comma-separated into why (empty: the main one answers). The
+ * graph g0 (ONNX op ids) is viewed through each model's op table. */
 static void route_why(const user *main_u, const user *alt, const seer_graph *g0, const char *net, char *why,
                       size_t len) {
     char a[4096], b[4096];
@@ -301,7 +301,6 @@ static void route_why(const user *main_u, const user *alt, const seer_graph *g0,
     const user *u[2] = {main_u, alt};
     char *gap[2] = {a, b};
     for (int k = 0; k < 2; k++) {
-        g.node_op = g0->node_op;
         if (score_remap_ops(u[k]->m, g0->node_op, g0->n_nodes, u[k]->map, net, &ops, &e)) die("%s%s", e.msg, "");
         g.node_op = ops;
         structural_gap(u[k]->m, &g, gap[k], sizeof a, net);
