@@ -255,23 +255,17 @@ def enough(rows, a):
         sys.exit("pair_gap: %d configurations with an ONNX export in %s: too few" % (len(rows), a.work))
 
 
-def structural_gap(rng):
-    """The operators and watched operator pairs a range report (Model.check_range) says the training
-    graphs never had."""
-    return {(i["kind"], i["name"]) for i in rng["out_of_range"] if i["kind"] in ("op", "op_pair")}
-
-
 def route_main(a):
     """--route: --predictor's prediction, or the specialist's where --predictor reports a structure
     never trained on that the specialist does not; the MAPE of both answers on the routed networks,
     and of the primary's on the rest."""
-    prim, spec = seer.Model(a.predictor), seer.Model(a.route)
+    configs = list(passes_configs(a, [a.predictor, a.route]))
+    router = seer.Routed(a.predictor, a.route)  # as seerpredict --device routes
     rows = []  # (network, routed, primary's signed errors, the answer's)
-    for net, b, y, path in passes_configs(a, [a.predictor, a.route]):
-        pp, rp = prim.predict_onnx(path, batch=b, with_range=True)
-        sp, rs = spec.predict_onnx(path, batch=b, with_range=True)
-        routed = bool(structural_gap(rp) - structural_gap(rs))
-        rows.append((net, routed, signed_errors(a, pp, y), signed_errors(a, sp if routed else pp, y)))
+    for net, b, y, path in configs:
+        pp = router.main.predict_onnx(path, batch=b)
+        answer, _, who, _ = router.predict_onnx(path, batch=b)
+        rows.append((net, who == "specialist", signed_errors(a, pp, y), signed_errors(a, answer, y)))
     enough(rows, a)
     print("pair_gap --route %s: %d configurations of %d networks in %s; primary %s" % (
         a.route, len(rows), len({r[0] for r in rows}), a.real, a.predictor))

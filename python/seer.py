@@ -312,6 +312,36 @@ class Model:
         return values, rng
 
 
+def structural_gap(rng):
+    """The operators and watched operator pairs that a range report (Model.check_range,
+    Model.predict_onnx's) says the training graphs never had: {(kind, name)}."""
+    return {(i["kind"], i["name"]) for i in rng["out_of_range"] if i["kind"] in ("op", "op_pair")}
+
+
+class Routed:
+    """seerpredict --device's routing: a device's main predictor and its specialist (a file marked
+    by seerexport --specialist; paths or Models). predict_onnx answers with the specialist where the
+    main one reports an operator or a watched operator pair never trained on that the specialist
+    does not report (structural_gap), else with the main one, and says which and why."""
+
+    def __init__(self, main, specialist):
+        self.main = main if isinstance(main, Model) else Model(main)
+        self.specialist = specialist if isinstance(specialist, Model) else Model(specialist)
+        if not self.specialist.info("specialist"):
+            raise SeerError("the second model is not a specialist (mark it with seerexport --specialist)")
+        if self.main.metrics != self.specialist.metrics:
+            raise SeerError("the main model and the specialist predict other metrics: %s vs %s"
+                            % (self.main.metrics[:2], self.specialist.metrics[:2]))
+
+    def predict_onnx(self, path, batch=0, fuse=False):
+        """(values, range report, "main" or "specialist", why: the (kind, name) items the main one
+        reports and the specialist does not, sorted; empty where the main one answers)."""
+        vm, rm = self.main.predict_onnx(path, batch, fuse, with_range=True)
+        vs, rs = self.specialist.predict_onnx(path, batch, fuse, with_range=True)
+        why = sorted(structural_gap(rm) - structural_gap(rs))
+        return (vs, rs, "specialist", why) if why else (vm, rm, "main", [])
+
+
 @contextlib.contextmanager
 def _onnx(path, batch, fuse):
     """(libseeronnx, handle) of a converted ONNX file, freed on exit."""

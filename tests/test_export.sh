@@ -151,6 +151,25 @@ mo, rn = d["results"]
 assert mo["answered_by"].endswith("gpu_rep.seer") and mo["routed_because"] == "operator pair Relu>BatchNormalization", mo
 assert not [i for i in mo["out_of_range"] if i["kind"] == "op_pair"], mo["out_of_range"]
 assert rn["answered_by"].endswith("/gpu.seer") and rn["routed_because"] is None, rn' || fail "--device --json: routing"
+# the Python binding routes the same way (seer.Routed), and refuses a second model that is no specialist
+SEER_LIB_DIR=$(dirname "$seerpredict") "$python" - "$here/../python" "$work/ship/gpu.seer" "$work/ship/gpu_rep.seer" \
+    "$mobileone" "$onnx" <<'PY' || fail "seer.Routed"
+import sys
+sys.path.insert(0, sys.argv[1])
+import seer
+r = seer.Routed(sys.argv[2], sys.argv[3])
+v, rng, who, why = r.predict_onnx(sys.argv[4], batch=1)
+assert who == "specialist" and why == [("op_pair", "Relu>BatchNormalization")], (who, why)
+assert v == r.specialist.predict_onnx(sys.argv[4], batch=1) and not seer.structural_gap(rng) & set(why), rng
+v, rng, who, why = r.predict_onnx(sys.argv[5], batch=1)
+assert who == "main" and why == [] and v == r.main.predict_onnx(sys.argv[5], batch=1), (who, why)
+try:
+    seer.Routed(sys.argv[2], sys.argv[2])
+    raise AssertionError("a model that is no specialist was accepted")
+except seer.SeerError as e:
+    assert "seerexport --specialist" in str(e), e
+print("seer.Routed: mobileone_s1 answered by the specialist, resnet18 by the main model")
+PY
 "$seerexport" --specialist "" "$work/ship/gpu_rep.seer" -o "$work/ship/gpu_rep.seer" >/dev/null || fail "--specialist ''"
 SEER_PREDICTORS="$work/ship" "$seerpredict" "$mobileone" --device titan_rtx --batch 1 | grep -q "answered by" &&
     fail "an unmarked file still answers as a specialist"

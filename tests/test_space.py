@@ -132,8 +132,8 @@ def pair_counts(h5):
     # --route: the structures a range report names (operators, watched pairs), nothing else
     rng = {"out_of_range": [{"kind": "op", "name": "MatMul"}, {"kind": "op_pair", "name": "Relu>BatchNormalization"},
                             {"kind": "node", "name": "log_flops"}, {"kind": "metric", "name": "x_ms"}]}
-    check(pair_gap.structural_gap(rng) == {("op", "MatMul"), ("op_pair", "Relu>BatchNormalization")},
-          "pair_gap.structural_gap: %s" % pair_gap.structural_gap(rng))
+    check(seer.structural_gap(rng) == {("op", "MatMul"), ("op_pair", "Relu>BatchNormalization")},
+          "seer.structural_gap: %s" % seer.structural_gap(rng))
     w, kept = pair_gap.train_widest(h5, [])
     fams = pair_gap.train_widest(h5, ["space/"])
     check(w >= 2 and kept == len(npt) - 1 and fams == (0, 0),
