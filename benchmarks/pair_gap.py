@@ -124,7 +124,7 @@ def main():
                     help="with --pairs: the networks the pairs were named from, reported apart and left out "
                          "of the chance draw")
     ap.add_argument("--include-held-out", action="store_true",
-                    help="with --pairs: score real_networks.py's held-out networks too")
+                    help="with --pairs or --route: score real_networks.py's held-out networks too")
     ap.add_argument("--route", default="", metavar="SPECIALIST.seer",
                     help="measure routing instead: SPECIALIST answers where --predictor reports an operator "
                          "or watched pair never trained on that SPECIALIST does not; --real may name several passes")
