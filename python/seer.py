@@ -337,6 +337,8 @@ class Routed:
         """(values, range report, "main" or "specialist", why: the (kind, name) items the main one
         reports and the specialist does not, sorted; empty where the main one answers)."""
         vm, rm = self.main.predict_onnx(path, batch, fuse, with_range=True)
+        if not structural_gap(rm):  # nothing the main one never saw: the specialist is not asked
+            return vm, rm, "main", []
         vs, rs = self.specialist.predict_onnx(path, batch, fuse, with_range=True)
         why = sorted(structural_gap(rm) - structural_gap(rs))
         return (vs, rs, "specialist", why) if why else (vm, rm, "main", [])

@@ -303,8 +303,9 @@ static void route_why(const user *main_u, const user *alt, const seer_graph *g0,
     for (int k = 0; k < 2; k++) {
         if (score_remap_ops(u[k]->m, g0->node_op, g0->n_nodes, u[k]->map, net, &ops, &e)) die("%s%s", e.msg, "");
         g.node_op = ops;
-        structural_gap(u[k]->m, &g, gap[k], sizeof a, net);
+        int n = structural_gap(u[k]->m, &g, gap[k], sizeof a, net);
         free(ops);
+        if (!n && k == 0) return; // nothing the main one never saw: the specialist is not asked
     }
     size_t o = 0;
     for (char *line = a; *line && o < len;) { // the main one's gaps the specialist does not share
