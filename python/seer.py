@@ -111,6 +111,8 @@ def load_library(name="seer"):
             "seer_onnx_check_schema": (I, [P, ctypes.c_char_p, E]),
             "seer_onnx_n_op_types": (I, []),
             "seer_onnx_op_name": (S, [I]),
+            "seer_onnx_route": (I, [P, P, P, ctypes.POINTER(I), ctypes.POINTER(_RangeItem), I,
+                                    ctypes.POINTER(I), ctypes.c_char_p, E]),
         },
     }[name]
     for fn, (res, args) in sigs.items():
@@ -319,10 +321,11 @@ def structural_gap(rng):
 
 
 class Routed:
-    """seerpredict --device's routing: a device's main predictor and its specialist (a file marked
-    by seerexport --specialist; paths or Models). predict_onnx answers with the specialist where the
-    main one reports an operator or a watched operator pair never trained on that the specialist
-    does not report (structural_gap), else with the main one, and says which and why."""
+    """seerpredict --device's routing (libseeronnx's seer_onnx_route): a device's main predictor and
+    its specialist (a file marked by seerexport --specialist; paths or Models). predict_onnx
+    answers with the specialist where the main one reports an operator or a watched operator pair
+    never trained on that the specialist does not report (structural_gap), else with the main one,
+    and says which and why."""
 
     def __init__(self, main, specialist):
         self.main = main if isinstance(main, Model) else Model(main)
@@ -333,15 +336,26 @@ class Routed:
             raise SeerError("the main model and the specialist predict other metrics: %s vs %s"
                             % (self.main.metrics[:2], self.specialist.metrics[:2]))
 
+    def route(self, path, batch=0, fuse=False):
+        """("main" or "specialist", why: the (kind, name) items the main one reports and the
+        specialist does not, sorted; empty where the main one answers)."""
+        items, n, answer, e = (_RangeItem * _RANGE_MAX)(), ctypes.c_int(), ctypes.c_int(), _err()
+        with _onnx(path, batch, fuse) as (ox, h):
+            if ox.seer_onnx_route(h, self.main._m, self.specialist._m, ctypes.byref(answer), items, _RANGE_MAX,
+                                  ctypes.byref(n), e, len(e)):
+                raise SeerError("%s: %s" % (path, e.value.decode()))
+        L = self.main._lib
+        why = sorted((_RANGE_KINDS[it.kind], L.seer_range_item_name(self.main._m, ctypes.byref(it)).decode())
+                     for it in items[:min(n.value, _RANGE_MAX)])
+        return ("specialist" if answer.value else "main"), why
+
     def predict_onnx(self, path, batch=0, fuse=False):
-        """(values, range report, "main" or "specialist", why: the (kind, name) items the main one
-        reports and the specialist does not, sorted; empty where the main one answers)."""
-        vm, rm = self.main.predict_onnx(path, batch, fuse, with_range=True)
-        if not structural_gap(rm):  # nothing the main one never saw: the specialist is not asked
-            return vm, rm, "main", []
-        vs, rs = self.specialist.predict_onnx(path, batch, fuse, with_range=True)
-        why = sorted(structural_gap(rm) - structural_gap(rs))
-        return (vs, rs, "specialist", why) if why else (vm, rm, "main", [])
+        """(values, range report, "main" or "specialist", why: as route's) from the model that
+        answers."""
+        who, why = self.route(path, batch, fuse)
+        values, rng = (self.specialist if who == "specialist" else self.main).predict_onnx(path, batch, fuse,
+                                                                                            with_range=True)
+        return values, rng, who, why
 
 
 @contextlib.contextmanager

@@ -1,6 +1,7 @@
 #!/bin/sh
 # cmake --install into a scratch prefix; then build examples/model_info.c against the installed
-# headers and pkg-config files, shared and static, and check what the binaries need at run time.
+# headers and pkg-config files, shared and static, and check what the binaries need at run time;
+# and examples/route_onnx.c (libseeronnx) against the installed predictors.
 #   test_install.sh BUILD_DIR SOURCE_DIR WORK MODEL.seer
 set -eu
 build=$1 src=$2 work=$3 model=$4
@@ -33,4 +34,27 @@ grep -q "seernet model" "$work/out.txt" || fail "unexpected output"
 "$work/prefix/bin/seerpredict" --list-devices | tee "$work/devices.txt"
 grep -q "^2080ti .*share/seer/predictors/transfer_gpu.seer" "$work/devices.txt" ||
     fail "the installed seerpredict does not list the installed predictors"
+# the pkg-config versions are the libraries'
+for pc in seer:libseer seer-onnx:libseeronnx; do
+    v=$(pkg-config --modversion "${pc%%:*}") && [ -e "$lib/${pc#*:}.so.$v" ] ||
+        fail "pkg-config says ${pc%%:*} $v, the installed library is $(ls "$lib/${pc#*:}".so.*.*)"
+done
+# examples/route_onnx.c (libseeronnx): routes as the installed seerpredict --device does and
+# predicts the same numbers
+share="$work/prefix/share/seer/predictors" onnx="$src/tests/data/onnx"
+cc -std=c11 -Wall -Werror "$src/examples/route_onnx.c" $(pkg-config --cflags --libs seer-onnx) \
+    -Wl,-rpath,"$lib" -o "$work/route_onnx" || fail "route_onnx build"
+"$work/route_onnx" "$share/cpu_xeon26.seer" "$share/cpu_xeon26_rep.seer" "$onnx/mobileone_s1.onnx" \
+    "$onnx/resnet18.onnx" | tee "$work/route.txt" || fail "route_onnx"
+grep -q "mobileone_s1.onnx: answered by the specialist because of Relu>BatchNormalization$" "$work/route.txt" ||
+    fail "route_onnx: MobileOne-S1 is not routed to the specialist"
+grep -q "resnet18.onnx: answered by the main predictor$" "$work/route.txt" || fail "route_onnx: ResNet-18 is routed"
+"$work/route_onnx" "$share/cpu_xeon26_rep.seer" "$share/cpu_xeon26.seer" "$onnx/resnet18.onnx" 2>"$work/route_err.txt" &&
+    fail "route_onnx: a second model that is no specialist was accepted"
+grep -q "not a specialist (mark it with seerexport --specialist)" "$work/route_err.txt" ||
+    { cat "$work/route_err.txt"; fail "route_onnx: no clear error for a second model that is no specialist"; }
+"$work/prefix/bin/seerpredict" "$onnx/mobileone_s1.onnx" "$onnx/resnet18.onnx" --device cpu_xeon26 --batch 1 \
+    2>/dev/null > "$work/route_cli.txt" || fail "seerpredict --device cpu_xeon26"
+[ "$(grep "^  cpu_xeon26_" "$work/route.txt")" = "$(grep "^  cpu_xeon26_" "$work/route_cli.txt")" ] ||
+    fail "route_onnx and seerpredict --device predict otherwise"
 echo "test_install.sh: all checks passed"

@@ -126,18 +126,18 @@ static void families_text(const char *fams, char *out, size_t len) {
     if (other && o < len) snprintf(out + o, len - o, ", %d more", other);
 }
 
-/* The ONNX operators behind the model's Other in graph ids (before the remap): "Einsum 44, Foo 2",
- * or "" when none; an "operator Other" warning names them. */
-static void other_ops(const seer_model *m, const int32_t *ids, int64_t n, const int32_t *map, char *out,
+/* The ONNX operators behind the model's Other: ids are the converter's (seer_onnx_op_name), mine
+ * the same nodes in the model's table (seer_onnx_model_graph); "Einsum 44, Foo 2", or "" when
+ * none; an "operator Other" warning names them. */
+static void other_ops(const seer_model *m, const int32_t *ids, const int32_t *mine, int64_t n, char *out,
                       size_t len) {
     int n_types = seer_onnx_n_op_types(), o = 0;
     out[0] = 0;
-    if (seer_n_op_types(m) < 1 || !ids) return;
+    if (!mine) return;
     for (int t = 0; t < n_types; t++) {
-        if (map[t] < 0 || strcmp(seer_op_name(m, map[t]), "Other") || !strcmp(seer_onnx_op_name(t), "Other"))
-            continue;
+        if (!strcmp(seer_onnx_op_name(t), "Other")) continue;
         int64_t c = 0;
-        for (int64_t v = 0; v < n; v++) c += ids[v] == t;
+        for (int64_t v = 0; v < n; v++) c += ids[v] == t && !strcmp(seer_op_name(m, mine[v]), "Other");
         if (c && (size_t)o < len)
             o += snprintf(out + o, len - (size_t)o, "%s%s %lld", o ? ", " : "", seer_onnx_op_name(t), (long long)c);
     }
@@ -249,11 +249,6 @@ static void range_json(const seer_model *m, int n, const seer_range_item *it, in
     printf("],\"out_of_range_count\":%d", (n < 0 ? 0 : n) + (deep > 0));
 }
 
-static const char *onnx_op(int i, const void *ctx) {
-    (void)ctx;
-    return seer_onnx_op_name(i);
-}
-
 static int metric_shown(const seer_model *m, int k, const char *device) {
     char d[128];
     if (!device) return 1;
@@ -261,72 +256,31 @@ static int metric_shown(const seer_model *m, int k, const char *device) {
     return !strcmp(d, device);
 }
 
-/* The structures of g (ids in m's op table) that m's training graphs never had, one line each
- * ("operator NAME", "operator pair NAME") into out; how many. */
 #define GAP_ITEMS 64
-static int structural_gap(const seer_model *m, const seer_graph *g, char *out, size_t len, const char *what) {
+
+/* --device with a specialist (seerexport --specialist): which answers for og (seer_onnx_route),
+ * and why into why ("operator pair Relu>BatchNormalization, ..."; empty: the main one answers). */
+static const seer_model *route(const seer_model *main_m, const seer_model *alt, const seer_onnx_graph *og,
+                               const char *net, char *why, size_t len) {
     seer_range_item it[GAP_ITEMS];
-    char err[512];
-    int n, k = 0;
+    char err[1024];
+    int answer, n;
     size_t o = 0;
-    out[0] = 0;
-    if (seer_check_range(m, g, NULL, it, GAP_ITEMS, &n, err, sizeof err)) die("%s: %s", what, err);
-    for (int i = 0; i < n && i < GAP_ITEMS && o < len; i++)
-        if (it[i].kind == SEER_OP || it[i].kind == SEER_OP_PAIR) {
-            o += (size_t)snprintf(out + o, len - o, "%s %s\n", it[i].kind == SEER_OP ? "operator" : "operator pair",
-                                  seer_range_item_name(m, &it[i]));
-            k++;
-        }
-    return k;
-}
-
-/* A model as seerpredict uses it on ONNX graphs: its op map (ONNX ids -> its table) and its path. */
-typedef struct {
-    const seer_model *m;
-    int32_t *map;
-    const char *path;
-} user;
-
-/* --device with a specialist (seerexport --specialist): the structures the main predictor never
- * trained on that the specialist did, comma-separated into why (empty: the main one answers). The
- * graph g0 (ONNX op ids) is viewed through each model's op table. */
-static void route_why(const user *main_u, const user *alt, const seer_graph *g0, const char *net, char *why,
-                      size_t len) {
-    char a[4096], b[4096];
-    int32_t *ops;
-    seer_err e;
-    seer_graph g = *g0;
     why[0] = 0;
-    if (!alt->m) return;
-    const user *u[2] = {main_u, alt};
-    char *gap[2] = {a, b};
-    for (int k = 0; k < 2; k++) {
-        if (score_remap_ops(u[k]->m, g0->node_op, g0->n_nodes, u[k]->map, net, &ops, &e)) die("%s%s", e.msg, "");
-        g.node_op = ops;
-        int n = structural_gap(u[k]->m, &g, gap[k], sizeof a, net);
-        free(ops);
-        if (!n && k == 0) return; // nothing the main one never saw: the specialist is not asked
-    }
-    size_t o = 0;
-    for (char *line = a; *line && o < len;) { // the main one's gaps the specialist does not share
-        size_t l = strcspn(line, "\n");
-        int shared = 0;
-        for (char *q = b; *q && !shared; q += strcspn(q, "\n") + (q[strcspn(q, "\n")] == '\n'))
-            shared = strcspn(q, "\n") == l && !strncmp(q, line, l);
-        if (!shared) o += (size_t)snprintf(why + o, len - o, "%s%.*s", o ? ", " : "", (int)l, line);
-        line += l + (line[l] == '\n');
-    }
+    if (!alt) return main_m;
+    if (seer_onnx_route(og, main_m, alt, &answer, it, GAP_ITEMS, &n, err, sizeof err)) die("%s: %s", net, err);
+    for (int i = 0; i < n && i < GAP_ITEMS && o < len; i++)
+        o += (size_t)snprintf(why + o, len - o, "%s%s %s", o ? ", " : "",
+                              it[i].kind == SEER_OP ? "operator" : "operator pair", seer_range_item_name(main_m, &it[i]));
+    return answer ? alt : main_m;
 }
 
 static int predict_onnx(const seer_model *m0, char **nets, int n_nets, const int64_t *batches,
                         int n_batches, int fuse, int json, const char *device, const char *picked,
                         const seer_model *alt_m, const char *alt_path) {
     char err[1024];
-    user main_u = {m0, NULL, picked}, alt = {alt_m, NULL, alt_path};
     if (seer_onnx_check_schema(m0, err, sizeof err)) die("%s%s", err, "");
     if (alt_m && seer_onnx_check_schema(alt_m, err, sizeof err)) die("%s%s", err, "");
-    main_u.map = score_op_map(m0, seer_onnx_n_op_types(), onnx_op, NULL);
-    if (alt_m) alt.map = score_op_map(alt_m, seer_onnx_n_op_types(), onnx_op, NULL);
     double y[SEER_MAX_METRICS];
     if (json) {
         printf("{\"model_info\":{\"model\":\"%s\",\"dtype\":\"%s\",\"target\":\"%s\",\"families\":",
@@ -350,18 +304,15 @@ static int predict_onnx(const seer_model *m0, char **nets, int n_nets, const int
         for (int b = 0; b < n_batches; b++) {
             seer_onnx_graph *og;
             if (seer_onnx_load(nets[i], batches[b], fuse, &og, err, sizeof err)) die("%s%s", err, "");
-            seer_graph g = *seer_onnx_view(og);
             char why[2048];
-            route_why(&main_u, &alt, &g, nets[i], why, sizeof why);
-            const user *u = why[0] ? &alt : &main_u; // the model that answers for this network
-            const seer_model *m = u->m;
+            const seer_model *m = route(m0, alt_m, og, nets[i], why, sizeof why); // the one that answers
+            const char *answered_by = m == m0 ? picked : alt_path;
             int M = seer_n_metrics(m);
+            seer_graph g; // in the model's op table (node_op NULL when it has none)
             int32_t *ops;
-            seer_err e;
             char other_as[256];
-            other_ops(m, g.node_op, g.n_nodes, u->map, other_as, sizeof other_as);
-            if (score_remap_ops(m, g.node_op, g.n_nodes, u->map, nets[i], &ops, &e)) die("%s%s", e.msg, "");
-            g.node_op = ops; // the model's op table (NULL when it has none)
+            if (seer_onnx_model_graph(og, m, &g, &ops, err, sizeof err)) die("%s: %s", nets[i], err);
+            other_ops(m, seer_onnx_view(og)->node_op, ops, g.n_nodes, other_as, sizeof other_as);
             double spread[SEER_MAX_METRICS];
             if (seer_predict_spread(m, &g, 1, y, spread, err, sizeof err)) die("%s: %s", nets[i], err);
             seer_range_item it[RANGE_ITEMS];
@@ -373,7 +324,7 @@ static int predict_onnx(const seer_model *m0, char **nets, int n_nets, const int
                 json_str(nets[i]);
                 if (picked) { // which predictor answered, and why the specialist did
                     printf(",\"answered_by\":");
-                    json_str(u->path);
+                    json_str(answered_by);
                     printf(",\"routed_because\":");
                     if (why[0]) json_str(why);
                     else fputs("null", stdout);
@@ -402,8 +353,8 @@ static int predict_onnx(const seer_model *m0, char **nets, int n_nets, const int
                        nets[i], (long long)seer_onnx_batch(og), (long long)g.n_nodes,
                        seer_onnx_flops(og) / 1e9);
                 if (why[0]) // routed: say by which predictor and why
-                    printf("  answered by %s (%s), which learned what %s never did: %s\n", alt.path,
-                           seer_info(alt.m, "specialist"), main_u.path, why);
+                    printf("  answered by %s (%s), which learned what %s never did: %s\n", alt_path,
+                           seer_info(alt_m, "specialist"), picked, why);
                 for (int k = 0; k < M; k++)
                     if (metric_shown(m, k, device))
                         printf("  %-28s %12.4f %s\n", seer_metric_name(m, k), y[k], seer_metric_unit(m, k));
@@ -416,7 +367,6 @@ static int predict_onnx(const seer_model *m0, char **nets, int n_nets, const int
             seer_onnx_free(og);
         }
     if (json) printf("]}\n");
-    free(main_u.map), free(alt.map);
     return 0;
 }
 

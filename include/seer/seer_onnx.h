@@ -4,9 +4,10 @@
  *
  *   seer_onnx_graph *og;
  *   if (seer_onnx_load("net.onnx", 8, 0, &og, err, sizeof err)) ...
- *   seer_graph g = *seer_onnx_view(og);
- *   g.node_op = NULL;            // or remap seer_onnx_op_name ids to the model's op table
+ *   seer_graph g; int32_t *ops;
+ *   seer_onnx_model_graph(og, model, &g, &ops, err, sizeof err);  // ids in the model's op table
  *   seer_predict(model, &g, y, err, sizeof err);
+ *   free(ops);
  *   seer_onnx_free(og);  */
 #ifndef SEER_SEER_ONNX_H
 #define SEER_SEER_ONNX_H
@@ -47,6 +48,26 @@ SEER_API const char *seer_onnx_op_name(int i);
  * ones of the converter's: a model trained before a global feature was appended); otherwise
  * SEER_ERR_INVALID with a message naming the first difference (a model trained on other features). */
 SEER_API seer_status seer_onnx_check_schema(const seer_model *m, char *err, size_t err_len);
+
+/* The graph as model m reads it: og's view with node_op renumbered from seer_onnx_op_name's ids
+ * into m's op table by name (an operator m's table lacks is its Other). *ops gets the array to
+ * free(), or NULL where m has no op table or, reading no op types, lacks an operator and has no
+ * Other (its node_op is then NULL and only the operator check goes without). SEER_ERR_INVALID
+ * where m reads op types, lacks one of og's and has no Other. Valid until seer_onnx_free and
+ * free(*ops). Since libseeronnx 0.7. */
+SEER_API seer_status seer_onnx_model_graph(const seer_onnx_graph *og, const seer_model *m,
+                                           seer_graph *out, int32_t **ops, char *err, size_t err_len);
+/* A device's main predictor and its specialist (a file marked by seerexport --specialist: one
+ * trained on more, e.g. reparameterisable blocks): which of them answers for og. *answer is 1
+ * (the specialist) where main reports structures its training graphs never had (seer_check_range's
+ * SEER_OP and SEER_OP_PAIR items) that the specialist does not, else 0 (main). Those structures,
+ * the reasons, go to items (*n_out of them, the first max_items stored; names by
+ * seer_range_item_name(main, ...)); the specialist is not consulted where main reports none.
+ * SEER_ERR_INVALID where spec is not marked a specialist. seerpredict --device and the Python
+ * binding's seer.Routed route this way. Since libseeronnx 0.7. */
+SEER_API seer_status seer_onnx_route(const seer_onnx_graph *og, const seer_model *main, const seer_model *spec,
+                                     int *answer, seer_range_item *items, int max_items, int *n_out,
+                                     char *err, size_t err_len);
 
 #ifdef __cplusplus
 }

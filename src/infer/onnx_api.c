@@ -119,3 +119,94 @@ seer_status seer_onnx_check_schema(const seer_model *m, char *err, size_t err_le
     }
     return SEER_OK;
 }
+
+seer_status seer_onnx_model_graph(const seer_onnx_graph *og, const seer_model *m, seer_graph *out,
+                                  int32_t **ops, char *err, size_t err_len) {
+    if (!og || !m || !out || !ops) {
+        if (err && err_len) snprintf(err, err_len, "seer_onnx_model_graph: bad argument");
+        return SEER_ERR_INVALID;
+    }
+    *out = og->view, *ops = NULL;
+    int n_model = seer_n_op_types(m), other = -1;
+    out->node_op = NULL;
+    if (n_model < 1) return SEER_OK; // no op table: nothing reads or checks operator types
+    for (int k = 0; k < n_model; k++)
+        if (!strcmp(seer_op_name(m, k), "Other")) other = k;
+    int32_t *o = malloc(sizeof(int32_t) * (size_t)(og->view.n_nodes ? og->view.n_nodes : 1));
+    if (!o) {
+        if (err && err_len) snprintf(err, err_len, "seer_onnx_model_graph: out of memory");
+        return SEER_ERR_NOMEM;
+    }
+    for (int64_t v = 0; v < og->view.n_nodes; v++) {
+        const char *name = seer_onnx_op_name(og->view.node_op[v]);
+        o[v] = other;
+        for (int k = 0; k < n_model; k++)
+            if (!strcmp(name, seer_op_name(m, k))) o[v] = k;
+        if (o[v] >= 0) continue;
+        free(o);
+        if (!seer_uses_op_types(m)) return SEER_OK; // only the operator check goes without
+        if (err && err_len)
+            snprintf(err, err_len, "node %lld is a %s, an operator type the model was not trained on "
+                                   "(and its table has no Other)", (long long)v, name);
+        return SEER_ERR_INVALID;
+    }
+    out->node_op = *ops = o;
+    return SEER_OK;
+}
+
+/* The structures of og that m's training graphs never had (seer_check_range's SEER_OP and
+ * SEER_OP_PAIR items), first max of them into it; how many, or -1 with err set. */
+static int structural_gap(const seer_onnx_graph *og, const seer_model *m, seer_range_item *it, int max,
+                          char *err, size_t err_len) {
+    seer_graph g;
+    int32_t *ops;
+    int n, k = 0;
+    if (seer_onnx_model_graph(og, m, &g, &ops, err, err_len)) return -1;
+    seer_range_item *all = malloc(sizeof *all * 256);
+    seer_status rc = all ? seer_check_range(m, &g, NULL, all, 256, &n, err, err_len) : SEER_ERR_NOMEM;
+    free(ops);
+    if (rc) {
+        if (!all && err && err_len) snprintf(err, err_len, "out of memory");
+        free(all);
+        return -1;
+    }
+    for (int i = 0; i < n && i < 256; i++)
+        if (all[i].kind == SEER_OP || all[i].kind == SEER_OP_PAIR) {
+            if (k < max) it[k] = all[i];
+            k++;
+        }
+    free(all);
+    return k;
+}
+
+seer_status seer_onnx_route(const seer_onnx_graph *og, const seer_model *main_m, const seer_model *spec,
+                            int *answer, seer_range_item *items, int max_items, int *n_out, char *err,
+                            size_t err_len) {
+    if (!og || !main_m || !spec || !answer || !n_out || max_items < 0 || (max_items && !items)) {
+        if (err && err_len) snprintf(err, err_len, "seer_onnx_route: bad argument");
+        return SEER_ERR_INVALID;
+    }
+    *answer = 0, *n_out = 0;
+    if (!seer_info(spec, "specialist")) {
+        if (err && err_len)
+            snprintf(err, err_len, "the second model is not a specialist (mark it with seerexport --specialist)");
+        return SEER_ERR_INVALID;
+    }
+    enum { MAX_GAP = 64 };
+    seer_range_item a[MAX_GAP], b[MAX_GAP];
+    int na = structural_gap(og, main_m, a, MAX_GAP, err, err_len);
+    if (na <= 0) return na < 0 ? SEER_ERR_INVALID : SEER_OK; // nothing new to main: it answers
+    int nb = structural_gap(og, spec, b, MAX_GAP, err, err_len);
+    if (nb < 0) return SEER_ERR_INVALID;
+    for (int i = 0; i < na && i < MAX_GAP; i++) { // main's gaps that the specialist does not share
+        int shared = 0;
+        for (int j = 0; j < nb && j < MAX_GAP && !shared; j++)
+            shared = a[i].kind == b[j].kind &&
+                     !strcmp(seer_range_item_name(main_m, &a[i]), seer_range_item_name(spec, &b[j]));
+        if (shared) continue;
+        if (*n_out < max_items) items[*n_out] = a[i];
+        ++*n_out;
+    }
+    *answer = *n_out > 0;
+    return SEER_OK;
+}
