@@ -1115,7 +1115,7 @@ def main():
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool[1], rc.stderr[-300:]))
     for tool in ("size_gap.py", "op_gap.py", "signed_errors.py", "mem_per_byte.py", "cost_terms.py", "kept_bytes.py",
                  "inplace_mem.py", "batch_scaling.py", "space_gap.py", "pick_timm.py", "dw_cost.py", "dw_backward.py",
-                 "pair_gap.py", "new_cpu.py", "real_ablation.py"):
+                 "pair_gap.py", "new_cpu.py", "real_ablation.py", "space_batch_ratio.py"):
         rc = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", tool), "--help"], capture_output=True, text=True)
         check(rc.returncode == 0 and "usage" in rc.stdout, "%s --help: %s" % (tool, rc.stderr[-300:]))
     held_out_bookkeeping()
