@@ -132,24 +132,30 @@ seer_status seer_onnx_model_graph(const seer_onnx_graph *og, const seer_model *m
     if (n_model < 1) return SEER_OK; // no op table: nothing reads or checks operator types
     for (int k = 0; k < n_model; k++)
         if (!strcmp(seer_op_name(m, k), "Other")) other = k;
+    int n_types = seer_onnx_n_op_types();
+    int32_t *map = malloc(sizeof(int32_t) * (size_t)n_types); // converter id -> the model's, by name
     int32_t *o = malloc(sizeof(int32_t) * (size_t)(og->view.n_nodes ? og->view.n_nodes : 1));
-    if (!o) {
+    if (!o || !map) {
+        free(o), free(map);
         if (err && err_len) snprintf(err, err_len, "seer_onnx_model_graph: out of memory");
         return SEER_ERR_NOMEM;
     }
-    for (int64_t v = 0; v < og->view.n_nodes; v++) {
-        const char *name = seer_onnx_op_name(og->view.node_op[v]);
-        o[v] = other;
+    for (int t = 0; t < n_types; t++) {
+        map[t] = other;
         for (int k = 0; k < n_model; k++)
-            if (!strcmp(name, seer_op_name(m, k))) o[v] = k;
+            if (!strcmp(seer_onnx_op_name(t), seer_op_name(m, k))) map[t] = k;
+    }
+    for (int64_t v = 0; v < og->view.n_nodes; v++) {
+        o[v] = map[og->view.node_op[v]];
         if (o[v] >= 0) continue;
-        free(o);
+        free(o), free(map);
         if (!seer_uses_op_types(m)) return SEER_OK; // only the operator check goes without
         if (err && err_len)
             snprintf(err, err_len, "node %lld is a %s, an operator type the model was not trained on "
-                                   "(and its table has no Other)", (long long)v, name);
+                                   "(and its table has no Other)", (long long)v, seer_onnx_op_name(og->view.node_op[v]));
         return SEER_ERR_INVALID;
     }
+    free(map);
     out->node_op = *ops = o;
     return SEER_OK;
 }
@@ -162,15 +168,21 @@ static int structural_gap(const seer_onnx_graph *og, const seer_model *m, seer_r
     int32_t *ops;
     int n, k = 0;
     if (seer_onnx_model_graph(og, m, &g, &ops, err, err_len)) return -1;
-    seer_range_item *all = malloc(sizeof *all * 256);
-    seer_status rc = all ? seer_check_range(m, &g, NULL, all, 256, &n, err, err_len) : SEER_ERR_NOMEM;
+    seer_range_item *all = NULL;
+    seer_status rc = SEER_OK;
+    for (int cap = 64;; cap = n) { // every item: the ones wanted may come after the features'
+        free(all);
+        all = malloc(sizeof *all * (size_t)cap);
+        rc = all ? seer_check_range(m, &g, NULL, all, cap, &n, err, err_len) : SEER_ERR_NOMEM;
+        if (rc || n <= cap) break;
+    }
     free(ops);
     if (rc) {
         if (!all && err && err_len) snprintf(err, err_len, "out of memory");
         free(all);
         return -1;
     }
-    for (int i = 0; i < n && i < 256; i++)
+    for (int i = 0; i < n; i++)
         if (all[i].kind == SEER_OP || all[i].kind == SEER_OP_PAIR) {
             if (k < max) it[k] = all[i];
             k++;
